@@ -1,0 +1,29 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bench/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+    },
+  },
+  {
+    // The core must stay runtime-free so the same app can run on Workers (ARCHITECTURE.md §1).
+    files: ['src/**/*.ts'],
+    ignores: ['src/runtime/node/**', 'src/cli/**', 'src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' }] }],
+    },
+  },
+  {
+    files: ['**/*.js', 'bench/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,19 @@
+/** Header values shared by every response (SPEC-NOTES, "Every response"). */
+
+/** Browser clients may read these (CORS, Fetch standard §3.2.6). */
+export const EXPOSED_HEADERS = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+
+/** Request headers a preflight may ask for. */
+export const ALLOWED_REQUEST_HEADERS = 'Content-Type, Accept';
+
+/** How long a browser may cache a preflight answer, in seconds. */
+export const PREFLIGHT_MAX_AGE = '86400';
+
+/** Cache-Control values by route (SPEC-NOTES, "Every response"). */
+export const CACHE = {
+  noStore: 'no-store',
+  regions: 'public, max-age=300',
+  configuration: 'public, max-age=3600',
+  health: 'public, max-age=30',
+  openapi: 'public, max-age=300',
+} as const;

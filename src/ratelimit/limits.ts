@@ -1,0 +1,29 @@
+/** The four limited operations and their per-source limits per 60 s window (spec §8). */
+export const OPERATIONS = ['ip', 'dns', 'probe', 'events'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+export type Limits = Readonly<Record<Operation, number>>;
+
+export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60 };
+
+/** Fixed window length (SPEC-NOTES, Rate limits). */
+export const WINDOW_MS = 60_000;
+
+/** Parses `ip=120,dns=30,probe=30,events=60`; omitted operations keep the spec's limit. */
+export function parseLimits(value: string): Limits {
+  const limits: Record<Operation, number> = { ...DEFAULT_LIMITS };
+  const seen = new Set<string>();
+  for (const raw of value.split(',')) {
+    const [name, count, ...rest] = raw.trim().split('=');
+    if (name === undefined || count === undefined || rest.length > 0) {
+      throw new Error(`"${raw.trim()}" is not operation=count`);
+    }
+    if (!(OPERATIONS as readonly string[]).includes(name)) {
+      throw new Error(`unknown operation "${name}" (expected ${OPERATIONS.join(', ')})`);
+    }
+    if (seen.has(name)) throw new Error(`operation "${name}" is given twice`);
+    seen.add(name);
+    if (!/^[1-9][0-9]{0,8}$/.test(count)) throw new Error(`limit for "${name}" must be a whole number from 1`);
+    limits[name as Operation] = Number(count);
+  }
+  return limits;
+}

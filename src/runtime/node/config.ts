@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
+import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
+import { isRegionId, type RegionId } from '../../latency/regions.js';
+import { DEFAULT_LIMITS, parseLimits, type Limits } from '../../ratelimit/limits.js';
+
+/** A configuration value that stops start-up; `variable` names the culprit. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export type DnsUpstream =
+  | { protocol: 'udp' | 'tcp'; host: string; port: number; text: string }
+  | { protocol: 'https'; url: string; text: string };
+
+export type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string | undefined;
+  publicUrl: string | undefined;
+  dnsUpstream: DnsUpstream;
+  dnsTimeoutMs: number;
+  trust: TrustPolicy;
+  proxyProtocol: boolean;
+  colo: string | null;
+  geoipCity: string | undefined;
+  geoipAsn: string | undefined;
+  limits: Limits;
+  redisUrl: string | undefined;
+  workers: number | 'auto';
+  probes: ReadonlyMap<RegionId, string>;
+  eventsSink: EventsSink;
+  tls: { cert: Buffer; key: Buffer } | undefined;
+  logLevel: LogLevel;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** An unset or empty variable means "use the default". */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function fail(variable: string, message: string): never {
+  throw new ConfigError(variable, message);
+}
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
+    fail(name, `must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function hostPort(name: string, authority: string, defaultPort: number): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::([0-9]{1,5}))?$/.exec(authority);
+  const host = match?.[1] ?? match?.[2];
+  if (match === null || host === undefined || isIP(host) === 0) {
+    fail(name, `"${authority}" must be an IP address (IPv6 in brackets) with an optional port`);
+  }
+  const port = match[3] === undefined ? defaultPort : Number(match[3]);
+  if (port < 1 || port > 65535) fail(name, `port ${port} is out of range`);
+  return { host, port };
+}
+
+function parseUrl(name: string, value: string, protocols: readonly string[]): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(name, `"${value}" is not a URL`);
+  }
+  if (!protocols.includes(url.protocol)) fail(name, `"${value}" must use ${protocols.join(' or ')}`);
+  return url;
+}
+
+function dnsUpstream(env: Env): DnsUpstream {
+  const name = 'NETDIAG_DNS_UPSTREAM';
+  const value = read(env, name) ?? 'https://1.1.1.1/dns-query';
+  const scheme = /^([a-z]+):\/\/(.*)$/.exec(value);
+  if (scheme?.[1] === 'udp' || scheme?.[1] === 'tcp') {
+    const { host, port } = hostPort(name, scheme[2] ?? '', 53);
+    return { protocol: scheme[1], host, port, text: value };
+  }
+  if (scheme?.[1] === 'https') {
+    const url = parseUrl(name, value, ['https:']);
+    if (url.username !== '' || url.password !== '') fail(name, 'must not carry credentials');
+    return { protocol: 'https', url: url.href, text: value };
+  }
+  return fail(name, `"${value}" must be udp://IP[:port], tcp://IP[:port] or an https:// DoH URL`);
+}
+
+function readableFile(name: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    return fail(name, `cannot read "${path}" (${code})`);
+  }
+}
+
+function geoPath(env: Env, name: string): string | undefined {
+  const value = read(env, name);
+  if (value === undefined) return undefined;
+  readableFile(name, value);
+  return value;
+}
+
+function probes(env: Env): Map<RegionId, string> {
+  const name = 'NETDIAG_PROBES';
+  const value = read(env, name);
+  const result = new Map<RegionId, string>();
+  if (value === undefined) return result;
+  for (const raw of value.split(',')) {
+    const entry = raw.trim();
+    const eq = entry.indexOf('=');
+    const region = eq === -1 ? entry : entry.slice(0, eq);
+    if (eq === -1) fail(name, `"${entry}" is not region=url`);
+    if (!isRegionId(region)) fail(name, `unknown region "${region}"`);
+    if (result.has(region)) fail(name, `region "${region}" is given twice`);
+    result.set(region, parseUrl(name, entry.slice(eq + 1), ['http:', 'https:']).href);
+  }
+  return result;
+}
+
+function eventsSink(env: Env): EventsSink {
+  const name = 'NETDIAG_EVENTS_SINK';
+  const value = read(env, name) ?? 'log';
+  if (value === 'log' || value === 'none') return { kind: value };
+  if (/^https?:/.test(value)) return { kind: 'http', url: parseUrl(name, value, ['http:', 'https:']).href };
+  return fail(name, `"${value}" must be log, none or an http(s):// URL`);
+}
+
+function tls(env: Env): Config['tls'] {
+  const certPath = read(env, 'NETDIAG_TLS_CERT');
+  const keyPath = read(env, 'NETDIAG_TLS_KEY');
+  if (certPath === undefined && keyPath === undefined) return undefined;
+  if (certPath === undefined) fail('NETDIAG_TLS_CERT', 'must be set when NETDIAG_TLS_KEY is');
+  if (keyPath === undefined) fail('NETDIAG_TLS_KEY', 'must be set when NETDIAG_TLS_CERT is');
+  const cert = readableFile('NETDIAG_TLS_CERT', certPath);
+  const key = readableFile('NETDIAG_TLS_KEY', keyPath);
+  try {
+    createSecureContext({ cert, key });
+  } catch {
+    fail('NETDIAG_TLS_KEY', 'the key and certificate are not a valid PEM pair');
+  }
+  return { cert, key };
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
+
+/** Reads and validates every variable (SPEC-NOTES, operator interface). Throws ConfigError. */
+export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }): Config {
+  const host = read(env, 'HOST');
+  if (host !== undefined && isIP(host) === 0 && !/^[a-zA-Z0-9.-]{1,253}$/.test(host)) {
+    fail('HOST', `"${host}" is not an IP address or host name`);
+  }
+
+  let publicUrl: string | undefined;
+  const publicValue = read(env, 'NETDIAG_PUBLIC_URL');
+  if (publicValue !== undefined) {
+    const url = parseUrl('NETDIAG_PUBLIC_URL', publicValue, ['http:', 'https:']);
+    if (url.search !== '' || url.hash !== '') fail('NETDIAG_PUBLIC_URL', 'must not have a query or fragment');
+    publicUrl = url.href.replace(/\/+$/, '');
+  }
+
+  let trust = TRUST_NONE;
+  const trustValue = read(env, 'NETDIAG_TRUST_PROXY');
+  if (trustValue !== undefined) {
+    try {
+      trust = parseTrustList(trustValue);
+    } catch (err) {
+      fail('NETDIAG_TRUST_PROXY', (err as Error).message);
+    }
+  }
+
+  const proxyValue = read(env, 'NETDIAG_PROXY_PROTOCOL') ?? 'off';
+  if (proxyValue !== 'on' && proxyValue !== 'off') fail('NETDIAG_PROXY_PROTOCOL', `must be on or off, got "${proxyValue}"`);
+  if (proxyValue === 'on' && !trust.any) {
+    fail('NETDIAG_PROXY_PROTOCOL', 'is on, but NETDIAG_TRUST_PROXY names no peer to accept it from');
+  }
+
+  const colo = read(env, 'NETDIAG_COLO') ?? null;
+  if (colo !== null && !/^[A-Z]{3}$/.test(colo)) fail('NETDIAG_COLO', `must be three capital letters, got "${colo}"`);
+
+  let limits = DEFAULT_LIMITS;
+  const limitsValue = read(env, 'NETDIAG_RATE_LIMITS');
+  if (limitsValue !== undefined) {
+    try {
+      limits = parseLimits(limitsValue);
+    } catch (err) {
+      fail('NETDIAG_RATE_LIMITS', (err as Error).message);
+    }
+  }
+
+  const redisValue = read(env, 'NETDIAG_REDIS_URL');
+  const redisUrl = redisValue === undefined ? undefined : parseUrl('NETDIAG_REDIS_URL', redisValue, ['redis:', 'rediss:']).href;
+
+  const workersValue = read(env, 'NETDIAG_WORKERS');
+  const workers = workersValue === 'auto' ? 'auto' : wholeNumber(env, 'NETDIAG_WORKERS', 1, 1, 256);
+
+  const logLevel = (read(env, 'NETDIAG_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail('NETDIAG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return {
+    port: wholeNumber(env, 'PORT', defaults.port, 0, 65535),
+    host,
+    publicUrl,
+    dnsUpstream: dnsUpstream(env),
+    dnsTimeoutMs: wholeNumber(env, 'NETDIAG_DNS_TIMEOUT_MS', 2000, 1, 60_000),
+    trust,
+    proxyProtocol: proxyValue === 'on',
+    colo,
+    geoipCity: geoPath(env, 'NETDIAG_GEOIP_CITY'),
+    geoipAsn: geoPath(env, 'NETDIAG_GEOIP_ASN'),
+    limits,
+    redisUrl,
+    workers,
+    probes: probes(env),
+    eventsSink: eventsSink(env),
+    tls: tls(env),
+    logLevel,
+  };
+}

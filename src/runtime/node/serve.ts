@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type pino from 'pino';
+import { createApp } from '../../app.js';
+import type { Config } from './config.js';
+import { createNodeServer, trackSessions, type NodeServer } from './server.js';
+import { nodeServices } from './services.js';
+
+export interface RunningServer {
+  server: NodeServer;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish within `graceMs`, then closes the rest. */
+  drain(graceMs?: number): Promise<void>;
+}
+
+/** Variables accepted by configuration whose feature lands in a later release. */
+function warnUnbuilt(config: Config, logger: pino.Logger): void {
+  const unbuilt: string[] = [];
+  if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
+  if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
+  if (config.proxyProtocol) unbuilt.push('NETDIAG_PROXY_PROTOCOL');
+  if (config.geoipCity !== undefined || config.geoipAsn !== undefined) unbuilt.push('NETDIAG_GEOIP_*');
+  if (config.probes.size > 0) unbuilt.push('NETDIAG_PROBES');
+  if (config.eventsSink.kind === 'http') unbuilt.push('NETDIAG_EVENTS_SINK');
+  if (unbuilt.length > 0) {
+    logger.warn({ variables: unbuilt }, 'these settings are validated but not yet used by this version');
+  }
+}
+
+export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
+  warnUnbuilt(config, logger);
+  const app = createApp(nodeServices(config, logger));
+  const listener = getRequestListener(app.fetch, {
+    errorHandler: (err) => {
+      logger.error({ err }, 'request could not be adapted');
+    },
+  });
+  const server = createNodeServer(config, listener);
+  const sessions = trackSessions(server);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined }, 'listening');
+
+  const drain = (graceMs = 5_000) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        // In-flight work that outlives the grace period is cut off so shutdown stays bounded.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+        for (const session of sessions) session.destroy();
+      }, graceMs);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if ('closeIdleConnections' in server) server.closeIdleConnections();
+      for (const session of sessions) session.close();
+    });
+
+  return { server, port, drain };
+}

@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import type { LimiterStore } from './ratelimit/store.js';
+import type { Limits } from './ratelimit/limits.js';
+import type { TrustPolicy } from './ip/trust.js';
+import type { RegionId } from './latency/regions.js';
+
+/** What the runtime observed about the connection a request came in on. */
+export interface ConnectionFacts {
+  /** The TCP peer address, as the socket reports it; undefined if the runtime cannot tell. */
+  peerAddress: string | undefined;
+  /** `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` or `HTTP/3`, or null when not observed. */
+  httpProtocol: string | null;
+  /** The negotiated TLS version (`TLSv1.3`), or null when this server did not terminate TLS. */
+  tlsVersion: string | null;
+}
+
+/** Port: reads connection facts from the runtime's request context (Hono's GetConnInfo shape). */
+export type GetConnection = (c: Context) => ConnectionFacts;
+
+export interface Clock {
+  /** Wall-clock milliseconds since the epoch (for timestamps and rate-limit windows). */
+  now(): number;
+}
+
+/** Structured logger port; pino satisfies it. Never pass a caller's address or User-Agent. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Everything the core needs from the outside world, passed in by a runtime. */
+export interface Services {
+  clock: Clock;
+  /** A fresh random UUID (RFC 9562 v4). */
+  newId(): string;
+  /**
+   * A keyed one-way hash: used wherever state must be per caller (rate-limit keys), so no
+   * caller address is ever kept in plain text (SPEC-NOTES, Privacy).
+   */
+  keyedHash(input: string): string;
+  getConnection: GetConnection;
+  trust: TrustPolicy;
+  limiter: LimiterStore;
+  limits: Limits;
+  /** Regions that have a probe configured in this deployment. */
+  probedRegions: ReadonlySet<RegionId>;
+  /** Base for problem `type` URIs; the request's origin when undefined. */
+  publicUrl: string | undefined;
+  /** The OpenAPI document served at /v1/openapi.json. */
+  openapi: unknown;
+  logger: Logger;
+}

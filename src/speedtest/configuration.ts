@@ -1,0 +1,98 @@
+import { EVENT_NAMES } from '../events/names.js';
+
+/**
+ * Measurement plans for the client-side engine. They follow the step sizes of the widely used
+ * browser engine's default sequence (a latency probe, then download and upload ramps that grow
+ * tenfold while a step stays fast enough), without its packet-loss step, which the v1 schema
+ * has no measurement type for.
+ */
+interface Measurement {
+  type: 'latency' | 'download' | 'upload';
+  packet_count?: number;
+  bytes_per_request?: number;
+  request_count?: number;
+}
+
+const latency = (packets: number): Measurement => ({ type: 'latency', packet_count: packets });
+const download = (bytes: number, count: number): Measurement => ({
+  type: 'download',
+  bytes_per_request: bytes,
+  request_count: count,
+});
+const upload = (bytes: number, count: number): Measurement => ({
+  type: 'upload',
+  bytes_per_request: bytes,
+  request_count: count,
+});
+
+const LIGHT: Measurement[] = [
+  latency(1),
+  download(100_000, 1),
+  latency(20),
+  download(100_000, 5),
+  download(1_000_000, 4),
+  upload(100_000, 4),
+  upload(1_000_000, 3),
+];
+
+const FULL: Measurement[] = [
+  latency(1),
+  download(100_000, 1),
+  latency(20),
+  download(100_000, 9),
+  download(1_000_000, 8),
+  upload(100_000, 8),
+  upload(1_000_000, 6),
+  download(10_000_000, 6),
+  upload(10_000_000, 4),
+  download(25_000_000, 4),
+  upload(25_000_000, 4),
+  download(100_000_000, 3),
+  upload(50_000_000, 3),
+  download(250_000_000, 2),
+];
+
+/** The largest single transfer in any plan, so clients can size buffers before they start. */
+const largest = (plan: Measurement[]) => Math.max(...plan.map((m) => m.bytes_per_request ?? 0));
+
+export const SPEED_TEST_CONFIGURATION = {
+  configuration_version: 1,
+  execution: 'client',
+  engine: '@provider/speedtest',
+  results_persisted_by_service: false,
+  // Units of the analytics properties a client reports (spec §2, AnalyticsProperties).
+  metric_units: {
+    download_mbps: 'megabits_per_second',
+    upload_mbps: 'megabits_per_second',
+    latency_ms: 'milliseconds',
+    jitter_ms: 'milliseconds',
+    duration_ms: 'milliseconds',
+    bytes_per_request: 'bytes',
+  },
+  // Bounds the service enforces on what a client sends back (spec §2 and §8).
+  limits: {
+    max_bytes_per_request: largest(FULL),
+    max_test_duration_ms: 3_600_000,
+    max_download_mbps: 1_000_000,
+    max_upload_mbps: 1_000_000,
+    max_latency_ms: 600_000,
+    max_jitter_ms: 600_000,
+    analytics_body_max_bytes: 4096,
+    analytics_events_per_minute: 60,
+    tool_version_max_length: 40,
+  },
+  modes: [
+    { id: 'light', description: 'Quick check: latency and small download and upload transfers up to 1 MB.', measurements: LIGHT },
+    {
+      id: 'full',
+      description: 'Full test: latency, then download ramping from 100 kB to 250 MB and upload from 100 kB to 50 MB.',
+      measurements: FULL,
+    },
+  ],
+  analytics: {
+    schema_version: 1,
+    events: EVENT_NAMES,
+    event_id: 'random_uuid_per_test',
+    endpoint: '/v1/events',
+  },
+} as const;
