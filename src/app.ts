@@ -1,58 +1,111 @@
-import { Hono, type Context } from 'hono';
-import { routePath } from 'hono/route';
-import { mountDns } from './dns/route.js';
-import { mountEvents } from './events/route.js';
-import { mountHealth } from './health/route.js';
-import type { AppEnv } from './http/context.js';
+import { dnsRoute } from './dns/route.js';
+import { eventsRoute } from './events/route.js';
+import { healthRoute } from './health/route.js';
 import { Problem } from './http/problems.js';
-import { problem } from './http/respond.js';
-import { mountIp } from './ip/route.js';
-import { mountLatency } from './latency/routes.js';
-import { mountOpenApi } from './openapi/route.js';
-import type { Services } from './services.js';
-import { mountSpeedTest } from './speedtest/route.js';
+import { problemReply } from './http/respond.js';
+import { Router, methodHandler } from './http/router.js';
+import type { HttpReply, HttpRequest, RequestContext } from './http/types.js';
+import { ipRoute } from './ip/route.js';
+import { latencyRoutes } from './latency/routes.js';
+import { openApiRoute } from './openapi/route.js';
+import type { ConnectionFacts, Services } from './services.js';
+import { speedTestRoute } from './speedtest/route.js';
 
-export type App = Hono<AppEnv>;
+export interface App {
+  /** The core: one request in, one reply out; synchronous where no route needs to wait. */
+  handle(req: HttpRequest): HttpReply | Promise<HttpReply>;
+  /** The same over Web-standard `Request`/`Response`, for Workers and in-process tests. */
+  fetch(request: Request, connection: ConnectionFacts): Promise<Response>;
+}
 
 /**
  * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports:
- * a runtime passes `Services` in and serves `app.fetch` (ARCHITECTURE.md, "one core, thin runtimes").
+ * a runtime passes `Services` in and serves `handle` or `fetch` (ARCHITECTURE.md, "one core,
+ * thin runtimes"). Data flow: request id and clock → route and method gate → (rate limit) →
+ * handler → reply or problem; handlers never set CORS or request-id headers themselves.
  */
 export function createApp(services: Services): App {
-  const app = new Hono<AppEnv>();
-  const problemBase = (c: Context<AppEnv>) => services.publicUrl ?? new URL(c.req.url).origin;
+  const router = new Router();
+  for (const route of [
+    healthRoute,
+    speedTestRoute,
+    ...latencyRoutes(services),
+    ipRoute(services),
+    dnsRoute(services),
+    eventsRoute(services),
+    openApiRoute(services.openapi),
+  ]) {
+    router.add(route);
+  }
+  const { logger, accessLog } = services;
 
-  app.use(async (c, next) => {
-    const receivedAt = services.clock.now();
-    c.set('state', { requestId: services.newId(), receivedAt, rateHeaders: undefined, caller: undefined });
-    await next();
-    // Access log: route pattern, never the caller's address, User-Agent, query or body.
-    const route = routePath(c, -1);
-    services.logger.info({
-      request_id: c.var.state.requestId,
-      method: c.req.method,
-      route: route.startsWith('/v1/') ? route : null,
-      status: c.res.status,
-      duration_ms: services.clock.now() - receivedAt,
-    });
-  });
+  const base = (ctx: RequestContext) => services.publicUrl ?? ctx.req.origin;
 
-  mountHealth(app);
-  mountSpeedTest(app);
-  mountLatency(app, services);
-  mountIp(app, services);
-  mountDns(app, services);
-  mountEvents(app, services);
-  mountOpenApi(app, services.openapi);
-
-  app.notFound((c) => problem(c, 'not_found', 'No resource exists at this path.', problemBase(c)));
-
-  app.onError((err, c) => {
-    if (err instanceof Problem) return problem(c, err.code, err.message, problemBase(c), err.headers);
+  const fail = (ctx: RequestContext, err: unknown): HttpReply => {
+    if (err instanceof Problem) return problemReply(ctx, err.code, err.message, base(ctx), err.headers);
     // Anything else is a bug: log it here, answer with a 500 that reveals nothing (spec §7).
-    services.logger.error({ request_id: c.var.state.requestId, err }, 'unhandled error');
-    return problem(c, 'internal_error', 'The service failed to handle this request.', problemBase(c));
-  });
+    logger.error({ request_id: ctx.requestId, err }, 'unhandled error');
+    return problemReply(ctx, 'internal_error', 'The service failed to handle this request.', base(ctx));
+  };
 
-  return app;
+  // Access log, when enabled: route pattern and outcome only, never the caller's address,
+  // User-Agent, query or body (SPEC-NOTES, Privacy).
+  const log = (ctx: RequestContext, route: string | null, reply: HttpReply): HttpReply => {
+    if (accessLog) {
+      logger.info({
+        request_id: ctx.requestId,
+        method: ctx.req.method,
+        route,
+        status: reply.status,
+        duration_ms: services.clock.now() - ctx.receivedAt,
+      });
+    }
+    return reply;
+  };
+
+  const handle = (req: HttpRequest): HttpReply | Promise<HttpReply> => {
+    const ctx: RequestContext = {
+      req,
+      requestId: services.newId(),
+      receivedAt: services.clock.now(),
+      params: {},
+      rateHeaders: undefined,
+      caller: undefined,
+    };
+    const matched = router.match(req.path);
+    if (matched === undefined) {
+      return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.', base(ctx)));
+    }
+    ctx.params = matched.params;
+    const route = matched.route.path;
+    try {
+      const reply = methodHandler(matched.route, req.method)(ctx);
+      if (reply instanceof Promise) {
+        return reply.then(
+          (r) => log(ctx, route, r),
+          (err: unknown) => log(ctx, route, fail(ctx, err)),
+        );
+      }
+      return log(ctx, route, reply);
+    } catch (err) {
+      return log(ctx, route, fail(ctx, err));
+    }
+  };
+
+  const fetch = async (request: Request, connection: ConnectionFacts): Promise<Response> => {
+    const url = new URL(request.url);
+    const reply = await handle({
+      method: request.method,
+      path: url.pathname,
+      query: url.search.slice(1),
+      header: (name) => request.headers.get(name) ?? undefined,
+      origin: url.origin,
+      body: request.body,
+      connection: () => connection,
+    });
+    const body = request.method === 'HEAD' ? null : reply.body;
+    return new Response(body, { status: reply.status, headers: reply.headers });
+  };
+
+  return { handle, fetch };
 }

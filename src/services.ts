@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
@@ -13,9 +12,6 @@ export interface ConnectionFacts {
   /** The negotiated TLS version (`TLSv1.3`), or null when this server did not terminate TLS. */
   tlsVersion: string | null;
 }
-
-/** Port: reads connection facts from the runtime's request context (Hono's GetConnInfo shape). */
-export type GetConnection = (c: Context) => ConnectionFacts;
 
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps and rate-limit windows). */
@@ -40,7 +36,6 @@ export interface Services {
    * caller address is ever kept in plain text (SPEC-NOTES, Privacy).
    */
   keyedHash(input: string): string;
-  getConnection: GetConnection;
   trust: TrustPolicy;
   limiter: LimiterStore;
   limits: Limits;
@@ -51,4 +46,6 @@ export interface Services {
   /** The OpenAPI document served at /v1/openapi.json. */
   openapi: unknown;
   logger: Logger;
+  /** Log one line per request (at info). Off by default: the cheapest privacy is not writing. */
+  accessLog: boolean;
 }

@@ -1,10 +1,8 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../http/context.js';
-import { mountRoute } from '../http/methods.js';
 import { notImplemented } from '../http/not-implemented.js';
-import { rateLimit } from '../http/rate-limit.js';
+import { rateLimited } from '../http/rate-limit.js';
+import type { RouteDefinition } from '../http/router.js';
 import type { Services } from '../services.js';
 
-export function mountEvents(app: Hono<AppEnv>, services: Services): void {
-  mountRoute(app, '/v1/events', { POST: [rateLimit('events', services), notImplemented('Analytics intake')] });
+export function eventsRoute(services: Services): RouteDefinition {
+  return { path: '/v1/events', POST: rateLimited('events', services, notImplemented('Analytics intake')) };
 }

@@ -1,12 +1,11 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../http/context.js';
 import { CACHE } from '../http/headers.js';
-import { mountRoute } from '../http/methods.js';
-import { envelope } from '../http/respond.js';
+import { envelopeSerialized, serialize } from '../http/respond.js';
+import type { RouteDefinition } from '../http/router.js';
 
 /** Health never calls a DNS upstream, so it cannot spend upstream quota (spec §4 rule 4). */
-const HEALTH = { status: 'ok', api_version: 'v1', upstream_provider_health: 'not_checked' } as const;
+const HEALTH_JSON = serialize({ status: 'ok', api_version: 'v1', upstream_provider_health: 'not_checked' });
 
-export function mountHealth(app: Hono<AppEnv>): void {
-  mountRoute(app, '/v1/health', { GET: [(c) => envelope(c, HEALTH, CACHE.health)] });
-}
+export const healthRoute: RouteDefinition = {
+  path: '/v1/health',
+  GET: (ctx) => envelopeSerialized(ctx, HEALTH_JSON, CACHE.health),
+};

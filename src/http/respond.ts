@@ -1,7 +1,7 @@
-import type { Context } from 'hono';
-import type { AppEnv } from './context.js';
 import { EXPOSED_HEADERS } from './headers.js';
 import { problemDocument, type ProblemCode } from './problems.js';
+import { isoTimestamp } from './timestamp.js';
+import type { HttpReply, RequestContext } from './types.js';
 
 /** UTF-8 byte length without allocating an encoded copy (for Content-Length on GET and HEAD). */
 export function utf8Length(text: string): number {
@@ -20,51 +20,72 @@ export function utf8Length(text: string): number {
 }
 
 /** Headers every response carries: request id and CORS (SPEC-NOTES, "Every response"). */
-export function baseHeaders(c: Context<AppEnv>, cacheControl: string): Record<string, string> {
-  const state = c.var.state;
-  return {
+export function baseHeaders(ctx: RequestContext, cacheControl: string): Record<string, string> {
+  const headers: Record<string, string> = {
     'Cache-Control': cacheControl,
-    'X-Request-ID': state.requestId,
+    'X-Request-ID': ctx.requestId,
     'Access-Control-Allow-Origin': '*',
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-    ...state.rateHeaders,
   };
+  if (ctx.rateHeaders !== undefined) Object.assign(headers, ctx.rateHeaders);
+  return headers;
 }
 
-function jsonBody(
-  c: Context<AppEnv>,
+export function jsonReply(
+  ctx: RequestContext,
   status: number,
   body: string,
   contentType: string,
   cacheControl: string,
   extra?: Record<string, string>,
-): Response {
-  const headers = baseHeaders(c, cacheControl);
+  bytes = utf8Length(body),
+): HttpReply {
+  const headers = baseHeaders(ctx, cacheControl);
   headers['Content-Type'] = contentType;
   // Set explicitly so HEAD carries the same Content-Length the GET would (RFC 9110 §9.3.2).
-  headers['Content-Length'] = String(utf8Length(body));
-  if (extra) Object.assign(headers, extra);
-  return new Response(body, { status, headers });
+  headers['Content-Length'] = String(bytes);
+  if (extra !== undefined) Object.assign(headers, extra);
+  return { status, headers, body };
 }
 
-/** A success: `{ data, meta }` (spec §1 rule 3). */
-export function envelope(c: Context<AppEnv>, data: unknown, cacheControl: string, status = 200): Response {
-  const state = c.var.state;
-  const body = JSON.stringify({
-    data,
-    meta: { api_version: 'v1', request_id: state.requestId, requested_at: new Date(state.receivedAt).toISOString() },
-  });
-  return jsonBody(c, status, body, 'application/json', cacheControl);
+/** Serialised JSON with its UTF-8 length, computed once for data that never changes. */
+export interface Serialized {
+  json: string;
+  bytes: number;
+}
+
+export function serialize(data: unknown): Serialized {
+  const json = JSON.stringify(data);
+  return { json, bytes: utf8Length(json) };
+}
+
+/** The envelope around the data: its length is fixed, because request ids and timestamps are. */
+const META_OVERHEAD = utf8Length(
+  `{"data":,"meta":{"api_version":"v1","request_id":"00000000-0000-0000-0000-000000000000","requested_at":"2000-01-01T00:00:00.000Z"}}`,
+);
+
+/**
+ * A success: `{ data, meta }` (spec §1 rule 3). Routes whose data never changes serialise it once
+ * and each response only splices in its own `meta`.
+ */
+export function envelopeSerialized(ctx: RequestContext, data: Serialized, cacheControl: string, status = 200): HttpReply {
+  // Request ids are UUIDs and timestamps ISO strings: neither needs JSON escaping.
+  const body = `{"data":${data.json},"meta":{"api_version":"v1","request_id":"${ctx.requestId}","requested_at":"${isoTimestamp(ctx.receivedAt)}"}}`;
+  return jsonReply(ctx, status, body, 'application/json', cacheControl, undefined, data.bytes + META_OVERHEAD);
+}
+
+export function envelope(ctx: RequestContext, data: unknown, cacheControl: string, status = 200): HttpReply {
+  return envelopeSerialized(ctx, serialize(data), cacheControl, status);
 }
 
 /** An RFC 9457 problem document; every error response is `no-store` (SPEC-NOTES). */
-export function problem(
-  c: Context<AppEnv>,
+export function problemReply(
+  ctx: RequestContext,
   code: ProblemCode,
   detail: string,
   base: string,
   extra?: Record<string, string>,
-): Response {
-  const doc = problemDocument(code, detail, base, c.var.state.requestId);
-  return jsonBody(c, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
+): HttpReply {
+  const doc = problemDocument(code, detail, base, ctx.requestId);
+  return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
 }

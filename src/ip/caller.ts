@@ -1,18 +1,15 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../http/context.js';
+import type { RequestContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import { resolveCaller, type CallerResult } from './caller-address.js';
 
-/** The caller of this request, resolved once and remembered on the request state. */
-export function callerOf(c: Context<AppEnv>, services: Pick<Services, 'getConnection' | 'trust'>): CallerResult {
-  const state = c.var.state;
-  if (state.caller !== undefined) return state.caller;
-  const peer = services.getConnection(c).peerAddress;
+/** The caller of this request, resolved once and remembered on the request context. */
+export function callerOf(ctx: RequestContext, services: Pick<Services, 'trust'>): CallerResult {
+  if (ctx.caller !== undefined) return ctx.caller;
   const result = resolveCaller(
-    peer,
-    { forwarded: c.req.header('forwarded'), xForwardedFor: c.req.header('x-forwarded-for') },
+    ctx.req.connection().peerAddress,
+    { forwarded: ctx.req.header('forwarded'), xForwardedFor: ctx.req.header('x-forwarded-for') },
     services.trust,
   );
-  state.caller = result;
+  ctx.caller = result;
   return result;
 }

@@ -1,12 +1,11 @@
-import type { Hono } from 'hono';
-import type { AppEnv } from '../http/context.js';
 import { CACHE } from '../http/headers.js';
-import { mountRoute } from '../http/methods.js';
-import { envelope } from '../http/respond.js';
+import { envelopeSerialized, serialize } from '../http/respond.js';
+import type { RouteDefinition } from '../http/router.js';
 import { SPEED_TEST_CONFIGURATION } from './configuration.js';
 
-export function mountSpeedTest(app: Hono<AppEnv>): void {
-  mountRoute(app, '/v1/speed-test/configuration', {
-    GET: [(c) => envelope(c, SPEED_TEST_CONFIGURATION, CACHE.configuration)],
-  });
-}
+const CONFIGURATION_JSON = serialize(SPEED_TEST_CONFIGURATION);
+
+export const speedTestRoute: RouteDefinition = {
+  path: '/v1/speed-test/configuration',
+  GET: (ctx) => envelopeSerialized(ctx, CONFIGURATION_JSON, CACHE.configuration),
+};

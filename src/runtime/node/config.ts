@@ -42,6 +42,7 @@ export interface Config {
   eventsSink: EventsSink;
   tls: { cert: Buffer; key: Buffer } | undefined;
   logLevel: LogLevel;
+  accessLog: boolean;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -215,6 +216,9 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
   const logLevel = (read(env, 'NETDIAG_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) fail('NETDIAG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const accessValue = read(env, 'NETDIAG_ACCESS_LOG') ?? 'off';
+  if (accessValue !== 'on' && accessValue !== 'off') fail('NETDIAG_ACCESS_LOG', `must be on or off, got "${accessValue}"`);
+
   return {
     port: wholeNumber(env, 'PORT', defaults.port, 0, 65535),
     host,
@@ -233,5 +237,6 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     eventsSink: eventsSink(env),
     tls: tls(env),
     logLevel,
+    accessLog: accessValue === 'on',
   };
 }

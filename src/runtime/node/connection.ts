@@ -1,12 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import type { Context } from 'hono';
-import type { ConnectionFacts, GetConnection } from '../../services.js';
-
-interface NodeBindings {
-  incoming: IncomingMessage | Http2ServerRequest;
-}
+import type { ConnectionFacts } from '../../services.js';
 
 function protocolName(httpVersion: string): string | null {
   switch (httpVersion) {
@@ -21,10 +16,9 @@ function protocolName(httpVersion: string): string | null {
   }
 }
 
-/** Node's implementation of the connection port: the socket's peer, HTTP version and TLS version. */
-export const getNodeConnection: GetConnection = (c: Context): ConnectionFacts => {
-  const { incoming } = c.env as NodeBindings;
+/** Node's side of the connection port: the socket's peer, HTTP version and TLS version. */
+export function nodeConnection(incoming: IncomingMessage | Http2ServerRequest): ConnectionFacts {
   const socket = incoming.socket as Partial<TLSSocket>;
   const tlsVersion = socket.encrypted === true ? (socket.getProtocol?.() ?? null) : null;
   return { peerAddress: socket.remoteAddress, httpProtocol: protocolName(incoming.httpVersion), tlsVersion };
-};
+}

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type pino from 'pino';
 import { createApp } from '../../app.js';
 import type { Config } from './config.js';
+import { nodeListener } from './listener.js';
 import { createNodeServer, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
 
@@ -30,12 +30,7 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
   warnUnbuilt(config, logger);
   const app = createApp(nodeServices(config, logger));
-  const listener = getRequestListener(app.fetch, {
-    errorHandler: (err) => {
-      logger.error({ err }, 'request could not be adapted');
-    },
-  });
-  const server = createNodeServer(config, listener);
+  const server = createNodeServer(config, nodeListener(app, logger));
   const sessions = trackSessions(server);
 
   await new Promise<void>((resolve, reject) => {

@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 export type Listener = (
   incoming: IncomingMessage | Http2ServerRequest,
   outgoing: ServerResponse | Http2ServerResponse,
-) => Promise<void> | void;
+) => void;
 
 export type NodeServer = Server | Http2SecureServer;
 

@@ -3,7 +3,6 @@ import type pino from 'pino';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Clock, Services } from '../../services.js';
 import type { Config } from './config.js';
-import { getNodeConnection } from './connection.js';
 import { loadOpenApi } from './openapi.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -22,7 +21,6 @@ export function nodeServices(config: Config, logger: pino.Logger): Services {
     clock: systemClock,
     newId: () => randomUUID(),
     keyedHash: processKeyedHash(),
-    getConnection: getNodeConnection,
     trust: config.trust,
     limiter: new MemoryLimiterStore(systemClock),
     limits: config.limits,
@@ -30,5 +28,6 @@ export function nodeServices(config: Config, logger: pino.Logger): Services {
     publicUrl: config.publicUrl,
     openapi: loadOpenApi(),
     logger,
+    accessLog: config.accessLog,
   };
 }

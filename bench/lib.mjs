@@ -1,0 +1,58 @@
+// Helpers for the benchmark: child servers, CPU time from /proc, autocannon runs, medians.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** utime + stime of a process, in seconds (proc(5), fields 14 and 15). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Resident set size of a process, in MiB. */
+export function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** Starts a child and resolves once `ready(line)` returns a port from its stdout. */
+export async function startChild(command, args, env, ready) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code} before it was ready`)));
+    lines.on('line', (line) => {
+      const found = ready(line);
+      if (found !== undefined) resolve(found);
+    });
+  });
+  return { child, port, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+}
+
+/** One load run; returns requests/s, latency percentiles and server CPU µs per request. */
+export async function load({ url, method = 'GET', headers, body, pid, duration, connections }) {
+  const before = cpuSeconds(pid);
+  const result = await autocannon({ url, method, headers, body, duration, connections, pipelining: 1 });
+  const cpu = cpuSeconds(pid) - before;
+  const completed = result.requests.total;
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerReq: completed > 0 ? (cpu * 1e6) / completed : NaN,
+    bad,
+  };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

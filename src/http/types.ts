@@ -1,0 +1,46 @@
+import type { CallerResult } from '../ip/caller-address.js';
+import type { ConnectionFacts } from '../services.js';
+
+/**
+ * The request as the core sees it: what every runtime can provide cheaply. Node builds it
+ * straight from `IncomingMessage`; `app.fetch` builds it from a Web-standard `Request`.
+ */
+export interface HttpRequest {
+  method: string;
+  /** The path, undecoded, without the query. */
+  path: string;
+  /** The raw query string without the leading `?` ('' when none). */
+  query: string;
+  /** A request header by lower-case name; repeated headers joined with ", ". */
+  header(name: string): string | undefined;
+  /** `scheme://host` as the request named it, for problem `type` URIs when no public URL is set. */
+  origin: string;
+  /** The body as a stream of chunks; read only by routes that take one. */
+  body: AsyncIterable<Uint8Array> | null;
+  /** What the runtime observed about the connection. */
+  connection(): ConnectionFacts;
+}
+
+/** What the core answers; each runtime writes it in its own way. `body` null means no body. */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/** Per-request state, created by the dispatcher and read by the helpers that build replies. */
+export interface RequestContext {
+  req: HttpRequest;
+  requestId: string;
+  /** Milliseconds since the epoch when the request was received. */
+  receivedAt: number;
+  /** Path parameters of the matched route. */
+  params: Readonly<Record<string, string>>;
+  /** RateLimit-* headers for limited routes, set by the rate-limit wrapper. */
+  rateHeaders: Record<string, string> | undefined;
+  /** The caller address, resolved at most once per request. */
+  caller: CallerResult | undefined;
+}
+
+/** A route handler: synchronous where it can be, so the common path allocates no promise. */
+export type Handler = (ctx: RequestContext) => HttpReply | Promise<HttpReply>;

@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { App } from '../../app.js';
+import type { HttpReply, HttpRequest } from '../../http/types.js';
+import type { Logger } from '../../services.js';
+import { nodeConnection } from './connection.js';
+
+type Incoming = IncomingMessage | Http2ServerRequest;
+type Outgoing = ServerResponse | Http2ServerResponse;
+
+/** A Host header we are willing to echo into problem `type` URIs. */
+const SAFE_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
+
+function toRequest(incoming: Incoming): HttpRequest {
+  const url = incoming.url ?? '/';
+  const q = url.indexOf('?');
+  const encrypted = (incoming.socket as { encrypted?: boolean }).encrypted === true;
+  const host = incoming.headers[':authority'] ?? incoming.headers.host;
+  const method = incoming.method ?? 'GET';
+  return {
+    method,
+    path: q === -1 ? url : url.slice(0, q),
+    query: q === -1 ? '' : url.slice(q + 1),
+    header: (name) => {
+      const value = incoming.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    origin: `${encrypted ? 'https' : 'http'}://${typeof host === 'string' && SAFE_HOST.test(host) ? host : 'localhost'}`,
+    body: method === 'GET' || method === 'HEAD' ? null : incoming,
+    connection: () => nodeConnection(incoming),
+  };
+}
+
+function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
+  outgoing.writeHead(reply.status, reply.headers);
+  // HEAD keeps every header of the GET, Content-Length included, and sends no body.
+  if (reply.body === null || incoming.method === 'HEAD') outgoing.end();
+  else outgoing.end(reply.body);
+}
+
+/**
+ * The Node request listener: builds the core's request straight from `IncomingMessage` and
+ * writes the reply with one `writeHead` and one `end`, with no Web `Request`/`Response` objects
+ * in between (they cost more than the whole core on the hottest routes; see README, Design).
+ */
+export function nodeListener(app: App, logger: Logger): (incoming: Incoming, outgoing: Outgoing) => void {
+  return (incoming, outgoing) => {
+    let reply: HttpReply | Promise<HttpReply>;
+    try {
+      reply = app.handle(toRequest(incoming));
+    } catch (err) {
+      // The core turns every error into a reply; reaching here is a bug in the adapter itself.
+      logger.error({ err }, 'request failed outside the core');
+      outgoing.writeHead(500, { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' });
+      outgoing.end(JSON.stringify({ title: 'Internal server error', status: 500 }));
+      return;
+    }
+    if (reply instanceof Promise) {
+      reply.then(
+        (r) => {
+          write(incoming, outgoing, r);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'request failed outside the core');
+          outgoing.destroy();
+        },
+      );
+    } else {
+      write(incoming, outgoing, reply);
+    }
+  };
+}
