@@ -26,16 +26,20 @@ async function serve(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const running = await startServer(config, logger);
+  // Signal handlers go in before the socket listens, so a SIGTERM that arrives as soon as the
+  // service announces itself still drains instead of killing the process.
+  const starting = startServer(config, logger);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
-    void running.drain(DRAIN_GRACE_MS).then(() => {
-      logger.info({}, 'stopped');
-      logger.flush(() => process.exit(0));
-    });
+    void starting
+      .then((running) => running.drain(DRAIN_GRACE_MS))
+      .then(() => {
+        logger.info({}, 'stopped');
+        logger.flush(() => process.exit(0));
+      });
   };
   process.on('SIGTERM', () => {
     stop('SIGTERM');
@@ -43,6 +47,7 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => {
     stop('SIGINT');
   });
+  await starting;
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { parseAddress, sourceOf } from './address.js';
+import { resolveCaller } from './caller-address.js';
+import { forwardedChain, xForwardedForChain } from './forwarded.js';
+import { TRUST_NONE, parseTrustList } from './trust.js';
+
+const none = { forwarded: undefined, xForwardedFor: undefined };
+const address = (r: ReturnType<typeof resolveCaller>) => (r.ok ? r.address.text : `error: ${r.reason}`);
+
+describe('parseAddress', () => {
+  it('reports IPv4-mapped IPv6 as IPv4', () => {
+    expect(parseAddress('::ffff:192.0.2.7')).toMatchObject({ text: '192.0.2.7', version: 'ipv4' });
+  });
+  it('canonicalises IPv6 per RFC 5952 and drops a zone index', () => {
+    expect(parseAddress('2001:DB8:0:0:0:0:0:1%eth0')).toMatchObject({ text: '2001:db8::1', version: 'ipv6' });
+  });
+  it.each(['127.1', '0x7f.0.0.1', '1.2.3', 'example.com', '', '1.2.3.256', 'unknown'])('refuses %j', (text) => {
+    expect(parseAddress(text)).toBeUndefined();
+  });
+});
+
+describe('sourceOf', () => {
+  it('keeps IPv4 whole and buckets IPv6 by /64', () => {
+    const v4 = parseAddress('198.51.100.9');
+    const a = parseAddress('2001:db8:1:2:aaaa::1');
+    const b = parseAddress('2001:db8:1:2:ffff::9');
+    const c = parseAddress('2001:db8:1:3::1');
+    if (!v4 || !a || !b || !c) throw new Error('parse');
+    expect(sourceOf(v4)).toBe('198.51.100.9');
+    expect(sourceOf(a)).toBe(sourceOf(b));
+    expect(sourceOf(a)).not.toBe(sourceOf(c));
+  });
+});
+
+describe('forwarding headers', () => {
+  it('reads RFC 7239 for= nodes with quotes, brackets and ports', () => {
+    expect(forwardedChain('for=192.0.2.43, for="[2001:db8:cafe::17]:4711";proto=https, For="198.51.100.1:8080";by=x')).toEqual([
+      '192.0.2.43',
+      '2001:db8:cafe::17',
+      '198.51.100.1',
+    ]);
+  });
+  it('marks elements without a usable for= as breaks in the chain', () => {
+    expect(forwardedChain('for=unknown, proto=http, for=_hidden')).toEqual(['unknown', undefined, '_hidden']);
+  });
+  it('reads X-Forwarded-For with optional ports', () => {
+    expect(xForwardedForChain('203.0.113.5, 198.51.100.2:443, 2001:db8::1, [2001:db8::2]:80')).toEqual([
+      '203.0.113.5',
+      '198.51.100.2',
+      '2001:db8::1',
+      '2001:db8::2',
+    ]);
+  });
+});
+
+describe('resolveCaller', () => {
+  const trust = parseTrustList('loopback, 10.0.0.0/8');
+
+  it('is the peer when nobody is trusted, whatever the headers claim', () => {
+    const r = resolveCaller('127.0.0.1', { forwarded: 'for=203.0.113.9', xForwardedFor: '198.51.100.1' }, TRUST_NONE);
+    expect(address(r)).toBe('127.0.0.1');
+  });
+  it('is the peer when the peer is not a trusted proxy', () => {
+    expect(address(resolveCaller('203.0.113.1', { ...none, xForwardedFor: '198.51.100.1' }, trust))).toBe('203.0.113.1');
+  });
+  it('is the nearest untrusted hop, read right to left, from a trusted proxy', () => {
+    // The client forged the first entry; the trusted proxies appended the rest.
+    const r = resolveCaller('127.0.0.1', { ...none, xForwardedFor: '6.6.6.6, 198.51.100.7, 10.1.1.1' }, trust);
+    expect(address(r)).toBe('198.51.100.7');
+  });
+  it('prefers Forwarded to X-Forwarded-For', () => {
+    const r = resolveCaller('127.0.0.1', { forwarded: 'for="[2001:db8::5]"', xForwardedFor: '198.51.100.7' }, trust);
+    expect(address(r)).toBe('2001:db8::5');
+  });
+  it('reports a mapped forwarded address as IPv4', () => {
+    expect(address(resolveCaller('::1', { ...none, xForwardedFor: '::ffff:198.51.100.8' }, trust))).toBe('198.51.100.8');
+  });
+  it('cannot establish the caller when a trusted proxy sends no header', () => {
+    const r = resolveCaller('127.0.0.1', none, trust);
+    expect(r.ok).toBe(false);
+  });
+  it('cannot establish the caller past an entry that is not an address', () => {
+    expect(resolveCaller('127.0.0.1', { forwarded: 'for=198.51.100.1, for=unknown', xForwardedFor: undefined }, trust).ok).toBe(false);
+  });
+  it('takes the first hop when every hop is trusted', () => {
+    expect(address(resolveCaller('127.0.0.1', { ...none, xForwardedFor: '10.0.0.5, 10.0.0.6' }, trust))).toBe('10.0.0.5');
+  });
+});
+
+describe('parseTrustList', () => {
+  it('accepts CIDRs, bare addresses and loopback', () => {
+    const t = parseTrustList('192.0.2.0/24, 2001:db8::/32, 198.51.100.1, loopback');
+    for (const ok of ['192.0.2.200', '2001:db8:ffff::1', '198.51.100.1', '127.0.0.9', '::1']) {
+      const a = parseAddress(ok);
+      expect(a && t.trusts(a), ok).toBe(true);
+    }
+    const outside = parseAddress('198.51.100.2');
+    expect(outside && t.trusts(outside)).toBe(false);
+  });
+  it.each(['10.0.0.0/33', 'example.com', '10.0.0.0/8,,', 'private'])('rejects %j', (value) => {
+    expect(() => parseTrustList(value)).toThrow();
+  });
+});

@@ -1,0 +1,74 @@
+// In-process: the core through its Web-standard `fetch`, with in-memory ports.
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import type { LimiterStore } from '../src/ratelimit/store.js';
+import { expectSchema } from './support/contract.js';
+import { loopback, memoryLogger, testServices } from './support/services.js';
+
+describe('app.fetch', () => {
+  it('answers the envelope with the time of its clock', async () => {
+    const services = testServices();
+    const app = createApp(services);
+    const res = await app.fetch(new Request('http://api.test/v1/health'), loopback);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { meta: Record<string, unknown> };
+    expect(body.meta.requested_at).toBe(new Date(services.clock.now()).toISOString());
+    expect(Number(res.headers.get('content-length'))).toBe(new TextEncoder().encode(JSON.stringify(body)).length);
+  });
+
+  it('drops the body of HEAD but keeps Content-Length', async () => {
+    const app = createApp(testServices());
+    const res = await app.fetch(new Request('http://api.test/v1/speed-test/configuration', { method: 'HEAD' }), loopback);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    expect(Number(res.headers.get('content-length'))).toBeGreaterThan(1000);
+  });
+
+  it('resets a rate-limit window after 60 s of its clock', async () => {
+    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1 } });
+    const app = createApp(services);
+    expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).not.toBe(429);
+    services.clock.advance(59_000);
+    const limited = await app.fetch(new Request('http://api.test/v1/ip'), loopback);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('1');
+    services.clock.advance(1_000);
+    expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).not.toBe(429);
+  });
+});
+
+describe('internal failures', () => {
+  it('become a 500 problem that reveals nothing, and are logged with the request id only', async () => {
+    const logger = memoryLogger();
+    const broken: LimiterStore = {
+      hit: () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:6379 at secret/path.ts:12')),
+    };
+    const app = createApp(testServices({ limiter: broken, logger }));
+    const res = await app.fetch(new Request('http://api.test/v1/ip'), loopback);
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const text = await res.text();
+    expect(text).not.toMatch(/ECONNREFUSED|10\.1\.2\.3|secret|\.ts/);
+    const problem = JSON.parse(text) as Record<string, unknown>;
+    expectSchema('Problem', problem);
+    expect(problem).toMatchObject({ status: 500, code: 'internal_error', type: 'http://api.test/problems/internal_error' });
+
+    const logged = logger.entries.find((e) => e.level === 'error');
+    expect(logged?.obj.request_id).toBe(problem.request_id);
+    expect(JSON.stringify(logged?.obj)).not.toContain('127.0.0.1');
+  });
+
+  it('a port that throws instead of rejecting is also a 500', async () => {
+    const app = createApp(
+      testServices({
+        keyedHash: () => {
+          throw new TypeError('boom');
+        },
+      }),
+    );
+    const res = await app.fetch(new Request('http://api.test/v1/dns/resolve?name=a&type=A'), loopback);
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain('boom');
+  });
+});

@@ -1,0 +1,73 @@
+// Whole-program: every bad configuration value stops start-up with one line naming it.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'netdiag-config-'));
+const notPem = join(dir, 'not.pem');
+writeFileSync(notPem, 'this is not a certificate\n');
+
+const BAD: [string, Record<string, string>][] = [
+  ['PORT', { PORT: 'eighty' }],
+  ['PORT', { PORT: '70000' }],
+  ['HOST', { HOST: 'bad host!' }],
+  ['NETDIAG_PUBLIC_URL', { NETDIAG_PUBLIC_URL: 'ftp://api.example.net' }],
+  ['NETDIAG_PUBLIC_URL', { NETDIAG_PUBLIC_URL: 'https://api.example.net/?x=1' }],
+  ['NETDIAG_DNS_UPSTREAM', { NETDIAG_DNS_UPSTREAM: 'udp://dns.example.net' }],
+  ['NETDIAG_DNS_UPSTREAM', { NETDIAG_DNS_UPSTREAM: 'dns://1.1.1.1' }],
+  ['NETDIAG_DNS_UPSTREAM', { NETDIAG_DNS_UPSTREAM: 'udp://1.1.1.1:99999' }],
+  ['NETDIAG_DNS_UPSTREAM', { NETDIAG_DNS_UPSTREAM: 'https://user:pw@dns.example/dns-query' }],
+  ['NETDIAG_DNS_TIMEOUT_MS', { NETDIAG_DNS_TIMEOUT_MS: '0' }],
+  ['NETDIAG_DNS_TIMEOUT_MS', { NETDIAG_DNS_TIMEOUT_MS: 'fast' }],
+  ['NETDIAG_TRUST_PROXY', { NETDIAG_TRUST_PROXY: '10.0.0.0/33' }],
+  ['NETDIAG_TRUST_PROXY', { NETDIAG_TRUST_PROXY: 'proxy.example.net' }],
+  ['NETDIAG_PROXY_PROTOCOL', { NETDIAG_PROXY_PROTOCOL: 'maybe' }],
+  ['NETDIAG_PROXY_PROTOCOL', { NETDIAG_PROXY_PROTOCOL: 'on' }],
+  ['NETDIAG_COLO', { NETDIAG_COLO: 'ams' }],
+  ['NETDIAG_COLO', { NETDIAG_COLO: 'AMST' }],
+  ['NETDIAG_GEOIP_CITY', { NETDIAG_GEOIP_CITY: join(dir, 'missing-city.mmdb') }],
+  ['NETDIAG_GEOIP_ASN', { NETDIAG_GEOIP_ASN: join(dir, 'missing-asn.mmdb') }],
+  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'dns=0' }],
+  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'smtp=5' }],
+  ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'http://127.0.0.1:6379' }],
+  ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'not a url' }],
+  ['NETDIAG_WORKERS', { NETDIAG_WORKERS: '0' }],
+  ['NETDIAG_WORKERS', { NETDIAG_WORKERS: 'many' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'mars=http://127.0.0.1:8081' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=ftp://127.0.0.1' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=http://a.example,weur=http://b.example' }],
+  ['NETDIAG_EVENTS_SINK', { NETDIAG_EVENTS_SINK: 'kafka' }],
+  ['NETDIAG_TLS_CERT', { NETDIAG_TLS_KEY: notPem }],
+  ['NETDIAG_TLS_KEY', { NETDIAG_TLS_CERT: notPem }],
+  ['NETDIAG_TLS_CERT', { NETDIAG_TLS_CERT: join(dir, 'missing.pem'), NETDIAG_TLS_KEY: notPem }],
+  ['NETDIAG_TLS_KEY', { NETDIAG_TLS_CERT: notPem, NETDIAG_TLS_KEY: notPem }],
+  ['NETDIAG_LOG_LEVEL', { NETDIAG_LOG_LEVEL: 'loud' }],
+  ['NETDIAG_ACCESS_LOG', { NETDIAG_ACCESS_LOG: 'yes' }],
+];
+
+describe('start-up configuration', () => {
+  it.each(BAD)('%s: a bad value stops start-up with one line naming it (%o)', async (variable, env) => {
+    const run = await runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^netdiag: invalid ${variable}: `));
+    expect(run.stdout).not.toContain('listening');
+  });
+
+  it('--help describes the commands', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('netdiag serve');
+    expect(run.stdout).toContain('netdiag probe');
+  });
+
+  it('an unknown command exits non-zero with the help text', async () => {
+    const run = await runCli(['frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown command "frobnicate"');
+  });
+});

@@ -1,0 +1,113 @@
+// Per-source, per-operation limits over a real socket (spec §8, SPEC-NOTES "Rate limits").
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectContract } from './support/contract.js';
+import { send, type Reply } from './support/http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(env: Record<string, string> = {}): Promise<TestServer> {
+  server = await startTestServer({ NETDIAG_RATE_LIMITS: 'ip=3,dns=2,probe=2,events=2', ...env });
+  return server;
+}
+
+function limitHeaders(res: Reply) {
+  return {
+    limit: Number(res.headers.get('ratelimit-limit')),
+    remaining: Number(res.headers.get('ratelimit-remaining')),
+    reset: Number(res.headers.get('ratelimit-reset')),
+  };
+}
+
+describe('rate limiting', () => {
+  it('answers the N+1st request in a window with 429 and all four headers', async () => {
+    const s = await start();
+    const remaining: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await send(`${s.url}/v1/ip`);
+      expect(res.status).not.toBe(429);
+      const h = limitHeaders(res);
+      expect(h.limit).toBe(3);
+      expect(h.reset).toBeGreaterThanOrEqual(1);
+      expect(h.reset).toBeLessThanOrEqual(60);
+      remaining.push(h.remaining);
+    }
+    expect(remaining).toEqual([2, 1, 0]);
+
+    const limited = await send(`${s.url}/v1/ip`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toBe('application/problem+json');
+    expect((limited.body as { code: string }).code).toBe('rate_limit_exceeded');
+    const h = limitHeaders(limited);
+    expect(h).toMatchObject({ limit: 3, remaining: 0 });
+    expect(h.reset).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('retry-after')).toBe(String(h.reset));
+    expect(limited.headers.get('cache-control')).toBe('no-store');
+    expectContract('GET', '/v1/ip', limited);
+  });
+
+  it('keeps operations apart: spending one leaves the others whole', async () => {
+    const s = await start();
+    for (let i = 0; i < 3; i++) await send(`${s.url}/v1/dns/resolve?name=a.example&type=A`);
+    expect((await send(`${s.url}/v1/dns/resolve?name=a.example&type=A`)).status).toBe(429);
+    const ip = await send(`${s.url}/v1/ip`);
+    expect(ip.status).not.toBe(429);
+    expect(limitHeaders(ip).remaining).toBe(2);
+    const events = await send(`${s.url}/v1/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(events.status).not.toBe(429);
+    expect((await send(`${s.url}/v1/health`)).status).toBe(200);
+  });
+
+  it('keeps sources apart: another peer address has its own window', async () => {
+    const s = await start();
+    for (let i = 0; i < 3; i++) await send(`${s.url}/v1/ip`, { localAddress: '127.0.0.1' });
+    expect((await send(`${s.url}/v1/ip`, { localAddress: '127.0.0.1' })).status).toBe(429);
+    const other = await send(`${s.url}/v1/ip`, { localAddress: '127.0.0.2' });
+    expect(other.status).not.toBe(429);
+    expect(limitHeaders(other).remaining).toBe(2);
+  });
+
+  it('ignores forwarding headers from an untrusted peer', async () => {
+    const s = await start();
+    for (let i = 0; i < 3; i++) {
+      await send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': `203.0.113.${i}`, Forwarded: `for=198.51.100.${i}` } });
+    }
+    const res = await send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': '203.0.113.99' } });
+    expect(res.status).toBe(429);
+  });
+
+  it('uses the forwarded address from a trusted proxy, IPv6 by /64', async () => {
+    const s = await start({ NETDIAG_TRUST_PROXY: 'loopback' });
+    const via = (xff: string) => send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': xff } });
+    for (let i = 0; i < 3; i++) await via(`2001:db8:1:2::${i + 1}`);
+    // Same /64, different interface id: same source.
+    expect((await via('2001:db8:1:2:ffff::1')).status).toBe(429);
+    // Another /64, and another IPv4 client: their own windows.
+    expect((await via('2001:db8:1:3::1')).status).not.toBe(429);
+    expect((await via('198.51.100.20')).status).not.toBe(429);
+  });
+
+  it('counts HEAD against the same limit as GET', async () => {
+    const s = await start();
+    await send(`${s.url}/v1/ip`, { method: 'HEAD' });
+    await send(`${s.url}/v1/ip`);
+    await send(`${s.url}/v1/ip`, { method: 'HEAD' });
+    const res = await send(`${s.url}/v1/ip`, { method: 'HEAD' });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe(res.headers.get('ratelimit-reset'));
+  });
+
+  it('keeps no client address in its keys or logs', async () => {
+    const s = await start({ NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_ACCESS_LOG: 'on' });
+    for (let i = 0; i < 4; i++) await send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': '198.51.100.77' } });
+    expect(s.logs().length).toBeGreaterThan(4);
+    expect(s.rawLogs()).not.toContain('198.51.100.77');
+    // The server's own listening address is logged at start; no request line names the peer.
+    const requestLines = s.logs().filter((entry) => entry.msg !== 'listening');
+    expect(JSON.stringify(requestLines)).not.toContain('127.0.0.1');
+  });
+});

@@ -1,0 +1,70 @@
+// One set of cases for every LimiterStore implementation (ARCHITECTURE.md §5): the in-process
+// store now, the Redis and cluster stores behind the same port later, so they cannot drift.
+import { describe, expect, it } from 'vitest';
+import type { LimiterStore } from '../../src/ratelimit/store.js';
+
+/** A clock the test moves by hand. */
+export class ManualClock {
+  constructor(public ms = 1_700_000_000_000) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface StoreFactory {
+  /** A fresh, empty store reading time from `clock`. */
+  create(clock: ManualClock): Promise<LimiterStore> | LimiterStore;
+  /** Releases whatever `create` opened. */
+  dispose?(store: LimiterStore): Promise<void> | void;
+}
+
+export function limiterConformance(name: string, factory: StoreFactory): void {
+  describe(`${name} limiter store conformance`, () => {
+    const withStore = async (fn: (store: LimiterStore, clock: ManualClock) => Promise<void>) => {
+      const clock = new ManualClock();
+      const store = await factory.create(clock);
+      try {
+        await fn(store, clock);
+      } finally {
+        await factory.dispose?.(store);
+      }
+    };
+
+    it('counts hits within one window from 1', () =>
+      withStore(async (store, clock) => {
+        const first = await store.hit('k', 60_000);
+        expect(first).toEqual({ count: 1, resetAt: clock.now() + 60_000 });
+        clock.advance(10_000);
+        const second = await store.hit('k', 60_000);
+        expect(second.count).toBe(2);
+        expect(second.resetAt).toBe(first.resetAt);
+      }));
+
+    it('keeps keys apart', () =>
+      withStore(async (store) => {
+        await store.hit('a', 60_000);
+        await store.hit('a', 60_000);
+        expect((await store.hit('b', 60_000)).count).toBe(1);
+        expect((await store.hit('a', 60_000)).count).toBe(3);
+      }));
+
+    it('opens a new window at count 1 once the old one has ended', () =>
+      withStore(async (store, clock) => {
+        for (let i = 0; i < 5; i++) await store.hit('k', 60_000);
+        clock.advance(59_999);
+        expect((await store.hit('k', 60_000)).count).toBe(6);
+        clock.advance(1);
+        const fresh = await store.hit('k', 60_000);
+        expect(fresh).toEqual({ count: 1, resetAt: clock.now() + 60_000 });
+      }));
+
+    it('counts concurrent hits exactly once each', () =>
+      withStore(async (store) => {
+        const results = await Promise.all(Array.from({ length: 50 }, () => store.hit('burst', 60_000)));
+        expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      }));
+  });
+}

@@ -1,0 +1,51 @@
+// Runs the built `netdiag` command as a user would, for whole-program tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `netdiag <args>` to completion (bounded by `timeoutMs`). */
+export async function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000): Promise<Finished> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+export interface Serving {
+  child: ChildProcess;
+  port: number;
+  stdout(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `netdiag serve` on an ephemeral loopback port and waits for its `listening` line. */
+export async function serveCli(env: Record<string, string> = {}): Promise<Serving> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    void exited.then((code) => { reject(new Error(`netdiag exited with ${String(code)} before listening`)); });
+  });
+  return { child, port, stdout: () => out, exited };
+}

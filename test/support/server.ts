@@ -1,0 +1,41 @@
+// Starts the real Node server in-process on an ephemeral loopback port, with logs captured.
+import { Writable } from 'node:stream';
+import { loadConfig, type Env } from '../../src/runtime/node/config.js';
+import { createLogger } from '../../src/runtime/node/logger.js';
+import { startServer, type RunningServer } from '../../src/runtime/node/serve.js';
+
+export interface TestServer {
+  url: string;
+  port: number;
+  running: RunningServer;
+  /** Every log line written so far, parsed. */
+  logs(): Record<string, unknown>[];
+  /** Every log line written so far, raw. */
+  rawLogs(): string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Env = {}): Promise<TestServer> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
+  let raw = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      raw += chunk.toString('utf8');
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const running = await startServer(config, logger);
+  return {
+    url: `http://127.0.0.1:${running.port}`,
+    port: running.port,
+    running,
+    rawLogs: () => raw,
+    logs: () =>
+      raw
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    close: () => running.drain(1000),
+  };
+}
