@@ -39,13 +39,11 @@ export function createApp(services: Services): App {
   }
   const { logger, accessLog } = services;
 
-  const base = (ctx: RequestContext) => services.publicUrl ?? ctx.req.origin;
-
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {
-    if (err instanceof Problem) return problemReply(ctx, err.code, err.message, base(ctx), err.headers);
+    if (err instanceof Problem) return problemReply(ctx, err.code, err.message, err.headers);
     // Anything else is a bug: log it here, answer with a 500 that reveals nothing (spec §7).
     logger.error({ request_id: ctx.requestId, err }, 'unhandled error');
-    return problemReply(ctx, 'internal_error', 'The service failed to handle this request.', base(ctx));
+    return problemReply(ctx, 'internal_error', 'The service failed to handle this request.');
   };
 
   // Access log, when enabled: route pattern and outcome only, never the caller's address,
@@ -68,13 +66,14 @@ export function createApp(services: Services): App {
       req,
       requestId: services.newId(),
       receivedAt: services.clock.now(),
+      problemBase: services.publicUrl ?? req.origin,
       params: {},
       rateHeaders: undefined,
       caller: undefined,
     };
     const matched = router.match(req.path);
     if (matched === undefined) {
-      return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.', base(ctx)));
+      return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.'));
     }
     ctx.params = matched.params;
     const route = matched.route.path;

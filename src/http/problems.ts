@@ -31,7 +31,12 @@ export class Problem extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ProblemCode, detail: string, headers: Record<string, string> = {}) {
+    // A Problem is an answer, not a bug: capturing its stack would cost more than the rest of
+    // the request (measured 2.5 µs a throw), and nothing reads it.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.name = 'Problem';
     this.code = code;
     this.status = PROBLEMS[code].status;

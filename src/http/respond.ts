@@ -79,13 +79,7 @@ export function envelope(ctx: RequestContext, data: unknown, cacheControl: strin
 }
 
 /** An RFC 9457 problem document; every error response is `no-store` (SPEC-NOTES). */
-export function problemReply(
-  ctx: RequestContext,
-  code: ProblemCode,
-  detail: string,
-  base: string,
-  extra?: Record<string, string>,
-): HttpReply {
-  const doc = problemDocument(code, detail, base, ctx.requestId);
+export function problemReply(ctx: RequestContext, code: ProblemCode, detail: string, extra?: Record<string, string>): HttpReply {
+  const doc = problemDocument(code, detail, ctx.problemBase, ctx.requestId);
   return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
 }

@@ -34,6 +34,8 @@ export interface RequestContext {
   requestId: string;
   /** Milliseconds since the epoch when the request was received. */
   receivedAt: number;
+  /** Base of problem `type` URIs: the configured public URL, else the request's origin. */
+  problemBase: string;
   /** Path parameters of the matched route. */
   params: Readonly<Record<string, string>>;
   /** RateLimit-* headers for limited routes, set by the rate-limit wrapper. */

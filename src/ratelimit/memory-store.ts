@@ -23,12 +23,7 @@ export class MemoryLimiterStore implements LimiterStore {
     this.#nextSweep = clock.now() + sweepEveryMs;
   }
 
-  hit(key: string, windowMs: number): Promise<WindowHit> {
-    return Promise.resolve(this.hitSync(key, windowMs));
-  }
-
-  /** Synchronous form, for callers (the cluster primary) that need no promise. */
-  hitSync(key: string, windowMs: number): WindowHit {
+  hit(key: string, windowMs: number): WindowHit {
     const now = this.#clock.now();
     if (now >= this.#nextSweep) this.#sweep(now);
     let entry = this.#entries.get(key);

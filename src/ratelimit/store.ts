@@ -9,7 +9,8 @@ export interface WindowHit {
 export interface LimiterStore {
   /**
    * Counts one hit for `key`. A key's window starts with its first hit and lasts `windowMs`;
-   * the next hit after it ends opens a new window at count 1.
+   * the next hit after it ends opens a new window at count 1. An in-process store answers
+   * synchronously, so the request path allocates no promise for it.
    */
-  hit(key: string, windowMs: number): Promise<WindowHit>;
+  hit(key: string, windowMs: number): WindowHit | Promise<WindowHit>;
 }

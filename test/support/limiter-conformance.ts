@@ -63,7 +63,7 @@ export function limiterConformance(name: string, factory: StoreFactory): void {
 
     it('counts concurrent hits exactly once each', () =>
       withStore(async (store) => {
-        const results = await Promise.all(Array.from({ length: 50 }, () => store.hit('burst', 60_000)));
+        const results = await Promise.all(Array.from({ length: 50 }, async () => store.hit('burst', 60_000)));
         expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       }));
   });
