@@ -2,6 +2,7 @@ import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
 import type { RegionId } from './latency/regions.js';
+import type { Resolver } from './dns/resolver.js';
 
 /** What the runtime observed about the connection a request came in on. */
 export interface ConnectionFacts {
@@ -38,6 +39,8 @@ export interface Services {
   keyedHash(input: string): string;
   trust: TrustPolicy;
   limiter: LimiterStore;
+  /** DNS through the one fixed upstream (SPEC-NOTES, DNS). */
+  dns: Resolver;
   limits: Limits;
   /** Regions that have a probe configured in this deployment. */
   probedRegions: ReadonlySet<RegionId>;

@@ -21,6 +21,7 @@ const BAD: [string, Record<string, string>][] = [
   ['NETDIAG_DNS_UPSTREAM', { NETDIAG_DNS_UPSTREAM: 'https://user:pw@dns.example/dns-query' }],
   ['NETDIAG_DNS_TIMEOUT_MS', { NETDIAG_DNS_TIMEOUT_MS: '0' }],
   ['NETDIAG_DNS_TIMEOUT_MS', { NETDIAG_DNS_TIMEOUT_MS: 'fast' }],
+  ['NETDIAG_DNS_CACHE_SIZE', { NETDIAG_DNS_CACHE_SIZE: 'lots' }],
   ['NETDIAG_TRUST_PROXY', { NETDIAG_TRUST_PROXY: '10.0.0.0/33' }],
   ['NETDIAG_TRUST_PROXY', { NETDIAG_TRUST_PROXY: 'proxy.example.net' }],
   ['NETDIAG_PROXY_PROTOCOL', { NETDIAG_PROXY_PROTOCOL: 'maybe' }],

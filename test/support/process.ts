@@ -34,7 +34,7 @@ export interface Serving {
 /** Starts `netdiag serve` on an ephemeral loopback port and waits for its `listening` line. */
 export async function serveCli(env: Record<string, string> = {}): Promise<Serving> {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -16,7 +16,9 @@ export interface TestServer {
 }
 
 export async function startTestServer(env: Env = {}): Promise<TestServer> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
+  // Tests never reach outside the machine: unless a suite names its own, the DNS upstream is a
+  // closed loopback port (lookups answer 503) instead of the public default.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', ...env });
   let raw = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -1,4 +1,7 @@
 // In-memory implementations of every port, for in-process tests of the core.
+import { DnsCache } from '../../src/dns/cache.js';
+import { createResolver } from '../../src/dns/resolver.js';
+import { DnsFailure } from '../../src/dns/errors.js';
 import { TRUST_NONE } from '../../src/ip/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
@@ -29,6 +32,13 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     keyedHash: (input) => `h(${input})`,
     trust: TRUST_NONE,
     limiter: new MemoryLimiterStore(clock),
+    // No upstream in-process: every lookup fails as unreachable unless a test passes its own.
+    dns: createResolver({
+      transport: { exchange: () => Promise.reject(new DnsFailure('unavailable', 'no upstream in this test')) },
+      timeoutMs: 1000,
+      cache: new DnsCache(100, clock),
+      clock,
+    }),
     limits: DEFAULT_LIMITS,
     probedRegions: new Set(),
     publicUrl: undefined,

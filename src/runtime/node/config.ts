@@ -30,6 +30,7 @@ export interface Config {
   publicUrl: string | undefined;
   dnsUpstream: DnsUpstream;
   dnsTimeoutMs: number;
+  dnsCacheSize: number;
   trust: TrustPolicy;
   proxyProtocol: boolean;
   colo: string | null;
@@ -225,6 +226,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     publicUrl,
     dnsUpstream: dnsUpstream(env),
     dnsTimeoutMs: wholeNumber(env, 'NETDIAG_DNS_TIMEOUT_MS', 2000, 1, 60_000),
+    dnsCacheSize: wholeNumber(env, 'NETDIAG_DNS_CACHE_SIZE', 10_000, 0, 10_000_000),
     trust,
     proxyProtocol: proxyValue === 'on',
     colo,

@@ -3,6 +3,7 @@ import type pino from 'pino';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Clock, Services } from '../../services.js';
 import type { Config } from './config.js';
+import { nodeResolver } from './dns.js';
 import { loadOpenApi } from './openapi.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -26,6 +27,7 @@ export function nodeServices(config: Config, logger: pino.Logger): Services {
     keyedHash: processKeyedHash(),
     trust: config.trust,
     limiter: new MemoryLimiterStore(systemClock),
+    dns: nodeResolver(config, systemClock),
     limits: config.limits,
     probedRegions: new Set(config.probes.keys()),
     publicUrl: config.publicUrl,

@@ -1,0 +1,62 @@
+import { DnsFailure } from './errors.js';
+import { MAX_MESSAGE_BYTES, type DnsTransport } from './transport.js';
+
+/**
+ * DNS over HTTPS (RFC 8484) with POST and `application/dns-message`. Uses the runtime's `fetch`,
+ * which keeps connections to the resolver alive and reuses them across lookups.
+ */
+export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsTransport {
+  return {
+    async exchange(query, signal) {
+      let response: Response;
+      try {
+        response = await fetchImpl(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/dns-message', Accept: 'application/dns-message' },
+          body: query as Uint8Array<ArrayBuffer>,
+          signal,
+        });
+      } catch {
+        if (signal.aborted) throw new DnsFailure('timeout', 'deadline');
+        throw new DnsFailure('unavailable', 'the DoH server could not be reached');
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        // RFC 8484 §4.2.1: a non-2xx answer is a failure of the HTTP exchange, not a DNS answer.
+        throw new DnsFailure(response.status >= 500 ? 'unavailable' : 'invalid', `HTTP status ${response.status}`);
+      }
+      if (response.headers.get('content-type')?.split(';')[0]?.trim() !== 'application/dns-message') {
+        await response.body?.cancel();
+        throw new DnsFailure('invalid', 'the DoH response is not application/dns-message');
+      }
+      try {
+        return await readBounded(response);
+      } catch (err) {
+        if (err instanceof DnsFailure) throw err;
+        if (signal.aborted) throw new DnsFailure('timeout', 'deadline');
+        throw new DnsFailure('unavailable', 'the DoH response was cut off');
+      }
+    },
+  };
+}
+
+async function readBounded(response: Response): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body === null) return new Uint8Array(0);
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > MAX_MESSAGE_BYTES) {
+      await response.body.cancel();
+      throw new DnsFailure('too_large', `a message over ${MAX_MESSAGE_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  const message = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    message.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return message;
+}

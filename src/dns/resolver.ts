@@ -1,0 +1,75 @@
+import type { Clock } from '../services.js';
+import type { DnsCache } from './cache.js';
+import { DnsFailure } from './errors.js';
+import type { DnsTransport } from './transport.js';
+import type { DnsResult, DnsType } from './types.js';
+import { decodeResponse, encodeQuery, messageId } from './wire.js';
+
+export interface Resolution {
+  result: DnsResult;
+  /** Seconds a client may cache the answer (`Cache-Control: max-age`); 0 means `no-store`. */
+  maxAge: number;
+}
+
+/** Port: what routes need from DNS. */
+export interface Resolver {
+  /** Through the shared TTL cache; concurrent identical misses share one upstream query. */
+  resolve(name: string, type: DnsType): Promise<Resolution>;
+  /**
+   * Straight to the upstream, never cached: for lookups about one caller (the PTR of /v1/ip),
+   * which must not sit in a shared cache (SPEC-NOTES, /v1/ip).
+   */
+  resolveUncached(name: string, type: DnsType, timeoutMs: number): Promise<DnsResult>;
+}
+
+export interface ResolverOptions {
+  transport: DnsTransport;
+  /** One deadline for the whole lookup, the TCP retry of a truncated reply included. */
+  timeoutMs: number;
+  cache: DnsCache;
+  clock: Clock;
+}
+
+export function createResolver({ transport, timeoutMs, cache }: ResolverOptions): Resolver {
+  const inflight = new Map<string, Promise<DnsResult>>();
+
+  async function ask(via: DnsTransport, query: Uint8Array, signal: AbortSignal, name: string, type: DnsType) {
+    const reply = await via.exchange(query, signal);
+    if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'its ID does not match the query');
+    return decodeResponse(reply, name, type);
+  }
+
+  async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
+    const signal = AbortSignal.timeout(deadlineMs);
+    const query = encodeQuery(name, type);
+    let decoded = await ask(transport, query, signal, name, type);
+    if (decoded.truncated) {
+      const fallback = transport.truncationFallback;
+      if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+      decoded = await ask(fallback, query, signal, name, type);
+      if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+    }
+    return decoded.result;
+  }
+
+  return {
+    async resolve(name, type) {
+      const key = `${type} ${name}`;
+      const cached = cache.get(key);
+      if (cached !== undefined) return { result: cached.result, maxAge: cached.remaining };
+      let pending = inflight.get(key);
+      if (pending === undefined) {
+        pending = lookup(name, type, timeoutMs)
+          .then((result) => {
+            cache.set(key, result);
+            return result;
+          })
+          .finally(() => inflight.delete(key));
+        inflight.set(key, pending);
+      }
+      const result = await pending;
+      return { result, maxAge: result.cacheTtl };
+    },
+    resolveUncached: (name, type, deadlineMs) => lookup(name, type, Math.min(deadlineMs, timeoutMs)),
+  };
+}

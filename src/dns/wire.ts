@@ -1,0 +1,140 @@
+import dnsPacket from 'dns-packet';
+import { DnsFailure } from './errors.js';
+import {
+  MAX_ANSWERS,
+  MAX_NAME_LENGTH,
+  MAX_TTL,
+  MAX_TXT_CHARACTERS,
+  type DnsAnswer,
+  type DnsResult,
+  type DnsType,
+  type ResponseCode,
+} from './types.js';
+
+/**
+ * EDNS(0) UDP payload size: 1232 bytes avoids IP fragmentation on any path (DNS Flag Day 2020);
+ * a larger answer comes back truncated and is fetched again over TCP. No EDNS Client Subnet
+ * option is ever sent (RFC 7871 §11.1 privacy): the upstream learns nothing about the caller.
+ */
+const EDNS_PAYLOAD = 1232;
+
+/** A query with a fresh random ID (RFC 5452 §4.3), recursion desired. */
+export function encodeQuery(name: string, type: DnsType): Uint8Array {
+  const id = crypto.getRandomValues(new Uint16Array(1))[0] ?? 0;
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type, name, class: 'IN' }],
+    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_PAYLOAD, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+  });
+}
+
+/** The ID of a message: its first two octets (RFC 1035 §4.1.1). */
+export function messageId(message: Uint8Array): number {
+  return message.length < 2 ? -1 : ((message[0] ?? 0) << 8) | (message[1] ?? 0);
+}
+
+const RCODES: Record<number, ResponseCode> = { 0: 'no_error', 2: 'server_failure', 3: 'name_error', 5: 'refused' };
+
+/** Presentation form for responses: lower case, no trailing dot (SPEC-NOTES). */
+function presentName(name: string): string {
+  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  if (bare.length > MAX_NAME_LENGTH) throw new DnsFailure('too_large', `a name of ${bare.length} characters`);
+  return bare.toLowerCase();
+}
+
+function ttlOf(ttl: number | undefined): number {
+  return Math.min(Math.max(0, ttl ?? 0), MAX_TTL);
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/** TXT: character-strings concatenated, no quotes or separators, decoded as UTF-8 (SPEC-NOTES). */
+function txtValue(data: unknown): string {
+  const parts = Array.isArray(data) ? (data as unknown[]) : [data];
+  const bytes = parts.map((p) => (typeof p === 'string' ? new TextEncoder().encode(p) : (p as Uint8Array)));
+  const joined = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+  let offset = 0;
+  for (const b of bytes) {
+    joined.set(b, offset);
+    offset += b.length;
+  }
+  const value = utf8.decode(joined);
+  // JSON Schema's maxLength counts code points, so the bound does too.
+  const characters = Array.from(value).length;
+  if (characters > MAX_TXT_CHARACTERS) throw new DnsFailure('too_large', `a TXT value of ${characters} characters`);
+  return value;
+}
+
+export interface DecodedResponse {
+  truncated: boolean;
+  result: DnsResult;
+}
+
+/**
+ * Decodes and checks an upstream response against the query it answers: it must be a response
+ * to the same question (RFC 5452 §9.1), well formed, and within the spec's bounds.
+ */
+export function decodeResponse(message: Uint8Array, name: string, type: DnsType): DecodedResponse {
+  let packet: dnsPacket.DecodedPacket;
+  try {
+    packet = dnsPacket.decode(Buffer.from(message.buffer, message.byteOffset, message.byteLength));
+  } catch {
+    throw new DnsFailure('invalid', 'the message could not be decoded');
+  }
+  if (!packet.flag_qr) throw new DnsFailure('invalid', 'the message is not a response');
+  const question = packet.questions?.[0];
+  if (
+    packet.questions?.length !== 1 ||
+    question === undefined ||
+    question.type !== type ||
+    (question.class ?? 'IN') !== 'IN' ||
+    presentName(question.name) !== name
+  ) {
+    throw new DnsFailure('invalid', 'its question does not match the query');
+  }
+  const responseCode = RCODES[(packet.flags ?? 0) & 0xf] ?? 'other';
+  if (packet.flag_tc) return { truncated: true, result: { responseCode, answers: [], cacheTtl: 0 } };
+
+  const answers: DnsAnswer[] = [];
+  for (const record of packet.answers ?? []) {
+    if ((record.type as string) === 'OPT') continue;
+    const base = { name: presentName(record.name), ttl_seconds: ttlOf((record as { ttl?: number }).ttl) };
+    switch (record.type) {
+      case 'A':
+      case 'AAAA':
+        answers.push({ type: record.type, ...base, address: record.data });
+        break;
+      case 'CNAME':
+      case 'NS':
+      case 'PTR':
+        answers.push({ type: record.type, ...base, target: presentName(record.data) });
+        break;
+      case 'MX':
+        answers.push({ type: 'MX', ...base, preference: record.data.preference ?? 0, exchange: presentName(record.data.exchange) });
+        break;
+      case 'TXT':
+        answers.push({ type: 'TXT', ...base, value: txtValue(record.data) });
+        break;
+      default:
+        // Other types (DNAME, RRSIG, …) are outside the allowlist and not reported.
+        continue;
+    }
+    if (answers.length > MAX_ANSWERS) throw new DnsFailure('too_large', `more than ${MAX_ANSWERS} answers`);
+  }
+  return { truncated: false, result: { responseCode, answers, cacheTtl: cacheTtl(responseCode, answers, packet) } };
+}
+
+/**
+ * Positive answers live for their smallest TTL. A negative answer (NXDOMAIN, or NODATA) lives
+ * for the SOA's TTL or MINIMUM, whichever is smaller (RFC 2308 §5), and not at all without an
+ * SOA. Failures (SERVFAIL, REFUSED, others) are never cached.
+ */
+function cacheTtl(code: ResponseCode, answers: DnsAnswer[], packet: dnsPacket.DecodedPacket): number {
+  if (code === 'no_error' && answers.length > 0) return Math.min(...answers.map((a) => a.ttl_seconds));
+  if (code !== 'no_error' && code !== 'name_error') return 0;
+  const soa = packet.authorities?.find((r): r is dnsPacket.SoaAnswer => r.type === 'SOA');
+  if (soa === undefined) return 0;
+  return ttlOf(Math.min(soa.ttl ?? 0, soa.data.minimum ?? 0));
+}

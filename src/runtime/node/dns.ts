@@ -1,0 +1,29 @@
+import { DnsCache } from '../../dns/cache.js';
+import { dohTransport } from '../../dns/doh.js';
+import { createResolver, type Resolver } from '../../dns/resolver.js';
+import type { DnsTransport } from '../../dns/transport.js';
+import type { Clock } from '../../services.js';
+import type { Config } from './config.js';
+import { tcpTransport } from './dns-tcp.js';
+import { udpTransport } from './dns-udp.js';
+
+/** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver. */
+export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport {
+  switch (upstream.protocol) {
+    case 'udp':
+      return udpTransport(upstream.host, upstream.port, tcpTransport(upstream.host, upstream.port));
+    case 'tcp':
+      return tcpTransport(upstream.host, upstream.port);
+    case 'https':
+      return dohTransport(upstream.url);
+  }
+}
+
+export function nodeResolver(config: Config, clock: Clock): Resolver {
+  return createResolver({
+    transport: upstreamTransport(config.dnsUpstream),
+    timeoutMs: config.dnsTimeoutMs,
+    cache: new DnsCache(config.dnsCacheSize, clock),
+    clock,
+  });
+}

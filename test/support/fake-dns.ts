@@ -1,0 +1,85 @@
+// FAKE upstreams for faults no real DNS server produces on demand: silence, garbage, a
+// mismatched question, a spoofed ID, a truncated UDP reply. Each listens on loopback UDP (and
+// TCP where the fault needs it) and builds its replies with dns-packet.
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:net';
+import dnsPacket from 'dns-packet';
+
+export type Fault = 'silent' | 'garbage' | 'question-mismatch' | 'wrong-id-then-right' | 'truncated-then-tcp';
+
+export interface FakeDns {
+  port: number;
+  close(): Promise<void>;
+}
+
+function answerTo(query: dnsPacket.DecodedPacket, overrides: Partial<dnsPacket.Packet> = {}): Buffer {
+  const question = query.questions?.[0] ?? { name: 'x', type: 'A' as const };
+  return dnsPacket.encode({
+    type: 'response',
+    id: query.id,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
+    questions: [question],
+    answers: [{ type: 'A', name: question.name, ttl: 60, data: '192.0.2.99' }],
+    ...overrides,
+  });
+}
+
+function reply(fault: Fault, query: dnsPacket.DecodedPacket, send: (b: Buffer) => void): void {
+  switch (fault) {
+    case 'silent':
+      return;
+    case 'garbage':
+      send(Buffer.from([(query.id ?? 0) >> 8, (query.id ?? 0) & 0xff, 0x81, 0x80, 0xff, 0xff, 0x00]));
+      return;
+    case 'question-mismatch':
+      send(answerTo(query, { questions: [{ type: 'A', name: 'elsewhere.example' }] }));
+      return;
+    case 'wrong-id-then-right':
+      send(answerTo(query, { id: ((query.id ?? 0) + 1) & 0xffff, answers: [{ type: 'A', name: 'spoof', ttl: 60, data: '203.0.113.66' }] }));
+      setTimeout(() => {
+        send(answerTo(query));
+      }, 50);
+      return;
+    case 'truncated-then-tcp':
+      send(answerTo(query, { flags: dnsPacket.TRUNCATED_RESPONSE | dnsPacket.RECURSION_DESIRED, answers: [] }));
+      return;
+  }
+}
+
+export async function startFakeDns(fault: Fault): Promise<FakeDns> {
+  const udp: Socket = createSocket('udp4');
+  udp.on('message', (message, rinfo) => {
+    reply(fault, dnsPacket.decode(message), (b) => { udp.send(b, rinfo.port, rinfo.address); });
+  });
+  udp.bind(0, '127.0.0.1');
+  await once(udp, 'listening');
+  const port = udp.address().port;
+
+  // The TCP side answers in full: where a truncated UDP reply sends the client.
+  const tcp: Server = createServer((socket) => {
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length < 2 || buffered.length < buffered.readUInt16BE(0) + 2) return;
+      const query = dnsPacket.decode(buffered.subarray(2, buffered.readUInt16BE(0) + 2));
+      const full = answerTo(query, { answers: [{ type: 'A', name: query.questions?.[0]?.name ?? '', ttl: 60, data: '192.0.2.77' }] });
+      const framed = Buffer.alloc(full.length + 2);
+      framed.writeUInt16BE(full.length, 0);
+      full.copy(framed, 2);
+      socket.end(framed);
+    });
+    socket.on('error', () => undefined);
+  });
+  tcp.listen(port, '127.0.0.1');
+  await once(tcp, 'listening');
+
+  return {
+    port,
+    close: async () => {
+      udp.close();
+      tcp.close();
+      await once(tcp, 'close');
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// A real authoritative DNS server for the suites: Knot DNS on loopback, with the zones in
+// test/fixtures/dns, and its own query counters (mod-stats) read through knotc.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/dns/', import.meta.url));
+
+export interface Knot {
+  port: number;
+  /** Queries the server has answered so far (its own counter). */
+  queries(): number;
+  /** Of those, the ones that came over TCP. */
+  tcpQueries(): number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** A string of `n` characters as TXT character-strings of at most 255 octets each (RFC 1035 §3.3). */
+function txtStrings(n: number): string {
+  const text = 'x'.repeat(n);
+  const parts: string[] = [];
+  for (let i = 0; i < n; i += 255) parts.push(`"${text.slice(i, i + 255)}"`);
+  return parts.join(' ');
+}
+
+function generatedRecords(): string {
+  const lines: string[] = [];
+  for (let i = 1; i <= 50; i++) lines.push(`fifty IN A 198.51.100.${i}`);
+  for (let i = 1; i <= 51; i++) lines.push(`fifty-one IN A 198.51.100.${i}`);
+  lines.push(`txt2048 IN TXT ${txtStrings(2048)}`);
+  lines.push(`txt2049 IN TXT ${txtStrings(2049)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function startKnot(): Promise<Knot> {
+  const dir = mkdtempSync(join(tmpdir(), 'netdiag-knot-'));
+  const zones = readdirSync(FIXTURES).filter((f) => f.endsWith('.zone'));
+  for (const zone of zones) copyFileSync(join(FIXTURES, zone), join(dir, zone));
+  writeFileSync(join(dir, 'example.test.zone'), readFileSync(join(dir, 'example.test.zone'), 'utf8') + generatedRecords());
+  const port = await freePort();
+  const conf = join(dir, 'knot.conf');
+  writeFileSync(
+    conf,
+    `server:
+    rundir: "${dir}"
+    listen: [ 127.0.0.1@${port} ]
+    user: ${process.getuid?.() === 0 ? 'root:root' : `${String(process.getuid?.())}:${String(process.getgid?.())}`}
+control:
+    listen: "${join(dir, 'knot.sock')}"
+database:
+    storage: "${dir}"
+log:
+  - target: stderr
+    any: error
+mod-stats:
+  - id: counters
+    request-protocol: on
+template:
+  - id: default
+    storage: "${dir}"
+    semantic-checks: off
+    global-module: mod-stats/counters
+zone:
+${zones.map((z) => `  - domain: ${z.replace(/\.zone$/, '')}\n    file: ${z}`).join('\n')}
+`,
+  );
+
+  let child: ChildProcess | undefined;
+  let base = 0;
+  const stats = (): string => execFileSync('knotc', ['-c', conf, 'stats', 'mod-stats'], { encoding: 'utf8' });
+  const counter = (): number => Number(/server-operation\[query\] = (\d+)/.exec(stats())?.[1] ?? 0);
+
+  const start = async () => {
+    child = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Ready when its control socket answers.
+    for (let i = 0; i < 100; i++) {
+      try {
+        execFileSync('knotc', ['-c', conf, 'status'], { stdio: 'ignore' });
+        return;
+      } catch {
+        if (child.exitCode !== null) throw new Error(`knotd exited: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    throw new Error(`knotd did not start: ${stderr}`);
+  };
+
+  const stop = async () => {
+    if (child === undefined || child.exitCode !== null) return;
+    // Counters restart with the process; keep the total monotonic across restarts.
+    base += counter();
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    child = undefined;
+  };
+
+  await start();
+  return {
+    port,
+    queries: () => base + (child === undefined ? 0 : counter()),
+    tcpQueries: () => Number(/request-protocol\[tcp4\] = (\d+)/.exec(stats())?.[1] ?? 0),
+    start,
+    stop,
+    close: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
