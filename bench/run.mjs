@@ -23,6 +23,7 @@ const connections = Number(opts.connections);
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const baselineScript = fileURLToPath(new URL('./baseline-server.mjs', import.meta.url));
+const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 const HIGH = 999_999_999;
 
 /** The routes under load. Each names the goal its issue set, as a ratio to the baseline. */
@@ -30,6 +31,9 @@ const ROUTES = [
   { name: 'health', path: '/v1/health', goal: 0.7 },
   { name: 'configuration', path: '/v1/speed-test/configuration' },
   { name: 'regions', path: '/v1/latency/regions' },
+  { name: 'dns-cached', path: '/v1/dns/resolve?name=cached.bench.test&type=A', goal: 0.6 },
+  // TTL 0: every request is a miss that goes to the local upstream and back.
+  { name: 'dns-miss', path: '/v1/dns/resolve?name=miss.bench.test&type=A' },
   // A limited route, to keep the limiter's cost in view (501 until /v1/ip lands in issue 4).
   { name: 'ip', path: '/v1/ip', expectStatus: 501 },
 ].filter((r) => opts.only === undefined || opts.only.split(',').includes(r.name));
@@ -50,7 +54,8 @@ async function startService(env = {}) {
   );
 }
 
-const service = await startService();
+const upstream = await startChild(process.execPath, [upstreamScript], {}, (line) => Number(line));
+const service = await startService({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}` });
 console.log(`service pid ${service.child.pid}, resident memory after start ${rssMiB(service.child.pid).toFixed(1)} MiB`);
 const rows = [];
 for (const route of ROUTES) {
@@ -83,6 +88,7 @@ for (const route of ROUTES) {
 }
 console.log(`resident memory after load ${rssMiB(service.child.pid).toFixed(1)} MiB`);
 await service.stop();
+await upstream.stop();
 console.log(`\n${rounds} interleaved rounds of ${duration}s, ${connections} connections, medians:`);
 console.table(rows);
 const missed = rows.filter((r) => r.goal !== '' && r.ratio < r.goal);

@@ -68,7 +68,7 @@ export function createApp(services: Services): App {
       receivedAt: services.clock.now(),
       problemBase: services.publicUrl ?? req.origin,
       params: {},
-      rateHeaders: undefined,
+      rate: undefined,
       caller: undefined,
     };
     const matched = router.match(req.path);

@@ -137,6 +137,8 @@ describe('bad parameters are 400 invalid_parameter', () => {
     ['repeated name', 'name=a.example&name=b.example&type=A', /"name" must be given once/],
     ['repeated type', 'name=a.example&type=A&type=AAAA', /"type" must be given once/],
     ['lower-case type', 'name=example.com&type=a', /type must be one of/],
+    ['a malformed percent-encoding', 'name=%E0%A4%A&type=A', /malformed percent-encoding/],
+    ['a repeated name in another spelling', 'name=a.example&%6Eame=b.example&type=A', /"name" must be given once/],
     ['type outside the allowlist', 'name=example.com&type=SOA', /type must be one of/],
     ['254 characters', `name=${long(254)}&type=A`, /1 to 253/],
     ['253 characters plus a trailing dot', `name=${long(253)}.&type=A`, /1 to 253/],

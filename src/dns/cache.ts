@@ -5,6 +5,9 @@ interface Entry {
   result: DnsResult;
   storedAt: number;
   expiresAt: number;
+  /** The result as aged at `agedAt` seconds, reused by every hit within that second. */
+  aged: DnsResult | undefined;
+  agedAt: number;
 }
 
 /** A cached result aged to now: TTLs count down from when it was stored. */
@@ -34,20 +37,25 @@ export class DnsCache {
       this.#entries.delete(key);
       return undefined;
     }
-    // Refresh its place in the LRU order.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
     const elapsed = Math.floor((now - entry.storedAt) / 1000);
-    const aged = entry.result.answers.map((a) => ({ ...a, ttl_seconds: Math.max(0, a.ttl_seconds - elapsed) }));
     const remaining = Math.max(0, entry.result.cacheTtl - elapsed);
-    return { result: { ...entry.result, answers: aged, cacheTtl: remaining }, remaining };
+    if (entry.aged === undefined || entry.agedAt !== elapsed) {
+      // Refresh its place in the LRU order, at most once a second: a hot name would otherwise
+      // churn the map on every hit.
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      const answers = entry.result.answers.map((a) => ({ ...a, ttl_seconds: Math.max(0, a.ttl_seconds - elapsed) }));
+      entry.aged = { ...entry.result, answers, cacheTtl: remaining };
+      entry.agedAt = elapsed;
+    }
+    return { result: entry.aged, remaining };
   }
 
   set(key: string, result: DnsResult): void {
     if (result.cacheTtl <= 0 || this.maxEntries === 0) return;
     const now = this.clock.now();
     this.#entries.delete(key);
-    this.#entries.set(key, { result, storedAt: now, expiresAt: now + result.cacheTtl * 1000 });
+    this.#entries.set(key, { result, storedAt: now, expiresAt: now + result.cacheTtl * 1000, aged: undefined, agedAt: -1 });
     while (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value;
       if (oldest === undefined) break;

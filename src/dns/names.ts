@@ -4,6 +4,8 @@ import { MAX_NAME_LENGTH } from './types.js';
 
 /** Letters, digits, hyphen and underscore (`_dmarc`, `_sip._tcp` are real names; SPEC-NOTES). */
 const LABEL = /^[a-z0-9_-]{1,63}$/;
+/** A name already in canonical form: the common case, checked with one expression. */
+const CANONICAL = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
 /** Characters that would let a "name" smuggle URL syntax into the IDN conversion. */
 const URL_SYNTAX = /[/?#@:%[\]\\\s]/;
 
@@ -18,6 +20,7 @@ function invalid(detail: string): Problem {
  */
 export function canonicalName(input: string): string {
   let name = input.endsWith('.') ? input.slice(0, -1) : input;
+  if (name.length <= MAX_NAME_LENGTH && CANONICAL.test(name)) return name;
   if (name === '') throw invalid('name must hold at least one label.');
   if (/[^\x20-\x7e]/.test(name)) {
     if (URL_SYNTAX.test(name)) throw invalid('name contains a character that is not allowed in a DNS name.');

@@ -13,8 +13,11 @@ export interface Resolution {
 
 /** Port: what routes need from DNS. */
 export interface Resolver {
-  /** Through the shared TTL cache; concurrent identical misses share one upstream query. */
-  resolve(name: string, type: DnsType): Promise<Resolution>;
+  /**
+   * Through the shared TTL cache; concurrent identical misses share one upstream query. A hit
+   * answers synchronously, so the cached path allocates no promise.
+   */
+  resolve(name: string, type: DnsType): Resolution | Promise<Resolution>;
   /**
    * Straight to the upstream, never cached: for lookups about one caller (the PTR of /v1/ip),
    * which must not sit in a shared cache (SPEC-NOTES, /v1/ip).
@@ -53,7 +56,7 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
   }
 
   return {
-    async resolve(name, type) {
+    resolve(name, type) {
       const key = `${type} ${name}`;
       const cached = cache.get(key);
       if (cached !== undefined) return { result: cached.result, maxAge: cached.remaining };
@@ -67,8 +70,7 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
           .finally(() => inflight.delete(key));
         inflight.set(key, pending);
       }
-      const result = await pending;
-      return { result, maxAge: result.cacheTtl };
+      return pending.then((result) => ({ result, maxAge: result.cacheTtl }));
     },
     resolveUncached: (name, type, deadlineMs) => lookup(name, type, Math.min(deadlineMs, timeoutMs)),
   };

@@ -1,26 +1,48 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
-import { envelope } from '../http/respond.js';
+import { envelopeSerialized, serialize, type Serialized } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
-import type { Handler, RequestContext } from '../http/types.js';
+import type { HttpReply, RequestContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import { DnsFailure, problemFor } from './errors.js';
 import { canonicalName, reverseName } from './names.js';
-import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsType } from './types.js';
+import type { Resolution } from './resolver.js';
+import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from './types.js';
 
-function single(params: URLSearchParams, key: string): string {
-  const values = params.getAll(key);
-  if (values.length === 0) throw new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
-  if (values.length > 1) throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
-  return values[0] ?? '';
+/** Decodes one form-urlencoded component (WHATWG URL §5.1: `+` is a space). */
+function decodeComponent(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new Problem('invalid_parameter', 'The query string holds a malformed percent-encoding.');
+  }
+}
+
+/** `name` and `type`, each exactly once; other parameters are ignored. */
+function nameAndType(query: string): { name: string; type: string } {
+  let name: string | undefined;
+  let type: string | undefined;
+  for (const pair of query === '' ? [] : query.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
+    if (key !== 'name' && key !== 'type') continue;
+    const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
+    if ((key === 'name' ? name : type) !== undefined) {
+      throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
+    }
+    if (key === 'name') name = value;
+    else type = value;
+  }
+  if (type === undefined) throw new Problem('invalid_parameter', 'The query parameter "type" is required.');
+  if (name === undefined) throw new Problem('invalid_parameter', 'The query parameter "name" is required.');
+  return { name, type };
 }
 
 /** Validates `name` and `type` (spec §4, SPEC-NOTES DNS) into the canonical question. */
 export function parseQuestion(query: string): { name: string; type: DnsType } {
-  const params = new URLSearchParams(query);
-  const type = single(params, 'type');
-  const raw = single(params, 'name');
+  const { name: raw, type } = nameAndType(query);
   if (!isDnsType(type)) throw new Problem('invalid_parameter', `type must be one of ${DNS_TYPES.join(', ')}.`);
   if (raw.length < 1 || raw.length > MAX_NAME_LENGTH) {
     throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);
@@ -29,21 +51,29 @@ export function parseQuestion(query: string): { name: string; type: DnsType } {
 }
 
 export function dnsRoute(services: Services): RouteDefinition {
-  const resolve: Handler = async (ctx: RequestContext) => {
-    const name = ctx.params.name ?? '';
-    const type = ctx.params.type as DnsType;
-    let resolution;
-    try {
-      resolution = await services.dns.resolve(name, type);
-    } catch (err) {
-      throw err instanceof DnsFailure ? problemFor(err) : err;
+  // A cached result keeps its identity for a whole second (see DnsCache), so its serialised
+  // form is made once per second per name instead of once per request.
+  const serialized = new WeakMap<DnsResult, Serialized>();
+
+  const reply = (ctx: RequestContext, { result, maxAge }: Resolution): HttpReply => {
+    let data = serialized.get(result);
+    if (data === undefined) {
+      const { name, type } = ctx.params;
+      data = serialize({ query: { name, type }, response_code: result.responseCode, answers: result.answers });
+      serialized.set(result, data);
     }
-    const { result, maxAge } = resolution;
     // Cache-Control follows the remaining TTL; a zero TTL must not be cached (SPEC-NOTES).
-    const cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : CACHE.noStore;
-    return envelope(ctx, { query: { name, type }, response_code: result.responseCode, answers: result.answers }, cacheControl);
+    return envelopeSerialized(ctx, data, maxAge > 0 ? `public, max-age=${maxAge}` : CACHE.noStore);
   };
-  const limited = rateLimited('dns', services, resolve);
+
+  const fail = (err: unknown): never => {
+    throw err instanceof DnsFailure ? problemFor(err) : err;
+  };
+
+  const limited = rateLimited('dns', services, (ctx) => {
+    const resolution = services.dns.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
+    return resolution instanceof Promise ? resolution.then((r) => reply(ctx, r), fail) : reply(ctx, resolution);
+  });
 
   return {
     path: '/v1/dns/resolve',

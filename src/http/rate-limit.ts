@@ -19,11 +19,7 @@ export function rateLimited(operation: Operation, services: Services, handler: H
 
   const decide = (ctx: RequestContext, { count, resetAt }: WindowHit): HttpReply | Promise<HttpReply> => {
     const reset = String(Math.max(1, Math.ceil((resetAt - services.clock.now()) / 1000)));
-    ctx.rateHeaders = {
-      'RateLimit-Limit': limitText,
-      'RateLimit-Remaining': String(Math.max(0, limit - count)),
-      'RateLimit-Reset': reset,
-    };
+    ctx.rate = { limit: limitText, remaining: String(Math.max(0, limit - count)), reset };
     if (count > limit) {
       // Returned, not thrown: this is the path an abusive client drives hardest.
       return problemReply(

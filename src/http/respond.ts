@@ -21,14 +21,25 @@ export function utf8Length(text: string): number {
 
 /** Headers every response carries: request id and CORS (SPEC-NOTES, "Every response"). */
 export function baseHeaders(ctx: RequestContext, cacheControl: string): Record<string, string> {
-  const headers: Record<string, string> = {
+  const rate = ctx.rate;
+  // One object literal per shape keeps the headers object in V8's fast mode on the hot path.
+  if (rate === undefined) {
+    return {
+      'Cache-Control': cacheControl,
+      'X-Request-ID': ctx.requestId,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    };
+  }
+  return {
     'Cache-Control': cacheControl,
     'X-Request-ID': ctx.requestId,
     'Access-Control-Allow-Origin': '*',
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    'RateLimit-Limit': rate.limit,
+    'RateLimit-Remaining': rate.remaining,
+    'RateLimit-Reset': rate.reset,
   };
-  if (ctx.rateHeaders !== undefined) Object.assign(headers, ctx.rateHeaders);
-  return headers;
 }
 
 export function jsonReply(

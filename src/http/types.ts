@@ -28,6 +28,13 @@ export interface HttpReply {
   body: string | null;
 }
 
+/** `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, as header text. */
+export interface RateState {
+  limit: string;
+  remaining: string;
+  reset: string;
+}
+
 /** Per-request state, created by the dispatcher and read by the helpers that build replies. */
 export interface RequestContext {
   req: HttpRequest;
@@ -38,8 +45,8 @@ export interface RequestContext {
   problemBase: string;
   /** Path parameters of the matched route. */
   params: Readonly<Record<string, string>>;
-  /** RateLimit-* headers for limited routes, set by the rate-limit wrapper. */
-  rateHeaders: Record<string, string> | undefined;
+  /** The RateLimit-* values for limited routes, set by the rate-limit wrapper. */
+  rate: RateState | undefined;
   /** The caller address, resolved at most once per request. */
   caller: CallerResult | undefined;
 }

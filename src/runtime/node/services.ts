@@ -16,7 +16,7 @@ export const systemClock: Clock = { now: () => Date.now() };
  */
 export function processKeyedHash(key: Buffer = randomBytes(32)): (input: string) => string {
   const prefix = key.toString('base64');
-  return (input) => hash('sha256', `${prefix}:${input}`, 'base64url').slice(0, 22);
+  return (input) => hash('sha256', prefix + input, 'base64url');
 }
 
 /** Builds the Node implementations of every port from the validated configuration. */
