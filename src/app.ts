@@ -66,7 +66,7 @@ export function createApp(services: Services): App {
       req,
       requestId: services.newId(),
       receivedAt: services.clock.now(),
-      problemBase: services.publicUrl ?? req.origin,
+      publicUrl: services.publicUrl,
       params: {},
       rate: undefined,
       caller: undefined,
@@ -98,7 +98,7 @@ export function createApp(services: Services): App {
       path: url.pathname,
       query: url.search.slice(1),
       header: (name) => request.headers.get(name) ?? undefined,
-      origin: url.origin,
+      origin: () => url.origin,
       body: request.body,
       connection: () => connection,
     });

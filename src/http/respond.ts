@@ -91,6 +91,6 @@ export function envelope(ctx: RequestContext, data: unknown, cacheControl: strin
 
 /** An RFC 9457 problem document; every error response is `no-store` (SPEC-NOTES). */
 export function problemReply(ctx: RequestContext, code: ProblemCode, detail: string, extra?: Record<string, string>): HttpReply {
-  const doc = problemDocument(code, detail, ctx.problemBase, ctx.requestId);
+  const doc = problemDocument(code, detail, ctx.publicUrl ?? ctx.req.origin(), ctx.requestId);
   return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
 }

@@ -13,8 +13,11 @@ export interface HttpRequest {
   query: string;
   /** A request header by lower-case name; repeated headers joined with ", ". */
   header(name: string): string | undefined;
-  /** `scheme://host` as the request named it, for problem `type` URIs when no public URL is set. */
-  origin: string;
+  /**
+   * `scheme://host` as the request named it, for problem `type` URIs when no public URL is set;
+   * a function because only error responses need it.
+   */
+  origin(): string;
   /** The body as a stream of chunks; read only by routes that take one. */
   body: AsyncIterable<Uint8Array> | null;
   /** What the runtime observed about the connection. */
@@ -41,8 +44,8 @@ export interface RequestContext {
   requestId: string;
   /** Milliseconds since the epoch when the request was received. */
   receivedAt: number;
-  /** Base of problem `type` URIs: the configured public URL, else the request's origin. */
-  problemBase: string;
+  /** The configured base of problem `type` URIs; the request's origin when undefined. */
+  publicUrl: string | undefined;
   /** Path parameters of the matched route. */
   params: Readonly<Record<string, string>>;
   /** The RateLimit-* values for limited routes, set by the rate-limit wrapper. */

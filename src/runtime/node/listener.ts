@@ -14,8 +14,6 @@ const SAFE_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]
 function toRequest(incoming: Incoming): HttpRequest {
   const url = incoming.url ?? '/';
   const q = url.indexOf('?');
-  const encrypted = (incoming.socket as { encrypted?: boolean }).encrypted === true;
-  const host = incoming.headers[':authority'] ?? incoming.headers.host;
   const method = incoming.method ?? 'GET';
   return {
     method,
@@ -25,7 +23,11 @@ function toRequest(incoming: Incoming): HttpRequest {
       const value = incoming.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    origin: `${encrypted ? 'https' : 'http'}://${typeof host === 'string' && SAFE_HOST.test(host) ? host : 'localhost'}`,
+    origin: () => {
+      const encrypted = (incoming.socket as { encrypted?: boolean }).encrypted === true;
+      const host = incoming.headers[':authority'] ?? incoming.headers.host;
+      return `${encrypted ? 'https' : 'http'}://${typeof host === 'string' && SAFE_HOST.test(host) ? host : 'localhost'}`;
+    },
     body: method === 'GET' || method === 'HEAD' ? null : incoming,
     connection: () => nodeConnection(incoming),
   };
