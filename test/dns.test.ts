@@ -5,6 +5,9 @@ import { expectContract } from './support/contract.js';
 import { send, type Reply } from './support/http.js';
 import { startKnot, type Knot } from './support/knot.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { loadConfig } from '../src/runtime/node/config.js';
+import { nodeResolver } from '../src/runtime/node/dns.js';
+import { systemClock } from '../src/runtime/node/services.js';
 import { requireCommands } from './support/system.js';
 
 const available = requireCommands('DNS suite', ['knotd', 'knotc', 'dig'], 'knot knot-dnsutils dnsutils');
@@ -194,6 +197,18 @@ describe.skipIf(!available)('GET /v1/dns/resolve with a real upstream', () => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => resolve('mail2.example.test', 'A')));
     expect(replies.every((r) => r.status === 200 && r.dns.answers[0]?.address === '192.0.2.26')).toBe(true);
     expect(knot.queries() - before).toBe(1);
+  });
+
+  it('resolveUncached (the PTR of a caller) always asks the upstream and leaves the cache empty', async () => {
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${knot.port}` }), systemClock);
+    const before = knot.queries();
+    const first = await resolver.resolveUncached('10.2.0.192.in-addr.arpa', 'PTR', 500);
+    expect(first.answers).toEqual([{ type: 'PTR', name: '10.2.0.192.in-addr.arpa', ttl_seconds: 300, target: 'www.example.test' }]);
+    await resolver.resolveUncached('10.2.0.192.in-addr.arpa', 'PTR', 500);
+    expect(knot.queries() - before).toBe(2);
+    // The shared cache of the same resolver did not keep it: a cached lookup asks again.
+    await resolver.resolve('10.2.0.192.in-addr.arpa', 'PTR');
+    expect(knot.queries() - before).toBe(3);
   });
 
   it('serves cached answers while the upstream is down, and 503 for what it must ask', async () => {

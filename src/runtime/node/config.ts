@@ -58,6 +58,17 @@ function fail(variable: string, message: string): never {
   throw new ConfigError(variable, message);
 }
 
+/** A variable read by a parser that throws a plain Error naming what is wrong with it. */
+function parsedWith<T>(env: Env, name: string, parse: (value: string) => T, fallback: T): T {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  try {
+    return parse(value);
+  } catch (err) {
+    return fail(name, (err as Error).message);
+  }
+}
+
 function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = read(env, name);
   if (value === undefined) return fallback;
@@ -179,15 +190,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     publicUrl = url.href.replace(/\/+$/, '');
   }
 
-  let trust = TRUST_NONE;
-  const trustValue = read(env, 'NETDIAG_TRUST_PROXY');
-  if (trustValue !== undefined) {
-    try {
-      trust = parseTrustList(trustValue);
-    } catch (err) {
-      fail('NETDIAG_TRUST_PROXY', (err as Error).message);
-    }
-  }
+  const trust = parsedWith(env, 'NETDIAG_TRUST_PROXY', parseTrustList, TRUST_NONE);
 
   const proxyValue = read(env, 'NETDIAG_PROXY_PROTOCOL') ?? 'off';
   if (proxyValue !== 'on' && proxyValue !== 'off') fail('NETDIAG_PROXY_PROTOCOL', `must be on or off, got "${proxyValue}"`);
@@ -198,15 +201,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
   const colo = read(env, 'NETDIAG_COLO') ?? null;
   if (colo !== null && !/^[A-Z]{3}$/.test(colo)) fail('NETDIAG_COLO', `must be three capital letters, got "${colo}"`);
 
-  let limits = DEFAULT_LIMITS;
-  const limitsValue = read(env, 'NETDIAG_RATE_LIMITS');
-  if (limitsValue !== undefined) {
-    try {
-      limits = parseLimits(limitsValue);
-    } catch (err) {
-      fail('NETDIAG_RATE_LIMITS', (err as Error).message);
-    }
-  }
+  const limits = parsedWith(env, 'NETDIAG_RATE_LIMITS', parseLimits, DEFAULT_LIMITS);
 
   const redisValue = read(env, 'NETDIAG_REDIS_URL');
   const redisUrl = redisValue === undefined ? undefined : parseUrl('NETDIAG_REDIS_URL', redisValue, ['redis:', 'rediss:']).href;

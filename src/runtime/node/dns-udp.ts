@@ -3,6 +3,7 @@ import { isIPv6 } from 'node:net';
 import { DnsFailure } from '../../dns/errors.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { messageId } from '../../dns/wire.js';
+import { exchangeOnce } from './dns-exchange.js';
 
 /**
  * DNS over UDP. Each query gets its own socket, so the kernel picks a fresh random source port
@@ -14,42 +15,25 @@ export function udpTransport(host: string, port: number, truncationFallback?: Dn
   return {
     truncationFallback,
     exchange(query, signal) {
-      return new Promise((resolve, reject) => {
-        const socket = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
-        const id = messageId(query);
-        let settled = false;
-        const finish = (outcome: () => void) => {
-          if (settled) return;
-          settled = true;
-          signal.removeEventListener('abort', onAbort);
+      const socket = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
+      const id = messageId(query);
+      return exchangeOnce(
+        signal,
+        () => {
           socket.close();
-          outcome();
-        };
-        const onAbort = () => {
-          finish(() => {
-            reject(new DnsFailure('timeout', 'deadline'));
+        },
+        (settle) => {
+          socket.on('error', () => {
+            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached'));
           });
-        };
-        if (signal.aborted) {
-          onAbort();
-          return;
-        }
-        signal.addEventListener('abort', onAbort);
-        socket.on('error', () => {
-          finish(() => {
-            reject(new DnsFailure('unavailable', 'the resolver could not be reached'));
+          socket.on('message', (message: Buffer) => {
+            if (messageId(message) === id) settle.resolve(message);
           });
-        });
-        socket.on('message', (message: Buffer) => {
-          if (messageId(message) !== id) return;
-          finish(() => {
-            resolve(message);
+          socket.connect(port, host, () => {
+            socket.send(query);
           });
-        });
-        socket.connect(port, host, () => {
-          socket.send(query);
-        });
-      });
+        },
+      );
     },
   };
 }
