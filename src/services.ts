@@ -3,6 +3,7 @@ import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
 import type { RegionId } from './latency/regions.js';
 import type { Resolver } from './dns/resolver.js';
+import type { AsnLookup, CityLookup } from './ip/geo.js';
 
 /** What the runtime observed about the connection a request came in on. */
 export interface ConnectionFacts {
@@ -42,6 +43,10 @@ export interface Services {
   /** DNS through the one fixed upstream (SPEC-NOTES, DNS). */
   dns: Resolver;
   limits: Limits;
+  /** Approximate location and network of public addresses. */
+  geo: { city: CityLookup; asn: AsnLookup };
+  /** This node's location code (`NETDIAG_COLO`), or null. */
+  colo: string | null;
   /** Regions that have a probe configured in this deployment. */
   probedRegions: ReadonlySet<RegionId>;
   /** Base for problem `type` URIs; the request's origin when undefined. */

@@ -47,7 +47,16 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => {
     stop('SIGINT');
   });
-  await starting;
+  try {
+    await starting;
+  } catch (err) {
+    // A configuration fault found while opening what it names (a geo database that is not one).
+    if (err instanceof ConfigError) {
+      process.stderr.write(`netdiag: invalid ${err.variable}: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,8 +1,74 @@
-import { notImplemented } from '../http/not-implemented.js';
+import { reverseName } from '../dns/names.js';
+import { CACHE } from '../http/headers.js';
+import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
+import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { Services } from '../services.js';
+import type { ParsedAddress } from './address.js';
+import { callerOf } from './caller.js';
+import { countryName } from './country.js';
+import { NO_LOCATION, NO_NETWORK } from './geo.js';
+import { hostnameOrNull } from './hostname.js';
+import { isSpecialUse } from './special.js';
+
+/** A short deadline for the caller's PTR: /v1/ip must not wait on a slow reverse zone. */
+export const REVERSE_DEADLINE_MS = 500;
 
 export function ipRoute(services: Services): RouteDefinition {
-  return { path: '/v1/ip', GET: rateLimited('ip', services, notImplemented('GET /v1/ip')) };
+  /** The caller's PTR through the fixed resolver, never through the shared cache; null on any failure. */
+  const reverseHostname = async (address: ParsedAddress): Promise<string | null> => {
+    try {
+      const result = await services.dns.resolveUncached(reverseName(address.text), 'PTR', REVERSE_DEADLINE_MS);
+      for (const answer of result.answers) {
+        if (answer.type === 'PTR') return hostnameOrNull(answer.target);
+      }
+      return null;
+    } catch {
+      return null;
+    }
+  };
+
+  const handler = rateLimited('ip', services, async (ctx) => {
+    const caller = callerOf(ctx, services);
+    if (!caller.ok) {
+      throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
+    }
+    const address = caller.address;
+    const special = isSpecialUse(address);
+    const city = special ? undefined : services.geo.city.city(address);
+    const network = (special ? undefined : services.geo.asn.asn(address)) ?? NO_NETWORK;
+    const location = city === undefined ? NO_LOCATION : { ...city, country: countryName(city.country_code) };
+    const connection = ctx.req.connection();
+    // Key order follows the spec's tables, so responses read the way the documentation does.
+    return envelope(
+      ctx,
+      {
+        address: address.text,
+        ip_version: address.version,
+        reverse_hostname: special ? null : await reverseHostname(address),
+        network,
+        location: {
+          city: location.city,
+          region: location.region,
+          country: location.country,
+          country_code: location.country_code,
+          postal_code: location.postal_code,
+          timezone: location.timezone,
+          latitude: location.latitude,
+          longitude: location.longitude,
+        },
+        connection: {
+          provider_colo: services.colo,
+          http_protocol: connection.httpProtocol,
+          tls_version: connection.tlsVersion,
+        },
+        data_provenance: 'observed_connection',
+      },
+      CACHE.noStore,
+    );
+  });
+
+  // Query parameters are ignored: nothing a caller sends can name another address (SPEC-NOTES).
+  return { path: '/v1/ip', GET: handler };
 }

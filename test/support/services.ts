@@ -40,6 +40,8 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
       clock,
     }),
     limits: DEFAULT_LIMITS,
+    geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
+    colo: null,
     probedRegions: new Set(),
     publicUrl: undefined,
     openapi,

@@ -19,7 +19,6 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
   if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
   if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
   if (config.proxyProtocol) unbuilt.push('NETDIAG_PROXY_PROTOCOL');
-  if (config.geoipCity !== undefined || config.geoipAsn !== undefined) unbuilt.push('NETDIAG_GEOIP_*');
   if (config.probes.size > 0) unbuilt.push('NETDIAG_PROBES');
   if (config.eventsSink.kind === 'http') unbuilt.push('NETDIAG_EVENTS_SINK');
   if (unbuilt.length > 0) {

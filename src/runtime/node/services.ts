@@ -4,6 +4,7 @@ import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Clock, Services } from '../../services.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
+import { loadGeo } from './geo/load.js';
 import { loadOpenApi } from './openapi.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -28,6 +29,8 @@ export function nodeServices(config: Config, logger: pino.Logger): Services {
     trust: config.trust,
     limiter: new MemoryLimiterStore(systemClock),
     dns: nodeResolver(config, systemClock),
+    geo: loadGeo(config),
+    colo: config.colo,
     limits: config.limits,
     probedRegions: new Set(config.probes.keys()),
     publicUrl: config.publicUrl,
