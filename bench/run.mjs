@@ -34,8 +34,8 @@ const ROUTES = [
   { name: 'dns-cached', path: '/v1/dns/resolve?name=cached.bench.test&type=A', goal: 0.6 },
   // TTL 0: every request is a miss that goes to the local upstream and back.
   { name: 'dns-miss', path: '/v1/dns/resolve?name=miss.bench.test&type=A' },
-  // A limited route, to keep the limiter's cost in view (501 until /v1/ip lands in issue 4).
-  { name: 'ip', path: '/v1/ip', expectStatus: 501 },
+  // A public caller behind a trusted proxy: geo and ASN lookups plus an uncached PTR query.
+  { name: 'ip', path: '/v1/ip', headers: { 'X-Forwarded-For': '8.8.8.8' }, goal: 0.4 },
 ].filter((r) => opts.only === undefined || opts.only.split(',').includes(r.name));
 
 async function startService(env = {}) {
@@ -55,19 +55,19 @@ async function startService(env = {}) {
 }
 
 const upstream = await startChild(process.execPath, [upstreamScript], {}, (line) => Number(line));
-const service = await startService({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}` });
+const service = await startService({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`, NETDIAG_TRUST_PROXY: 'loopback' });
 console.log(`service pid ${service.child.pid}, resident memory after start ${rssMiB(service.child.pid).toFixed(1)} MiB`);
 const rows = [];
 for (const route of ROUTES) {
   const url = `http://127.0.0.1:${service.port}${route.path}`;
-  const probe = await fetch(url);
+  const probe = await fetch(url, { headers: route.headers });
   const size = (await probe.arrayBuffer()).byteLength;
   const baseline = await startChild(process.execPath, [baselineScript, String(size)], {}, (line) => Number(line));
   const base = [];
   const svc = [];
   for (let i = 0; i < rounds; i++) {
     base.push(await load({ url: `http://127.0.0.1:${baseline.port}/`, pid: baseline.child.pid, duration, connections }));
-    svc.push(await load({ url, pid: service.child.pid, duration, connections }));
+    svc.push(await load({ url, headers: route.headers, pid: service.child.pid, duration, connections }));
   }
   await baseline.stop();
   const m = (runs, key) => median(runs.map((r) => r[key]));

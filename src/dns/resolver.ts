@@ -43,16 +43,25 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
   }
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
-    const signal = AbortSignal.timeout(deadlineMs);
-    const query = encodeQuery(name, type);
-    let decoded = await ask(transport, query, signal, name, type);
-    if (decoded.truncated) {
-      const fallback = transport.truncationFallback;
-      if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
-      decoded = await ask(fallback, query, signal, name, type);
-      if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+    // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running
+    // until it fires, and firing costs an exception object each time.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort();
+    }, deadlineMs);
+    try {
+      const query = encodeQuery(name, type);
+      let decoded = await ask(transport, query, deadline.signal, name, type);
+      if (decoded.truncated) {
+        const fallback = transport.truncationFallback;
+        if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+        decoded = await ask(fallback, query, deadline.signal, name, type);
+        if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+      }
+      return decoded.result;
+    } finally {
+      clearTimeout(timer);
     }
-    return decoded.result;
   }
 
   return {

@@ -18,9 +18,21 @@ import {
  */
 const EDNS_PAYLOAD = 1232;
 
+/** IDs drawn from the CSPRNG in batches: one call per 4096 queries instead of one per query. */
+const ids = new Uint16Array(4096);
+let nextId = ids.length;
+
+function randomId(): number {
+  if (nextId === ids.length) {
+    crypto.getRandomValues(ids);
+    nextId = 0;
+  }
+  return ids[nextId++] ?? 0;
+}
+
 /** A query with a fresh random ID (RFC 5452 §4.3), recursion desired. */
 export function encodeQuery(name: string, type: DnsType): Uint8Array {
-  const id = crypto.getRandomValues(new Uint16Array(1))[0] ?? 0;
+  const id = randomId();
   return dnsPacket.encode({
     type: 'query',
     id,

@@ -17,41 +17,69 @@ interface Table {
   orgs: Uint32Array;
 }
 
-/** Splits one CSV line of `start,end,asn,org` where only org may be quoted. */
-function fields(line: string): [string, string, string, string] | undefined {
-  const a = line.indexOf(',');
-  const b = line.indexOf(',', a + 1);
-  const c = line.indexOf(',', b + 1);
-  if (a < 0 || b < 0 || c < 0) return undefined;
-  let org = line.slice(c + 1);
-  if (org.startsWith('"') && org.endsWith('"')) org = org.slice(1, -1).replaceAll('""', '"');
-  return [line.slice(0, a), line.slice(a + 1, b), line.slice(b + 1, c), org];
-}
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
 
-function words(value: bigint, width: number): number[] {
+/** Splits a decimal of up to 128 bits into `width` 32-bit words, most significant first. */
+function words(decimal: string, width: number): number[] {
+  if (width === 1) return [Number(decimal)];
+  const value = BigInt(decimal);
   const out: number[] = [];
   for (let i = width - 1; i >= 0; i--) out.push(Number((value >> BigInt(32 * i)) & 0xffffffffn));
   return out;
 }
 
+/**
+ * Reads `start,end,asn,org` lines straight from the file's bytes: no whole-file string and no
+ * array of lines, so loading leaves little garbage behind (start-up time and resident memory).
+ */
 function loadTable(path: string, width: number, names: string[], index: Map<string, number>): Table {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
-  const starts = new Uint32Array(lines.length * width);
-  const ends = new Uint32Array(lines.length * width);
-  const asns = new Uint32Array(lines.length);
-  const orgs = new Uint32Array(lines.length);
+  const bytes = readFileSync(path);
+  let lines = 0;
+  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines++;
+  const starts = new Uint32Array((lines + 1) * width);
+  const ends = new Uint32Array((lines + 1) * width);
+  const asns = new Uint32Array(lines + 1);
+  const orgs = new Uint32Array(lines + 1);
   let n = 0;
-  for (const line of lines) {
-    const f = fields(line);
-    if (f === undefined) continue;
-    starts.set(words(BigInt(f[0]), width), n * width);
-    ends.set(words(BigInt(f[1]), width), n * width);
-    asns[n] = Number(f[2]);
-    let id = index.get(f[3]);
+  let at = 0;
+  const field = (): string => {
+    const from = at;
+    at = bytes.indexOf(COMMA, at);
+    if (at === -1) at = bytes.length;
+    return bytes.toString('latin1', from, at++);
+  };
+  while (at < bytes.length) {
+    if (bytes[at] === NEWLINE) {
+      at++;
+      continue;
+    }
+    const start = field();
+    const end = field();
+    const asn = field();
+    let org: string;
+    if (bytes[at] === QUOTE) {
+      // RFC 4180 quoting: the organisation may hold commas; "" is a literal quote.
+      const from = ++at;
+      while (at < bytes.length && !(bytes[at] === QUOTE && bytes[at + 1] !== QUOTE)) at += bytes[at] === QUOTE ? 2 : 1;
+      org = bytes.toString('utf8', from, at).replaceAll('""', '"');
+      while (at < bytes.length && bytes[at] !== NEWLINE) at++;
+    } else {
+      const from = at;
+      at = bytes.indexOf(NEWLINE, at);
+      if (at === -1) at = bytes.length;
+      org = bytes.toString('utf8', from, at);
+    }
+    at++;
+    starts.set(words(start, width), n * width);
+    ends.set(words(end, width), n * width);
+    asns[n] = Number(asn);
+    let id = index.get(org);
     if (id === undefined) {
       id = names.length;
-      names.push(f[3]);
-      index.set(f[3], id);
+      names.push(org);
+      index.set(org, id);
     }
     orgs[n] = id;
     n++;
