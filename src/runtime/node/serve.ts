@@ -3,6 +3,7 @@ import type pino from 'pino';
 import { createApp } from '../../app.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
+import { proxyProtocolFront } from './proxy-protocol.js';
 import { createNodeServer, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
 
@@ -18,7 +19,6 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
   const unbuilt: string[] = [];
   if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
   if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
-  if (config.proxyProtocol) unbuilt.push('NETDIAG_PROXY_PROTOCOL');
   if (config.probes.size > 0) unbuilt.push('NETDIAG_PROBES');
   if (config.eventsSink.kind === 'http') unbuilt.push('NETDIAG_EVENTS_SINK');
   if (unbuilt.length > 0) {
@@ -32,14 +32,20 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
   const server = createNodeServer(config, nodeListener(app, logger));
   const sessions = trackSessions(server);
 
+  // With PROXY protocol a TCP front listens and hands each connection, header removed, to the
+  // HTTP server; otherwise the HTTP server listens itself.
+  const front = config.proxyProtocol
+    ? proxyProtocolFront((socket) => server.emit('connection', socket), config.trust)
+    : undefined;
+  const listening = front ?? server;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
+    listening.once('error', reject);
+    listening.listen(config.port, config.host, () => {
+      listening.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = (listening.address() as AddressInfo).port;
   logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined }, 'listening');
 
   const drain = (graceMs = 5_000) =>
@@ -50,6 +56,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
         for (const session of sessions) session.destroy();
       }, graceMs);
       timer.unref();
+      front?.close();
       server.close(() => {
         clearTimeout(timer);
         resolve();

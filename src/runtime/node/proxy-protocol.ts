@@ -1,0 +1,137 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { parseAddress } from '../../ip/address.js';
+import type { TrustPolicy } from '../../ip/trust.js';
+
+/** What a PROXY protocol header told us about the client connection behind the proxy. */
+export interface ProxiedFacts {
+  /** The client's address; undefined for a LOCAL (health-check) connection or UNKNOWN family. */
+  sourceAddress: string | undefined;
+  /** From the ALPN TLV (v2 only); null when the proxy did not say. */
+  httpProtocol: string | null;
+  /** From the SSL TLV's version sub-TLV (v2 only); null when the proxy did not say. */
+  tlsVersion: string | null;
+}
+
+export const PROXIED = Symbol('netdiag.proxied');
+export type ProxiedSocket = Socket & { [PROXIED]?: ProxiedFacts };
+
+type Parsed = { status: 'incomplete' } | { status: 'invalid'; reason: string } | { status: 'ok'; length: number; facts: ProxiedFacts | undefined };
+
+const V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
+/** v1 headers are at most 107 bytes (spec §2.1); v2 at most 16 + 65535, but we accept 2 KiB. */
+const V1_MAX = 107;
+const V2_MAX = 2048;
+
+const ALPN: Record<string, string> = { h2: 'HTTP/2', 'http/1.1': 'HTTP/1.1', 'http/1.0': 'HTTP/1.0', h3: 'HTTP/3' };
+
+function parseV1(data: Buffer): Parsed {
+  const end = data.indexOf('\r\n');
+  if (end === -1) return data.length >= V1_MAX ? { status: 'invalid', reason: 'v1 header too long' } : { status: 'incomplete' };
+  const parts = data.toString('latin1', 0, end).split(' ');
+  if (parts[1] === 'UNKNOWN') return { status: 'ok', length: end + 2, facts: undefined };
+  if (parts.length !== 6 || (parts[1] !== 'TCP4' && parts[1] !== 'TCP6')) return { status: 'invalid', reason: 'malformed v1 header' };
+  const source = parseAddress(parts[2] ?? '');
+  if (source === undefined || (source.version === 'ipv4') !== (parts[1] === 'TCP4')) return { status: 'invalid', reason: 'bad v1 source address' };
+  return { status: 'ok', length: end + 2, facts: { sourceAddress: source.text, httpProtocol: null, tlsVersion: null } };
+}
+
+function tlvs(data: Buffer, from: number, to: number): { alpn?: string; tls?: string } {
+  const found: { alpn?: string; tls?: string } = {};
+  let at = from;
+  while (at + 3 <= to) {
+    const type = data[at] ?? 0;
+    const length = data.readUInt16BE(at + 1);
+    const value = data.subarray(at + 3, Math.min(at + 3 + length, to));
+    if (type === 0x01) found.alpn = value.toString('latin1');
+    if (type === 0x20 && value.length >= 5) {
+      // PP2_TYPE_SSL: client flags (1), verify (4), then sub-TLVs; PP2_SUBTYPE_SSL_VERSION is 0x21.
+      const client = value[0] ?? 0;
+      const inner = tlvs(Buffer.from(value.subarray(5)), 0, value.length - 5);
+      if ((client & 0x01) !== 0 && inner.tls !== undefined) found.tls = inner.tls;
+    }
+    if (type === 0x21) found.tls = value.toString('latin1');
+    at += 3 + length;
+  }
+  return found;
+}
+
+function parseV2(data: Buffer): Parsed {
+  if (data.length < 16) return { status: 'incomplete' };
+  const versionCommand = data[12] ?? 0;
+  if (versionCommand >> 4 !== 2) return { status: 'invalid', reason: 'unsupported v2 version' };
+  const length = 16 + data.readUInt16BE(14);
+  if (length > V2_MAX) return { status: 'invalid', reason: 'v2 header too long' };
+  if (data.length < length) return { status: 'incomplete' };
+  const command = versionCommand & 0x0f;
+  if (command === 0x0) return { status: 'ok', length, facts: undefined }; // LOCAL: the proxy itself
+  if (command !== 0x1) return { status: 'invalid', reason: 'unknown v2 command' };
+  const family = (data[13] ?? 0) >> 4;
+  let source: string | undefined;
+  let addressEnd = 16;
+  if (family === 0x1 && length >= 16 + 12) {
+    source = [...data.subarray(16, 20)].join('.');
+    addressEnd = 16 + 12;
+  } else if (family === 0x2 && length >= 16 + 36) {
+    const words: string[] = [];
+    for (let i = 0; i < 16; i += 2) words.push(data.readUInt16BE(16 + i).toString(16));
+    source = parseAddress(words.join(':'))?.text;
+    addressEnd = 16 + 36;
+  } else if (family !== 0x0) {
+    return { status: 'invalid', reason: 'unsupported v2 address family' };
+  }
+  const found = tlvs(data, addressEnd, length);
+  return {
+    status: 'ok',
+    length,
+    facts: { sourceAddress: source, httpProtocol: found.alpn === undefined ? null : (ALPN[found.alpn] ?? null), tlsVersion: found.tls ?? null },
+  };
+}
+
+/** Parses a PROXY protocol v1 or v2 header at the start of `data` (haproxy's proxy-protocol.txt). */
+export function parseProxyHeader(data: Buffer): Parsed {
+  if (data.length >= 12 ? data.subarray(0, 12).equals(V2_SIGNATURE) : V2_SIGNATURE.subarray(0, data.length).equals(data)) {
+    return data.length < 12 ? { status: 'incomplete' } : parseV2(data);
+  }
+  if (data.length < 6) return 'PROXY '.startsWith(data.toString('latin1')) ? { status: 'incomplete' } : { status: 'invalid', reason: 'no PROXY header' };
+  if (data.toString('latin1', 0, 6) !== 'PROXY ') return { status: 'invalid', reason: 'no PROXY header' };
+  return parseV1(data);
+}
+
+/** How long a trusted peer has to send its PROXY header. */
+const HEADER_TIMEOUT_MS = 5_000;
+
+/**
+ * A TCP front for the HTTP(S) server: connections from trusted peers must open with a PROXY
+ * header, which is read, checked and removed before the HTTP server sees the bytes; any other
+ * peer's connection goes through untouched, so it can never claim another address.
+ */
+export function proxyProtocolFront(handOver: (socket: Socket) => void, trust: TrustPolicy): Server {
+  return createServer((socket: ProxiedSocket) => {
+    const peer = socket.remoteAddress === undefined ? undefined : parseAddress(socket.remoteAddress);
+    if (peer === undefined || !trust.trusts(peer)) {
+      handOver(socket);
+      return;
+    }
+    let buffered = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), HEADER_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const parsed = parseProxyHeader(buffered);
+      if (parsed.status === 'incomplete') return;
+      socket.off('data', onData);
+      clearTimeout(timer);
+      if (parsed.status === 'invalid') {
+        socket.destroy();
+        return;
+      }
+      socket.pause();
+      socket[PROXIED] = parsed.facts ?? { sourceAddress: socket.remoteAddress, httpProtocol: null, tlsVersion: null };
+      const rest = buffered.subarray(parsed.length);
+      if (rest.length > 0) socket.unshift(rest);
+      handOver(socket);
+      socket.resume();
+    };
+    socket.on('data', onData);
+    socket.on('error', () => socket.destroy());
+  });
+}
