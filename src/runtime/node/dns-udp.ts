@@ -36,6 +36,8 @@ export function udpTransport(host: string, port: number, truncationFallback?: Dn
     const pooled: PooledSocket = { socket, used: 0, onMessage: undefined, onError: undefined, connected: false };
     socket.on('message', (message: Buffer) => pooled.onMessage?.(message));
     socket.on('error', () => pooled.onError?.());
+    // An idle pooled socket must not keep the process alive; a lookup in flight holds its timer.
+    socket.unref();
     socket.connect(port, host, () => {
       pooled.connected = true;
     });
