@@ -21,14 +21,37 @@ export function utf8Length(text: string): number {
 
 /** Headers every response carries: request id and CORS (SPEC-NOTES, "Every response"). */
 export function baseHeaders(ctx: RequestContext, cacheControl: string): Record<string, string> {
+  return withBody(ctx, cacheControl, undefined, undefined);
+}
+
+/**
+ * The headers of a response, built as one object literal per shape so V8 keeps it in fast mode
+ * on the hot path; the content headers are left out when there is no body.
+ */
+function withBody(ctx: RequestContext, cacheControl: string, contentType: string | undefined, length: string | undefined): Record<string, string> {
   const rate = ctx.rate;
-  // One object literal per shape keeps the headers object in V8's fast mode on the hot path.
+  if (contentType === undefined || length === undefined) {
+    const headers: Record<string, string> = {
+      'Cache-Control': cacheControl,
+      'X-Request-ID': ctx.requestId,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    };
+    if (rate !== undefined) {
+      headers['RateLimit-Limit'] = rate.limit;
+      headers['RateLimit-Remaining'] = rate.remaining;
+      headers['RateLimit-Reset'] = rate.reset;
+    }
+    return headers;
+  }
   if (rate === undefined) {
     return {
       'Cache-Control': cacheControl,
       'X-Request-ID': ctx.requestId,
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+      'Content-Type': contentType,
+      'Content-Length': length,
     };
   }
   return {
@@ -39,6 +62,8 @@ export function baseHeaders(ctx: RequestContext, cacheControl: string): Record<s
     'RateLimit-Limit': rate.limit,
     'RateLimit-Remaining': rate.remaining,
     'RateLimit-Reset': rate.reset,
+    'Content-Type': contentType,
+    'Content-Length': length,
   };
 }
 
@@ -51,10 +76,8 @@ export function jsonReply(
   extra?: Record<string, string>,
   bytes = utf8Length(body),
 ): HttpReply {
-  const headers = baseHeaders(ctx, cacheControl);
-  headers['Content-Type'] = contentType;
-  // Set explicitly so HEAD carries the same Content-Length the GET would (RFC 9110 §9.3.2).
-  headers['Content-Length'] = String(bytes);
+  // Content-Length is set explicitly so HEAD carries the one the GET would (RFC 9110 §9.3.2).
+  const headers = withBody(ctx, cacheControl, contentType, String(bytes));
   if (extra !== undefined) Object.assign(headers, extra);
   return { status, headers, body };
 }
