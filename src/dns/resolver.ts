@@ -1,4 +1,3 @@
-import type { Clock } from '../services.js';
 import type { DnsCache } from './cache.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
@@ -30,7 +29,6 @@ export interface ResolverOptions {
   /** One deadline for the whole lookup, the TCP retry of a truncated reply included. */
   timeoutMs: number;
   cache: DnsCache;
-  clock: Clock;
 }
 
 export function createResolver({ transport, timeoutMs, cache }: ResolverOptions): Resolver {

@@ -37,7 +37,6 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
       transport: { exchange: () => Promise.reject(new DnsFailure('unavailable', 'no upstream in this test')) },
       timeoutMs: 1000,
       cache: new DnsCache(100, clock),
-      clock,
     }),
     limits: DEFAULT_LIMITS,
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },

@@ -24,6 +24,5 @@ export function nodeResolver(config: Config, clock: Clock): Resolver {
     transport: upstreamTransport(config.dnsUpstream),
     timeoutMs: config.dnsTimeoutMs,
     cache: new DnsCache(config.dnsCacheSize, clock),
-    clock,
   });
 }
