@@ -15,7 +15,7 @@ describe('DnsCache', () => {
     const cache = new DnsCache(10, clock);
     cache.set('k', result(3));
     clock.advance(1500);
-    expect(cache.get('k')).toMatchObject({ remaining: 2, result: { answers: [{ ttl_seconds: 2 }] } });
+    expect(cache.get('k')).toMatchObject({ maxAge: 2, result: { answers: [{ ttl_seconds: 2 }] } });
     clock.advance(1500);
     expect(cache.get('k')).toBeUndefined();
     expect(cache.size).toBe(0);

@@ -6,7 +6,7 @@ interface Entry {
   storedAt: number;
   expiresAt: number;
   /** The result as aged at `agedAt` seconds, reused by every hit within that second. */
-  aged: DnsResult | undefined;
+  aged: CachedResult | undefined;
   agedAt: number;
 }
 
@@ -14,7 +14,7 @@ interface Entry {
 export interface CachedResult {
   result: DnsResult;
   /** Seconds the result may still be served. */
-  remaining: number;
+  maxAge: number;
 }
 
 /**
@@ -38,17 +38,17 @@ export class DnsCache {
       return undefined;
     }
     const elapsed = Math.floor((now - entry.storedAt) / 1000);
-    const remaining = Math.max(0, entry.result.cacheTtl - elapsed);
     if (entry.aged === undefined || entry.agedAt !== elapsed) {
+      const remaining = Math.max(0, entry.result.cacheTtl - elapsed);
       // Refresh its place in the LRU order, at most once a second: a hot name would otherwise
       // churn the map on every hit.
       this.#entries.delete(key);
       this.#entries.set(key, entry);
       const answers = entry.result.answers.map((a) => ({ ...a, ttl_seconds: Math.max(0, a.ttl_seconds - elapsed) }));
-      entry.aged = { ...entry.result, answers, cacheTtl: remaining };
+      entry.aged = { result: { ...entry.result, answers, cacheTtl: remaining }, maxAge: remaining };
       entry.agedAt = elapsed;
     }
-    return { result: entry.aged, remaining };
+    return entry.aged;
   }
 
   set(key: string, result: DnsResult): void {

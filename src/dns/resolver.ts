@@ -1,14 +1,11 @@
-import type { DnsCache } from './cache.js';
+import type { CachedResult, DnsCache } from './cache.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
 
-export interface Resolution {
-  result: DnsResult;
-  /** Seconds a client may cache the answer (`Cache-Control: max-age`); 0 means `no-store`. */
-  maxAge: number;
-}
+/** A result and the seconds a client may cache it (`Cache-Control: max-age`; 0 is `no-store`). */
+export type Resolution = CachedResult;
 
 /** Port: what routes need from DNS. */
 export interface Resolver {
@@ -66,7 +63,7 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
     resolve(name, type) {
       const key = `${type} ${name}`;
       const cached = cache.get(key);
-      if (cached !== undefined) return { result: cached.result, maxAge: cached.remaining };
+      if (cached !== undefined) return cached;
       let pending = inflight.get(key);
       if (pending === undefined) {
         pending = lookup(name, type, timeoutMs)

@@ -24,7 +24,11 @@ function decodeComponent(text: string): string {
 function nameAndType(query: string): { name: string; type: string } {
   let name: string | undefined;
   let type: string | undefined;
-  for (const pair of query === '' ? [] : query.split('&')) {
+  for (let from = 0; from < query.length; ) {
+    let to = query.indexOf('&', from);
+    if (to === -1) to = query.length;
+    const pair = query.slice(from, to);
+    from = to + 1;
     const eq = pair.indexOf('=');
     const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
     if (key !== 'name' && key !== 'type') continue;
