@@ -6,7 +6,7 @@ import { text, type AsnLookup, type NetworkInformation } from '../../../ip/geo.j
 /**
  * The embedded ASN table (ip-location-db's RouteViews + RIR + DB-IP merge, CC BY 4.0): sorted,
  * non-overlapping ranges read once into typed arrays and searched by bisection. Organisation
- * names are stored once each. About 0.5 M ranges cost some 12 MB.
+ * names are stored once each. About 0.5 M ranges cost about 11 MB.
  */
 interface Table {
   /** Range starts and ends: one number per IPv4 range; four 32-bit words per IPv6 range. */
