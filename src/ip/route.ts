@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 import type { ParsedAddress } from './address.js';
 import { callerOf } from './caller.js';
 import { countryName } from './country.js';
-import { NO_LOCATION, NO_NETWORK } from './geo.js';
+import { NO_LOCATION, NO_NETWORK, type LocationInformation } from './geo.js';
 import { hostnameOrNull } from './hostname.js';
 import { isSpecialUse } from './special.js';
 
@@ -38,9 +38,21 @@ export function ipRoute(services: Services): RouteDefinition {
     const special = isSpecialUse(address);
     const city = special ? undefined : services.geo.city.city(address);
     const network = (special ? undefined : services.geo.asn.asn(address)) ?? NO_NETWORK;
-    const location = city === undefined ? NO_LOCATION : { ...city, country: countryName(city.country_code) };
-    const connection = ctx.req.connection();
     // Key order follows the spec's tables, so responses read the way the documentation does.
+    const location: LocationInformation =
+      city === undefined
+        ? NO_LOCATION
+        : {
+            city: city.city,
+            region: city.region,
+            country: countryName(city.country_code),
+            country_code: city.country_code,
+            postal_code: city.postal_code,
+            timezone: city.timezone,
+            latitude: city.latitude,
+            longitude: city.longitude,
+          };
+    const connection = ctx.req.connection();
     return envelope(
       ctx,
       {
@@ -48,16 +60,7 @@ export function ipRoute(services: Services): RouteDefinition {
         ip_version: address.version,
         reverse_hostname: special ? null : await reverseHostname(address),
         network,
-        location: {
-          city: location.city,
-          region: location.region,
-          country: location.country,
-          country_code: location.country_code,
-          postal_code: location.postal_code,
-          timezone: location.timezone,
-          latitude: location.latitude,
-          longitude: location.longitude,
-        },
+        location,
         connection: {
           provider_colo: services.colo,
           http_protocol: connection.httpProtocol,
