@@ -19,52 +19,21 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** Headers every response carries: request id and CORS (SPEC-NOTES, "Every response"). */
+/** Headers every response carries: request id, CORS, and RateLimit-* on limited routes (SPEC-NOTES). */
 export function baseHeaders(ctx: RequestContext, cacheControl: string): Record<string, string> {
-  return withBody(ctx, cacheControl, undefined, undefined);
-}
-
-/**
- * The headers of a response, built as one object literal per shape so V8 keeps it in fast mode
- * on the hot path; the content headers are left out when there is no body.
- */
-function withBody(ctx: RequestContext, cacheControl: string, contentType: string | undefined, length: string | undefined): Record<string, string> {
-  const rate = ctx.rate;
-  if (contentType === undefined || length === undefined) {
-    const headers: Record<string, string> = {
-      'Cache-Control': cacheControl,
-      'X-Request-ID': ctx.requestId,
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-    };
-    if (rate !== undefined) {
-      headers['RateLimit-Limit'] = rate.limit;
-      headers['RateLimit-Remaining'] = rate.remaining;
-      headers['RateLimit-Reset'] = rate.reset;
-    }
-    return headers;
-  }
-  if (rate === undefined) {
-    return {
-      'Cache-Control': cacheControl,
-      'X-Request-ID': ctx.requestId,
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-      'Content-Type': contentType,
-      'Content-Length': length,
-    };
-  }
-  return {
+  const headers: Record<string, string> = {
     'Cache-Control': cacheControl,
     'X-Request-ID': ctx.requestId,
     'Access-Control-Allow-Origin': '*',
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-    'RateLimit-Limit': rate.limit,
-    'RateLimit-Remaining': rate.remaining,
-    'RateLimit-Reset': rate.reset,
-    'Content-Type': contentType,
-    'Content-Length': length,
   };
+  const rate = ctx.rate;
+  if (rate !== undefined) {
+    headers['RateLimit-Limit'] = rate.limit;
+    headers['RateLimit-Remaining'] = rate.remaining;
+    headers['RateLimit-Reset'] = rate.reset;
+  }
+  return headers;
 }
 
 export function jsonReply(
@@ -76,8 +45,10 @@ export function jsonReply(
   extra?: Record<string, string>,
   bytes = utf8Length(body),
 ): HttpReply {
-  // Content-Length is set explicitly so HEAD carries the one the GET would (RFC 9110 §9.3.2).
-  const headers = withBody(ctx, cacheControl, contentType, String(bytes));
+  const headers = baseHeaders(ctx, cacheControl);
+  headers['Content-Type'] = contentType;
+  // Set explicitly so HEAD carries the Content-Length the GET would (RFC 9110 §9.3.2).
+  headers['Content-Length'] = String(bytes);
   if (extra !== undefined) Object.assign(headers, extra);
   return { status, headers, body };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
@@ -126,10 +126,16 @@ function readableFile(name: string, path: string): Buffer {
 }
 
 function geoPath(env: Env, name: string): string | undefined {
-  const value = read(env, name);
-  if (value === undefined) return undefined;
-  readableFile(name, value);
-  return value;
+  const path = read(env, name);
+  if (path === undefined) return undefined;
+  // Only check that it can be read: the geo loader reads it once, at start-up, and checks its format.
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    fail(name, `cannot read "${path}" (${code})`);
+  }
+  return path;
 }
 
 function probes(env: Env): Map<RegionId, string> {

@@ -35,23 +35,31 @@ function parseV1(data: Buffer): Parsed {
   return { status: 'ok', length: end + 2, facts: { sourceAddress: source.text, httpProtocol: null, tlsVersion: null } };
 }
 
-function tlvs(data: Buffer, from: number, to: number): { alpn?: string; tls?: string } {
-  const found: { alpn?: string; tls?: string } = {};
-  let at = from;
-  while (at + 3 <= to) {
-    const type = data[at] ?? 0;
+/** Calls `visit` for each type-length-value record in `data[from, to)` (proxy-protocol.txt §2.2.7). */
+function eachTlv(data: Buffer, from: number, to: number, visit: (type: number, value: Buffer) => void): void {
+  for (let at = from; at + 3 <= to; ) {
     const length = data.readUInt16BE(at + 1);
-    const value = data.subarray(at + 3, Math.min(at + 3 + length, to));
-    if (type === 0x01) found.alpn = value.toString('latin1');
-    if (type === 0x20 && value.length >= 5) {
-      // PP2_TYPE_SSL: client flags (1), verify (4), then sub-TLVs; PP2_SUBTYPE_SSL_VERSION is 0x21.
-      const client = value[0] ?? 0;
-      const inner = tlvs(Buffer.from(value.subarray(5)), 0, value.length - 5);
-      if ((client & 0x01) !== 0 && inner.tls !== undefined) found.tls = inner.tls;
-    }
-    if (type === 0x21) found.tls = value.toString('latin1');
+    visit(data[at] ?? 0, data.subarray(at + 3, Math.min(at + 3 + length, to)));
     at += 3 + length;
   }
+}
+
+const PP2_TYPE_ALPN = 0x01;
+const PP2_TYPE_SSL = 0x20;
+const PP2_SUBTYPE_SSL_VERSION = 0x21;
+const PP2_CLIENT_SSL = 0x01;
+
+function tlvs(data: Buffer, from: number, to: number): { alpn?: string; tls?: string } {
+  const found: { alpn?: string; tls?: string } = {};
+  eachTlv(data, from, to, (type, value) => {
+    if (type === PP2_TYPE_ALPN) found.alpn = value.toString('latin1');
+    // PP2_TYPE_SSL: client flags (1 byte), verify result (4), then sub-TLVs; the version is one of them.
+    if (type === PP2_TYPE_SSL && value.length >= 5 && ((value[0] ?? 0) & PP2_CLIENT_SSL) !== 0) {
+      eachTlv(value, 5, value.length, (subtype, subvalue) => {
+        if (subtype === PP2_SUBTYPE_SSL_VERSION) found.tls = subvalue.toString('latin1');
+      });
+    }
+  });
   return found;
 }
 
