@@ -211,6 +211,16 @@ describe.skipIf(!available)('GET /v1/dns/resolve with a real upstream', () => {
     expect(knot.queries() - before).toBe(3);
   });
 
+  it('resolveUncached shares one query among identical questions in flight, and keeps nothing after', async () => {
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${knot.port}` }), systemClock);
+    const before = knot.queries();
+    const together = await Promise.all(Array.from({ length: 10 }, () => resolver.resolveUncached('10.2.0.192.in-addr.arpa', 'PTR', 500)));
+    expect(together.every((r) => r.answers[0]?.type === 'PTR')).toBe(true);
+    expect(knot.queries() - before).toBe(1);
+    await resolver.resolveUncached('10.2.0.192.in-addr.arpa', 'PTR', 500);
+    expect(knot.queries() - before).toBe(2);
+  });
+
   it('serves cached answers while the upstream is down, and 503 for what it must ask', async () => {
     await resolve('ns1.example.test', 'A');
     await knot.stop();

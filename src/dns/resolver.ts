@@ -16,7 +16,9 @@ export interface Resolver {
   resolve(name: string, type: DnsType): Resolution | Promise<Resolution>;
   /**
    * Straight to the upstream, never cached: for lookups about one caller (the PTR of /v1/ip),
-   * which must not sit in a shared cache (SPEC-NOTES, /v1/ip).
+   * which must not sit in a shared cache (SPEC-NOTES, /v1/ip). Identical questions asked while
+   * one is in flight share its query (a page firing parallel requests from one address asks
+   * once); nothing is kept once the answer arrives, and a later call always asks again.
    */
   resolveUncached(name: string, type: DnsType, timeoutMs: number): Promise<DnsResult>;
 }
@@ -30,6 +32,8 @@ export interface ResolverOptions {
 
 export function createResolver({ transport, timeoutMs, cache }: ResolverOptions): Resolver {
   const inflight = new Map<string, Promise<DnsResult>>();
+  // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
+  const inflightUncached = new Map<string, Promise<DnsResult>>();
 
   async function ask(via: DnsTransport, query: Uint8Array, signal: AbortSignal, name: string, type: DnsType) {
     const reply = await via.exchange(query, signal);
@@ -76,6 +80,15 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
       }
       return pending.then((result) => ({ result, maxAge: result.cacheTtl }));
     },
-    resolveUncached: (name, type, deadlineMs) => lookup(name, type, Math.min(deadlineMs, timeoutMs)),
+    resolveUncached(name, type, deadlineMs) {
+      // Keyed by the deadline too: a caller with a shorter one must not wait on a longer one.
+      const key = `${type} ${name} ${deadlineMs}`;
+      let pending = inflightUncached.get(key);
+      if (pending === undefined) {
+        pending = lookup(name, type, Math.min(deadlineMs, timeoutMs)).finally(() => inflightUncached.delete(key));
+        inflightUncached.set(key, pending);
+      }
+      return pending;
+    },
   };
 }
