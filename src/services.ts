@@ -1,7 +1,7 @@
 import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
-import type { RegionId } from './latency/regions.js';
+import type { LatencyProbes } from './latency/probes.js';
 import type { Resolver } from './dns/resolver.js';
 import type { AsnLookup, CityLookup } from './ip/geo.js';
 
@@ -47,8 +47,8 @@ export interface Services {
   geo: { city: CityLookup; asn: AsnLookup };
   /** This node's location code (`NETDIAG_COLO`), or null. */
   colo: string | null;
-  /** Regions that have a probe configured in this deployment. */
-  probedRegions: ReadonlySet<RegionId>;
+  /** The regional latency probes this deployment keeps warm connections to. */
+  probes: LatencyProbes;
   /** Base for problem `type` URIs; the request's origin when undefined. */
   publicUrl: string | undefined;
   /** The OpenAPI document served at /v1/openapi.json. */

@@ -40,6 +40,8 @@ const BAD: [string, Record<string, string>][] = [
   ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=ftp://127.0.0.1' }],
   ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur' }],
   ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=http://a.example,weur=http://b.example' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=http://user:secret@a.example' }],
+  ['NETDIAG_PROBES', { NETDIAG_PROBES: 'weur=http://a.example/?x=1' }],
   ['NETDIAG_EVENTS_SINK', { NETDIAG_EVENTS_SINK: 'kafka' }],
   ['NETDIAG_TLS_CERT', { NETDIAG_TLS_KEY: notPem }],
   ['NETDIAG_TLS_KEY', { NETDIAG_TLS_CERT: notPem }],
@@ -57,6 +59,17 @@ describe('start-up configuration', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^netdiag: invalid ${variable}: `));
     expect(run.stdout).not.toContain('listening');
+  });
+
+  it.each([
+    ['PORT', { PORT: '70000' }],
+    ['HOST', { HOST: 'not a host!' }],
+    ['NETDIAG_LOG_LEVEL', { NETDIAG_LOG_LEVEL: 'loud' }],
+    ['NETDIAG_TLS_KEY', { NETDIAG_TLS_CERT: notPem }],
+  ])('netdiag probe: a bad %s stops start-up with one line naming it', async (variable, env) => {
+    const run = await runCli(['probe'], { PORT: '0', HOST: '127.0.0.1', ...env });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^netdiag: invalid ${variable}: `))]);
   });
 
   it('--help describes the commands', async () => {

@@ -1,6 +1,12 @@
 // Upstream faults (fake servers in test/support/fake-dns.ts), DoH against the real Knot, and
 // every 400 the DNS route gives.
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
+import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/runtime/node/config.js';
+import { nodeResolver } from '../src/runtime/node/dns.js';
+import { systemClock } from '../src/runtime/node/services.js';
 import { expectContract } from './support/contract.js';
 import { startDohRelay, type DohRelay } from './support/doh-relay.js';
 import { startFakeDns, type Fault } from './support/fake-dns.js';
@@ -164,5 +170,36 @@ describe('bad parameters are 400 invalid_parameter', () => {
   it('253 characters are accepted as a name (and reach the upstream)', async () => {
     const res = await send(`${server.url}/v1/dns/resolve?name=${long(253)}&type=A`);
     expect(res.status).toBe(503);
+  });
+});
+
+describe('what each UDP query carries', () => {
+  it('a fresh source port and ID per query, EDNS(0) at 1232 bytes, and never a Client Subnet option', async () => {
+    // A recording peer: answers every query and keeps the port it came from and its OPT record.
+    const seen: { port: number; id: number; payload: number | undefined; options: number[] }[] = [];
+    const peer = createSocket('udp4');
+    peer.on('message', (message, rinfo) => {
+      const query = dnsPacket.decode(message);
+      const opt = query.additionals?.find((r) => r.type === 'OPT') as { udpPayloadSize?: number; options?: { code: number }[] } | undefined;
+      seen.push({ port: rinfo.port, id: query.id ?? -1, payload: opt?.udpPayloadSize, options: (opt?.options ?? []).map((o) => o.code) });
+      const question = query.questions?.[0] ?? { type: 'A' as const, name: 'x' };
+      peer.send(dnsPacket.encode({ type: 'response', id: query.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: [question], answers: [] }), rinfo.port, rinfo.address);
+    });
+    peer.bind(0, '127.0.0.1');
+    await once(peer, 'listening');
+    try {
+      const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(peer.address().port)}` }), systemClock);
+      for (let i = 0; i < 20; i++) await resolver.resolveUncached(`q${String(i)}.example`, 'A', 1000);
+      expect(seen).toHaveLength(20);
+      // Random 16-bit values may meet by chance; a reused socket or a counter would not spread like this.
+      expect(new Set(seen.map((s) => s.port)).size).toBeGreaterThanOrEqual(18);
+      expect(new Set(seen.map((s) => s.id)).size).toBeGreaterThanOrEqual(18);
+      for (const query of seen) {
+        expect(query.payload).toBe(1232);
+        expect(query.options).not.toContain(8); // EDNS Client Subnet, RFC 7871 §6
+      }
+    } finally {
+      peer.close();
+    }
   });
 });

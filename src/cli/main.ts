@@ -1,34 +1,45 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from '../runtime/node/config.js';
+import type pino from 'pino';
+import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/config.js';
 import { createLogger } from '../runtime/node/logger.js';
-import { startServer } from '../runtime/node/serve.js';
 
 const HELP = `netdiag: privacy-first network information and diagnostics API
 
 Usage:
   netdiag serve      run the API (configuration from the environment; see README)
-  netdiag probe      run a regional latency probe (PORT, default 8081)
+  netdiag probe      run a regional latency probe (PORT, default 8081; HOST, NETDIAG_TLS_*)
   netdiag --help     show this text
 `;
 
 /** Grace for in-flight requests on SIGTERM (SPEC-NOTES, Privacy and lifecycle). */
 const DRAIN_GRACE_MS = 5_000;
 
-async function serve(): Promise<void> {
-  let config;
+interface Running {
+  drain(graceMs: number): Promise<void>;
+}
+
+function configError(err: unknown): void {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`netdiag: invalid ${err.variable}: ${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+/**
+ * Loads the configuration (a bad value: one line naming it, exit 2), starts, and drains on
+ * SIGTERM or SIGINT. The handlers go in before the socket listens, so a SIGTERM that arrives
+ * as soon as the process announces itself still drains instead of killing it.
+ */
+async function run<C extends { logLevel: LogLevel }>(load: (env: Env) => C, start: (config: C, logger: pino.Logger) => Promise<Running>): Promise<void> {
+  let config: C;
   try {
-    config = loadConfig(process.env);
+    config = load(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`netdiag: invalid ${err.variable}: ${err.message}\n`);
-      process.exit(2);
-    }
+    configError(err);
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  // Signal handlers go in before the socket listens, so a SIGTERM that arrives as soon as the
-  // service announces itself still drains instead of killing the process.
-  const starting = startServer(config, logger);
+  const starting = start(config, logger);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -51,10 +62,7 @@ async function serve(): Promise<void> {
     await starting;
   } catch (err) {
     // A configuration fault found while opening what it names (a geo database that is not one).
-    if (err instanceof ConfigError) {
-      process.stderr.write(`netdiag: invalid ${err.variable}: ${err.message}\n`);
-      process.exit(2);
-    }
+    configError(err);
     throw err;
   }
 }
@@ -62,9 +70,17 @@ async function serve(): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   const command = argv[0] ?? 'serve';
   switch (command) {
-    case 'serve':
-      await serve();
+    // Each command loads only its own modules: the probe stays small without the API's code.
+    case 'serve': {
+      const { startServer } = await import('../runtime/node/serve.js');
+      await run(loadConfig, startServer);
       return;
+    }
+    case 'probe': {
+      const { startProbe } = await import('../runtime/node/probe-server.js');
+      await run(loadProbeConfig, startProbe);
+      return;
+    }
     case '--help':
     case '-h':
     case 'help':

@@ -1,20 +1,50 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
-import { envelopeSerialized, serialize } from '../http/respond.js';
+import { envelope, envelopeSerialized, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services.js';
-import { REGIONS, REGION_IDS, isRegionId } from './regions.js';
+import { ProbeUnavailable } from './probes.js';
+import { REGIONS, REGION_IDS, isRegionId, type RegionId } from './regions.js';
+
+/** Reported to the microsecond: finer digits would be noise from the timer, not the network. */
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 export function latencyRoutes(services: Services): RouteDefinition[] {
+  const { probes } = services;
   // `available` is true exactly when this deployment has a probe for the region (SPEC-NOTES).
   const regionsJson = serialize({
-    regions: REGIONS.map((r) => ({ id: r.id, name: r.name, available: services.probedRegions.has(r.id) })),
+    regions: REGIONS.map((r) => ({ id: r.id, name: r.name, available: probes.regions.has(r.id) })),
   });
 
-  const probe: Handler = rateLimited('probe', services, (ctx) => {
-    throw new Problem('probe_unavailable', `No probe is configured for region ${ctx.params.region ?? ''} in this deployment.`);
+  const probe: Handler = rateLimited('probe', services, async (ctx) => {
+    const region = ctx.params.region as RegionId;
+    if (!probes.regions.has(region)) {
+      throw new Problem('probe_unavailable', `No probe is configured for region ${region} in this deployment.`);
+    }
+    let rtt: number;
+    try {
+      rtt = await probes.measure(region);
+    } catch (err) {
+      // The reason stays in the runtime's log; the caller learns only that the probe is away.
+      if (err instanceof ProbeUnavailable) {
+        throw new Problem('probe_unavailable', `The probe for region ${region} is not answering; try again later.`);
+      }
+      throw err;
+    }
+    return envelope(
+      ctx,
+      {
+        region,
+        edge_to_region_rtt_ms: roundMs(rtt),
+        // Client-side figures are the client's to measure (spec §4 rule 2).
+        client_to_api_rtt_ms: null,
+        client_observed_total_rtt_ms: null,
+        measurement_scope: 'provider_edge_to_regional_probe',
+      },
+      CACHE.noStore,
+    );
   });
 
   return [

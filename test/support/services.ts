@@ -2,6 +2,7 @@
 import { DnsCache } from '../../src/dns/cache.js';
 import { createResolver } from '../../src/dns/resolver.js';
 import { DnsFailure } from '../../src/dns/errors.js';
+import { NO_PROBES } from '../../src/latency/probes.js';
 import { TRUST_NONE } from '../../src/ip/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
@@ -41,7 +42,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     limits: DEFAULT_LIMITS,
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
     colo: null,
-    probedRegions: new Set(),
+    probes: NO_PROBES,
     publicUrl: undefined,
     openapi,
     logger: memoryLogger(),

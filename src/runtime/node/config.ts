@@ -150,7 +150,10 @@ function probes(env: Env): Map<RegionId, string> {
     if (eq === -1) fail(name, `"${entry}" is not region=url`);
     if (!isRegionId(region)) fail(name, `unknown region "${region}"`);
     if (result.has(region)) fail(name, `region "${region}" is given twice`);
-    result.set(region, parseUrl(name, entry.slice(eq + 1), ['http:', 'https:']).href);
+    const url = parseUrl(name, entry.slice(eq + 1), ['http:', 'https:']);
+    if (url.username !== '' || url.password !== '') fail(name, `the URL for "${region}" must not carry credentials`);
+    if (url.search !== '' || url.hash !== '') fail(name, `the URL for "${region}" must not have a query or fragment`);
+    result.set(region, url.href);
   }
   return result;
 }
@@ -181,12 +184,40 @@ function tls(env: Env): Config['tls'] {
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
 
-/** Reads and validates every variable (SPEC-NOTES, operator interface). Throws ConfigError. */
-export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }): Config {
+function listenHost(env: Env): string | undefined {
   const host = read(env, 'HOST');
   if (host !== undefined && isIP(host) === 0 && !/^[a-zA-Z0-9.-]{1,253}$/.test(host)) {
     fail('HOST', `"${host}" is not an IP address or host name`);
   }
+  return host;
+}
+
+function logLevel(env: Env): LogLevel {
+  const level = (read(env, 'NETDIAG_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(level)) fail('NETDIAG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
+/** What `netdiag probe` reads: where to listen, TLS and logging; nothing else applies to it. */
+export interface ProbeConfig {
+  port: number;
+  host: string | undefined;
+  tls: Config['tls'];
+  logLevel: LogLevel;
+}
+
+export function loadProbeConfig(env: Env): ProbeConfig {
+  return {
+    port: wholeNumber(env, 'PORT', 8081, 0, 65535),
+    host: listenHost(env),
+    tls: tls(env),
+    logLevel: logLevel(env),
+  };
+}
+
+/** Reads and validates every variable (SPEC-NOTES, operator interface). Throws ConfigError. */
+export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }): Config {
+  const host = listenHost(env);
 
   let publicUrl: string | undefined;
   const publicValue = read(env, 'NETDIAG_PUBLIC_URL');
@@ -215,9 +246,6 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
   const workersValue = read(env, 'NETDIAG_WORKERS');
   const workers = workersValue === 'auto' ? 'auto' : wholeNumber(env, 'NETDIAG_WORKERS', 1, 1, 256);
 
-  const logLevel = (read(env, 'NETDIAG_LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) fail('NETDIAG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-
   const accessValue = read(env, 'NETDIAG_ACCESS_LOG') ?? 'off';
   if (accessValue !== 'on' && accessValue !== 'off') fail('NETDIAG_ACCESS_LOG', `must be on or off, got "${accessValue}"`);
 
@@ -239,7 +267,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     probes: probes(env),
     eventsSink: eventsSink(env),
     tls: tls(env),
-    logLevel,
+    logLevel: logLevel(env),
     accessLog: accessValue === 'on',
   };
 }

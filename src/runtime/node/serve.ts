@@ -19,7 +19,6 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
   const unbuilt: string[] = [];
   if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
   if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
-  if (config.probes.size > 0) unbuilt.push('NETDIAG_PROBES');
   if (config.eventsSink.kind === 'http') unbuilt.push('NETDIAG_EVENTS_SINK');
   if (unbuilt.length > 0) {
     logger.warn({ variables: unbuilt }, 'these settings are validated but not yet used by this version');
@@ -28,7 +27,8 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
 
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
   warnUnbuilt(config, logger);
-  const app = createApp(nodeServices(config, logger));
+  const services = nodeServices(config, logger);
+  const app = createApp(services);
   const server = createNodeServer(config, nodeListener(app, logger));
   const sessions = trackSessions(server);
 
@@ -59,7 +59,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       front?.close();
       server.close(() => {
         clearTimeout(timer);
-        resolve();
+        void services.probes.close().then(resolve);
       });
       if ('closeIdleConnections' in server) server.closeIdleConnections();
       for (const session of sessions) session.close();

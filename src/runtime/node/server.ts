@@ -26,7 +26,7 @@ export const LIMITS = {
  * A minimal problem document for requests Node rejects before the app sees them (malformed
  * request line, oversized headers): still JSON, still no internals.
  */
-function rejectClient(err: Error & { code?: string }, socket: Duplex): void {
+export function rejectClient(err: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
 import { loadGeo } from './geo/load.js';
 import { loadOpenApi } from './openapi.js';
+import { nodeProbes, type NodeProbes } from './probe-client.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -21,7 +22,7 @@ export function processKeyedHash(key: Buffer = randomBytes(32)): (input: string)
 }
 
 /** Builds the Node implementations of every port from the validated configuration. */
-export function nodeServices(config: Config, logger: pino.Logger): Services {
+export function nodeServices(config: Config, logger: pino.Logger): Services & { probes: NodeProbes } {
   return {
     clock: systemClock,
     newId: () => randomUUID(),
@@ -32,7 +33,7 @@ export function nodeServices(config: Config, logger: pino.Logger): Services {
     geo: loadGeo(config),
     colo: config.colo,
     limits: config.limits,
-    probedRegions: new Set(config.probes.keys()),
+    probes: nodeProbes(config.probes, logger),
     publicUrl: config.publicUrl,
     openapi: loadOpenApi(),
     logger,
