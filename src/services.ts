@@ -1,6 +1,7 @@
 import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
+import type { EventSink } from './events/sink.js';
 import type { LatencyProbes } from './latency/probes.js';
 import type { Resolver } from './dns/resolver.js';
 import type { AsnLookup, CityLookup } from './ip/geo.js';
@@ -47,6 +48,8 @@ export interface Services {
   geo: { city: CityLookup; asn: AsnLookup };
   /** This node's location code (`NETDIAG_COLO`), or null. */
   colo: string | null;
+  /** Where accepted analytics events go (`NETDIAG_EVENTS_SINK`). */
+  events: EventSink;
   /** The regional latency probes this deployment keeps warm connections to. */
   probes: LatencyProbes;
   /** Base for problem `type` URIs; the request's origin when undefined. */

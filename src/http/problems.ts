@@ -13,7 +13,6 @@ export const PROBLEMS = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limit_exceeded: { status: 429, title: 'Rate limit exceeded' },
   internal_error: { status: 500, title: 'Internal server error' },
-  not_implemented: { status: 501, title: 'Not implemented yet' },
   upstream_invalid_response: { status: 502, title: 'Invalid upstream response' },
   upstream_response_too_large: { status: 502, title: 'Upstream response too large' },
   upstream_unavailable: { status: 503, title: 'Upstream unavailable' },

@@ -29,6 +29,11 @@ export interface HttpReply {
   status: number;
   headers: Record<string, string>;
   body: string | null;
+  /**
+   * The request body was not read to its end (a 413 or 415): the runtime closes the connection
+   * after this reply instead of reading the rest to reuse it (HTTP/1.1 `Connection: close`).
+   */
+  close?: boolean;
 }
 
 /** `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, as header text. */

@@ -2,6 +2,7 @@
 import { DnsCache } from '../../src/dns/cache.js';
 import { createResolver } from '../../src/dns/resolver.js';
 import { DnsFailure } from '../../src/dns/errors.js';
+import { NONE_SINK } from '../../src/events/sink.js';
 import { NO_PROBES } from '../../src/latency/probes.js';
 import { TRUST_NONE } from '../../src/ip/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
@@ -43,6 +44,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
     colo: null,
     probes: NO_PROBES,
+    events: NONE_SINK,
     publicUrl: undefined,
     openapi,
     logger: memoryLogger(),

@@ -41,6 +41,8 @@ export interface Config {
   workers: number | 'auto';
   probes: ReadonlyMap<RegionId, string>;
   eventsSink: EventsSink;
+  /** Most events the HTTP sink holds while its collector is slow or down. */
+  eventsQueueSize: number;
   tls: { cert: Buffer; key: Buffer } | undefined;
   logLevel: LogLevel;
   accessLog: boolean;
@@ -266,6 +268,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     workers,
     probes: probes(env),
     eventsSink: eventsSink(env),
+    eventsQueueSize: wholeNumber(env, 'NETDIAG_EVENTS_QUEUE', 10_000, 1, 1_000_000),
     tls: tls(env),
     logLevel: logLevel(env),
     accessLog: accessValue === 'on',

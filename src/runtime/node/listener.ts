@@ -47,6 +47,8 @@ class NodeRequest implements HttpRequest {
 }
 
 function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
+  // HTTP/2 has no connection header (RFC 9113 §8.2.2): ending the stream is enough there.
+  if (reply.close === true && incoming.httpVersionMajor < 2) outgoing.setHeader('Connection', 'close');
   outgoing.writeHead(reply.status, reply.headers);
   // HEAD keeps every header of the GET, Content-Length included, and sends no body.
   if (reply.body === null || incoming.method === 'HEAD') outgoing.end();

@@ -7,6 +7,9 @@ import { proxyProtocolFront } from './proxy-protocol.js';
 import { createNodeServer, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
 
+/** How long shutdown waits for the events queue to reach the collector. */
+const EVENTS_FLUSH_MS = 3_000;
+
 export interface RunningServer {
   server: NodeServer;
   port: number;
@@ -19,7 +22,6 @@ function warnUnbuilt(config: Config, logger: pino.Logger): void {
   const unbuilt: string[] = [];
   if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
   if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
-  if (config.eventsSink.kind === 'http') unbuilt.push('NETDIAG_EVENTS_SINK');
   if (unbuilt.length > 0) {
     logger.warn({ variables: unbuilt }, 'these settings are validated but not yet used by this version');
   }
@@ -59,7 +61,10 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       front?.close();
       server.close(() => {
         clearTimeout(timer);
-        void services.probes.close().then(resolve);
+        // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
+        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS)]).then(() => {
+          resolve();
+        });
       });
       if ('closeIdleConnections' in server) server.closeIdleConnections();
       for (const session of sessions) session.close();

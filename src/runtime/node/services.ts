@@ -1,10 +1,12 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
-import type { Clock, Services } from '../../services.js';
+import type { Clock, Logger, Services } from '../../services.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
 import { loadGeo } from './geo/load.js';
+import { HttpEventSink } from '../../events/http-sink.js';
+import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
 import { loadOpenApi } from './openapi.js';
 import { nodeProbes, type NodeProbes } from './probe-client.js';
 
@@ -21,6 +23,13 @@ export function processKeyedHash(key: Buffer = randomBytes(32)): (input: string)
   return (input) => hash('sha256', prefix + input, 'base64url');
 }
 
+function eventSink(config: Config, logger: Logger): EventSink {
+  const sink = config.eventsSink;
+  if (sink.kind === 'none') return NONE_SINK;
+  if (sink.kind === 'log') return logSink(logger);
+  return new HttpEventSink({ url: sink.url, queueSize: config.eventsQueueSize, logger });
+}
+
 /** Builds the Node implementations of every port from the validated configuration. */
 export function nodeServices(config: Config, logger: pino.Logger): Services & { probes: NodeProbes } {
   return {
@@ -34,6 +43,7 @@ export function nodeServices(config: Config, logger: pino.Logger): Services & { 
     colo: config.colo,
     limits: config.limits,
     probes: nodeProbes(config.probes, logger),
+    events: eventSink(config, logger),
     publicUrl: config.publicUrl,
     openapi: loadOpenApi(),
     logger,

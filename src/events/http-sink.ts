@@ -1,0 +1,166 @@
+import type { Logger } from '../services.js';
+import type { EventSink, ReceivedEvent } from './sink.js';
+
+export interface HttpSinkOptions {
+  url: string;
+  /** Most events held while the collector is slow or down; the oldest go first past it. */
+  queueSize: number;
+  logger: Logger;
+  /** Events per POST. */
+  batchSize?: number;
+  /** How long a batch that is not full waits for more events. */
+  lingerMs?: number;
+  /** Deadline of one POST, response included. */
+  timeoutMs?: number;
+  /** First retry delay; doubled per failure up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface HttpSinkStats {
+  queued: number;
+  delivered: number;
+  dropped: number;
+}
+
+/**
+ * Batches events as NDJSON POSTs to an operator's collector. The queue is bounded: when the
+ * collector is slow or down, the oldest events are dropped and counted, so memory stays flat
+ * and the intake never waits. One POST is in flight at a time, with a short deadline; a failed
+ * batch goes back to the head of the queue and is retried with exponential backoff. A state
+ * change (collector failing, collector back) is logged once, with the drops so far, never per
+ * event. Uses only `fetch` and timers, so it runs on any runtime.
+ */
+export class HttpEventSink implements EventSink {
+  readonly #url: string;
+  readonly #queueSize: number;
+  readonly #logger: Logger;
+  readonly #batchSize: number;
+  readonly #lingerMs: number;
+  readonly #timeoutMs: number;
+  readonly #backoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #queue: ReceivedEvent[] = [];
+  #inFlight: Promise<boolean> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #failures = 0;
+  #delivered = 0;
+  #dropped = 0;
+  #closing = false;
+  /** Dropping since the last delivery: the warning is logged once per episode. */
+  #dropping = false;
+
+  constructor(options: HttpSinkOptions) {
+    this.#url = options.url;
+    this.#queueSize = options.queueSize;
+    this.#logger = options.logger;
+    this.#batchSize = options.batchSize ?? 100;
+    this.#lingerMs = options.lingerMs ?? 200;
+    this.#timeoutMs = options.timeoutMs ?? 2_000;
+    this.#backoffMs = options.backoffMs ?? 500;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  }
+
+  get stats(): HttpSinkStats {
+    return { queued: this.#queue.length, delivered: this.#delivered, dropped: this.#dropped };
+  }
+
+  accept(event: ReceivedEvent): void {
+    this.#queue.push(event);
+    this.#trim();
+    if (this.#closing || this.#inFlight !== undefined || this.#failures > 0) return;
+    if (this.#queue.length >= this.#batchSize) this.#schedule(0);
+    else if (this.#timer === undefined) this.#schedule(this.#lingerMs);
+  }
+
+  async close(graceMs: number): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const deadline = Date.now() + graceMs;
+    if (this.#inFlight !== undefined) await this.#inFlight;
+    // A final flush: batch after batch until the queue is empty, a POST fails, or time is up.
+    while (this.#queue.length > 0 && Date.now() < deadline) {
+      if (!(await this.#post(Math.min(this.#timeoutMs, deadline - Date.now())))) break;
+    }
+    if (this.#queue.length > 0 || this.#dropped > 0) {
+      this.#logger.warn({ undelivered: this.#queue.length, dropped: this.#dropped }, 'analytics events not delivered at shutdown');
+    }
+  }
+
+  #trim(): void {
+    const over = this.#queue.length - this.#queueSize;
+    if (over <= 0) return;
+    this.#queue.splice(0, over);
+    if (!this.#dropping) {
+      this.#logger.warn({ queue_size: this.#queueSize }, 'analytics queue full: dropping the oldest events');
+      this.#dropping = true;
+    }
+    this.#dropped += over;
+  }
+
+  #schedule(ms: number): void {
+    // After close() only the final flush delivers.
+    if (this.#closing) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#flush();
+    }, ms);
+    // Pending delivery is no reason to keep a process alive; shutdown flushes explicitly.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#closing || this.#inFlight !== undefined || this.#queue.length === 0) return;
+    const ok = await this.#post(this.#timeoutMs);
+    if (!ok) {
+      const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 1));
+      // Jitter keeps many instances from retrying in step against a recovering collector.
+      this.#schedule(delay / 2 + Math.random() * (delay / 2));
+    } else if (this.#queue.length >= this.#batchSize) {
+      this.#schedule(0);
+    } else if (this.#queue.length > 0) {
+      this.#schedule(this.#lingerMs);
+    }
+  }
+
+  /** One POST of the head of the queue; the batch leaves the queue only once delivered. */
+  #post(timeoutMs: number): Promise<boolean> {
+    const batch = this.#queue.slice(0, this.#batchSize);
+    const body = `${batch.map((e) => JSON.stringify(e)).join('\n')}\n`;
+    const droppedBefore = this.#dropped;
+    this.#inFlight = (async () => {
+      try {
+        const res = await fetch(this.#url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-ndjson' },
+          body,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await res.body?.cancel();
+        if (!res.ok) throw Object.assign(new Error('collector refused'), { code: `status_${String(res.status)}` });
+        // The batch was the head of the queue; drops since then came off that head, so they
+        // were batch events after all (delivered, not lost), and the rest of it is still first.
+        const trimmed = Math.min(batch.length, this.#dropped - droppedBefore);
+        this.#dropped -= trimmed;
+        this.#queue.splice(0, batch.length - trimmed);
+        this.#delivered += batch.length;
+        this.#dropping = false;
+        if (this.#failures > 0) this.#logger.info({ dropped: this.#dropped }, 'analytics collector reachable again');
+        this.#failures = 0;
+        return true;
+      } catch (err) {
+        if (this.#failures === 0) {
+          const code = (err as { code?: unknown; name?: unknown }).code ?? (err as { name?: unknown }).name;
+          this.#logger.warn({ reason: typeof code === 'string' ? code : 'unknown' }, 'analytics collector failing; events are queued');
+        }
+        this.#failures += 1;
+        return false;
+      } finally {
+        this.#inFlight = undefined;
+      }
+    })();
+    return this.#inFlight;
+  }
+}
