@@ -26,6 +26,13 @@ const baselineScript = fileURLToPath(new URL('./baseline-server.mjs', import.met
 const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 const HIGH = 999_999_999;
 
+const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
+const EVENT = JSON.stringify({
+  event: 'speed_test_completed',
+  event_id: '3b241101-e2bb-4255-8caf-4136c566a962',
+  properties: { source: 'cli', mode: 'full', download_mbps: 412.5, upload_mbps: 38.2, latency_ms: 11.4, jitter_ms: 1.2, tool_version: '1.4.0' },
+});
+
 /** The routes under load. Each names the goal its issue set, as a ratio to the baseline. */
 const ROUTES = [
   { name: 'health', path: '/v1/health', goal: 0.7 },
@@ -36,6 +43,10 @@ const ROUTES = [
   { name: 'dns-miss', path: '/v1/dns/resolve?name=miss.bench.test&type=A' },
   // A public caller behind a trusted proxy: geo and ASN lookups plus an uncached PTR query.
   { name: 'ip', path: '/v1/ip', headers: { 'X-Forwarded-For': '8.8.8.8' }, goal: 0.4 },
+  // Analytics intake with the HTTP sink pointed at a local collector that answers, and again at
+  // one that never answers: the 202 must not wait on either.
+  { name: 'events', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, collector: 'accept' },
+  { name: 'events-hanging', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, collector: 'hang' },
 ].filter((r) => opts.only === undefined || opts.only.split(',').includes(r.name));
 
 async function startService(env = {}) {
@@ -59,20 +70,27 @@ const service = await startService({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${up
 console.log(`service pid ${service.child.pid}, resident memory after start ${rssMiB(service.child.pid).toFixed(1)} MiB`);
 const rows = [];
 for (const route of ROUTES) {
-  const url = `http://127.0.0.1:${service.port}${route.path}`;
-  const probe = await fetch(url, { headers: route.headers });
+  // Routes that need their own sink get their own service, with the collector beside it.
+  const collector = route.collector === undefined ? undefined : await startChild(process.execPath, [collectorScript, route.collector], {}, (line) => Number(line));
+  const target = collector === undefined ? service : await startService({ NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest` });
+  const url = `http://127.0.0.1:${target.port}${route.path}`;
+  const probe = await fetch(url, { method: route.method, headers: route.headers, body: route.body });
   const size = (await probe.arrayBuffer()).byteLength;
   const baseline = await startChild(process.execPath, [baselineScript, String(size)], {}, (line) => Number(line));
   const base = [];
   const svc = [];
   for (let i = 0; i < rounds; i++) {
-    base.push(await load({ url: `http://127.0.0.1:${baseline.port}/`, pid: baseline.child.pid, duration, connections }));
-    svc.push(await load({ url, headers: route.headers, pid: service.child.pid, duration, connections }));
+    base.push(await load({ url: `http://127.0.0.1:${baseline.port}/`, method: route.method, headers: route.headers, body: route.body, pid: baseline.child.pid, duration, connections }));
+    svc.push(await load({ url, method: route.method, headers: route.headers, body: route.body, pid: target.child.pid, duration, connections }));
   }
   await baseline.stop();
+  if (collector !== undefined) {
+    await target.stop();
+    await collector.stop();
+  }
   const m = (runs, key) => median(runs.map((r) => r[key]));
   rows.push({
-    route: route.path,
+    route: route.collector === undefined ? route.path : `${route.method} ${route.path} (collector ${route.collector})`,
     bytes: size,
     'rps service': Math.round(m(svc, 'rps')),
     'rps baseline': Math.round(m(base, 'rps')),

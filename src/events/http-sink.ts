@@ -1,4 +1,5 @@
 import type { Logger } from '../services.js';
+import { Deque } from './deque.js';
 import type { EventSink, ReceivedEvent } from './sink.js';
 
 export interface HttpSinkOptions {
@@ -40,7 +41,7 @@ export class HttpEventSink implements EventSink {
   readonly #timeoutMs: number;
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
-  readonly #queue: ReceivedEvent[] = [];
+  readonly #queue = new Deque<ReceivedEvent>();
   #inFlight: Promise<boolean> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #failures = 0;
@@ -54,7 +55,7 @@ export class HttpEventSink implements EventSink {
     this.#url = options.url;
     this.#queueSize = options.queueSize;
     this.#logger = options.logger;
-    this.#batchSize = options.batchSize ?? 100;
+    this.#batchSize = options.batchSize ?? 500;
     this.#lingerMs = options.lingerMs ?? 200;
     this.#timeoutMs = options.timeoutMs ?? 2_000;
     this.#backoffMs = options.backoffMs ?? 500;
@@ -91,7 +92,7 @@ export class HttpEventSink implements EventSink {
   #trim(): void {
     const over = this.#queue.length - this.#queueSize;
     if (over <= 0) return;
-    this.#queue.splice(0, over);
+    this.#queue.drop(over);
     if (!this.#dropping) {
       this.#logger.warn({ queue_size: this.#queueSize }, 'analytics queue full: dropping the oldest events');
       this.#dropping = true;
@@ -127,7 +128,7 @@ export class HttpEventSink implements EventSink {
 
   /** One POST of the head of the queue; the batch leaves the queue only once delivered. */
   #post(timeoutMs: number): Promise<boolean> {
-    const batch = this.#queue.slice(0, this.#batchSize);
+    const batch = this.#queue.peek(this.#batchSize);
     const body = `${batch.map((e) => JSON.stringify(e)).join('\n')}\n`;
     const droppedBefore = this.#dropped;
     this.#inFlight = (async () => {
@@ -144,7 +145,7 @@ export class HttpEventSink implements EventSink {
         // were batch events after all (delivered, not lost), and the rest of it is still first.
         const trimmed = Math.min(batch.length, this.#dropped - droppedBefore);
         this.#dropped -= trimmed;
-        this.#queue.splice(0, batch.length - trimmed);
+        this.#queue.drop(batch.length - trimmed);
         this.#delivered += batch.length;
         this.#dropping = false;
         if (this.#failures > 0) this.#logger.info({ dropped: this.#dropped }, 'analytics collector reachable again');

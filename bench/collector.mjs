@@ -1,0 +1,23 @@
+// A local analytics collector for the benchmark: `accept` answers every NDJSON POST with 204
+// after reading it; `hang` reads it and never answers (the sink's timeout must cope).
+import { createServer } from 'node:http';
+
+const mode = process.argv[2] ?? 'accept';
+let events = 0;
+const server = createServer((req, res) => {
+  req.on('data', (chunk) => {
+    for (const byte of chunk) if (byte === 0x0a) events += 1;
+  });
+  req.on('end', () => {
+    if (mode === 'hang') return;
+    res.writeHead(204).end();
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${server.address().port}\n`);
+});
+process.on('SIGTERM', () => {
+  process.stderr.write(`collector (${mode}) received ${events} events\n`);
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});

@@ -1,0 +1,31 @@
+/**
+ * A FIFO with cheap removal at the front: an array and a head index, compacted once the dead
+ * prefix is both large and most of the array. A full analytics queue drops its oldest entry on
+ * every new one, which `Array.prototype.shift` would make a copy of the whole queue each time.
+ */
+export class Deque<T> {
+  #items: T[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  /** The first `n` items, oldest first, left in place. */
+  peek(n: number): T[] {
+    return this.#items.slice(this.#head, this.#head + n);
+  }
+
+  /** Removes up to `n` items from the front. */
+  drop(n: number): void {
+    this.#head += Math.min(n, this.length);
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// An analytics collector for the sink tests: a real HTTP server on loopback that records every
+// NDJSON POST. Its behaviour can be switched while it runs: accept (204), fail (500), or hang
+// (read the request and never answer).
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+
+export type CollectorMode = 'accept' | 'fail' | 'hang';
+
+export interface Collector {
+  url: string;
+  mode: CollectorMode;
+  /** Bodies of the POSTs answered 2xx, in order of arrival. */
+  batches: string[];
+  /** Every POST received, whatever it was answered. */
+  attempts: number;
+  /** Every event delivered, parsed from the NDJSON lines. */
+  events(): Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0): Promise<Collector> {
+  const hanging = new Set<ServerResponse>();
+  const collector: Collector = {
+    url: '',
+    mode,
+    batches: [],
+    attempts: 0,
+    events: () => collector.batches.flatMap((b) => b.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)),
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      collector.attempts += 1;
+      const answer = () => {
+        if (collector.mode === 'hang') {
+          hanging.add(res);
+          return;
+        }
+        if (collector.mode === 'fail') {
+          res.writeHead(500).end();
+          return;
+        }
+        if (req.headers['content-type'] === 'application/x-ndjson') collector.batches.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(204).end();
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  collector.url = `http://127.0.0.1:${String((server.address() as { port: number }).port)}/ingest`;
+  return collector;
+}
