@@ -36,10 +36,11 @@ export async function startChild(command, args, env, ready) {
 }
 
 /** One load run; returns requests/s, latency percentiles and server CPU µs per request. */
-export async function load({ url, method = 'GET', headers, body, pid, duration, connections }) {
-  const before = cpuSeconds(pid);
+export async function load({ url, method = 'GET', headers, body, pid, duration, connections, tree = false }) {
+  const cpuOf = tree ? treeCpuSeconds : cpuSeconds;
+  const before = cpuOf(pid);
   const result = await autocannon({ url, method, headers, body, duration, connections, pipelining: 1 });
-  const cpu = cpuSeconds(pid) - before;
+  const cpu = cpuOf(pid) - before;
   const completed = result.requests.total;
   const bad = result.non2xx + result.errors + result.timeouts;
   return {
@@ -55,4 +56,35 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** utime + stime of a process and all its descendants (a cluster's primary and workers). */
+export function treeCpuSeconds(pid) {
+  let total = cpuSeconds(pid);
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // The process has gone: its CPU time is no longer readable.
+  }
+  for (const child of children) total += treeCpuSeconds(child);
+  return total;
+}
+
+/** Sequential requests, one at a time, timed each: latency percentiles with µs resolution. */
+export async function sequentialLatency(url, count, headers = {}) {
+  const { Client } = await import('undici');
+  const origin = new URL(url);
+  const client = new Client(origin.origin);
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const res = await client.request({ path: origin.pathname + origin.search, method: 'GET', headers });
+    await res.body.dump();
+    times.push(performance.now() - started);
+  }
+  await client.close();
+  times.sort((a, b) => a - b);
+  const at = (p) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)];
+  return { p50: at(0.5), p99: at(0.99) };
 }

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { load, median, rssMiB, startChild } from './lib.mjs';
+import { runScale } from './scale.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -57,7 +58,9 @@ async function startService(env = {}) {
     (line) => {
       try {
         const entry = JSON.parse(line);
-        return entry.msg === 'listening' ? entry.port : undefined;
+        // A cluster is ready when its primary says so, after every worker listens.
+        const ready = entry.msg === 'listening' && (env.NETDIAG_WORKERS === undefined || entry.role === 'primary');
+        return ready ? entry.port : undefined;
       } catch {
         return undefined;
       }
@@ -110,3 +113,19 @@ console.log(`\n${rounds} interleaved rounds of ${duration}s, ${connections} conn
 console.table(rows);
 const missed = rows.filter((r) => r.goal !== '' && r.ratio < r.goal);
 if (missed.length > 0) console.log(`below goal: ${missed.map((r) => r.route).join(', ')}`);
+
+if (opts.only === undefined || opts.only.split(',').includes('scale')) {
+  const scaleUpstream = await startChild(process.execPath, [upstreamScript], {}, (line) => Number(line));
+  await runScale({
+    startService: (env) => startService({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${scaleUpstream.port}`, ...env }),
+    baselineFor: (size) => startChild(process.execPath, [baselineScript, String(size)], {}, (line) => Number(line)),
+    routes: [
+      { path: '/v1/health' },
+      { path: '/v1/dns/resolve?name=cached.bench.test&type=A', limited: true },
+    ],
+    duration,
+    rounds,
+    connections,
+  });
+  await scaleUpstream.stop();
+}

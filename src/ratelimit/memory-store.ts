@@ -24,7 +24,15 @@ export class MemoryLimiterStore implements LimiterStore {
   }
 
   hit(key: string, windowMs: number): WindowHit {
-    const now = this.#clock.now();
+    return this.hitAt(key, windowMs, this.#clock.now());
+  }
+
+  /**
+   * A hit at a time the caller names: the primary process of a cluster counts for its workers
+   * on their clocks, as Redis does for every instance (the shared stores take time from the
+   * caller, so one conformance suite with a manual clock covers them all).
+   */
+  hitAt(key: string, windowMs: number, now: number): WindowHit {
     if (now >= this.#nextSweep) this.#sweep(now);
     let entry = this.#entries.get(key);
     if (entry === undefined || now >= entry.resetAt) {

@@ -11,15 +11,47 @@ export interface DelayRelay {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `fn` no earlier than `due` (performance.now() time). Node's timers can fire up to a
+ * millisecond early against the monotonic clock (libuv caches the loop's time), so the last
+ * stretch is finished with setImmediate: the injected delay is a floor, never a hair less.
+ */
+function at(due: number, fn: () => void): void {
+  const left = due - performance.now();
+  if (left <= 0) fn();
+  else if (left > 2) setTimeout(() => { at(due, fn); }, left - 1);
+  else setImmediate(() => { at(due, fn); });
+}
+
 function forward(from: Socket, to: Socket, delayMs: number): void {
-  // Timers of equal duration fire in the order they were set, so chunks keep their order.
+  // One queue per direction, released in order as each chunk's time comes.
+  const queue: { due: number; chunk: Buffer | null }[] = [];
+  let pumping = false;
+  const pump = () => {
+    const head = queue[0];
+    if (head === undefined) {
+      pumping = false;
+      return;
+    }
+    at(head.due, () => {
+      queue.shift();
+      if (head.chunk === null) to.end();
+      else if (!to.destroyed) to.write(head.chunk);
+      pump();
+    });
+  };
+  const enqueue = (chunk: Buffer | null) => {
+    queue.push({ due: performance.now() + delayMs, chunk });
+    if (!pumping) {
+      pumping = true;
+      pump();
+    }
+  };
   from.on('data', (chunk: Buffer) => {
-    setTimeout(() => {
-      if (!to.destroyed) to.write(chunk);
-    }, delayMs);
+    enqueue(chunk);
   });
   from.on('end', () => {
-    setTimeout(() => to.end(), delayMs);
+    enqueue(null);
   });
 }
 
@@ -28,7 +60,7 @@ export async function startDelayRelay(target: { host: string; port: number }, on
   const server: Server = createServer({ pauseOnConnect: true }, (client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    setTimeout(() => {
+    at(performance.now() + 2 * oneWayMs, () => {
       if (client.destroyed) return;
       const upstream = createConnection(target);
       sockets.add(upstream);
@@ -45,7 +77,7 @@ export async function startDelayRelay(target: { host: string; port: number }, on
         forward(upstream, client, oneWayMs);
         client.resume();
       });
-    }, 2 * oneWayMs);
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

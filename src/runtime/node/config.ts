@@ -38,6 +38,8 @@ export interface Config {
   geoipAsn: string | undefined;
   limits: Limits;
   redisUrl: string | undefined;
+  /** Secret for the keyed hash of rate-limit sources, shared by every instance of a deployment. */
+  rateLimitKey: string | undefined;
   workers: number | 'auto';
   probes: ReadonlyMap<RegionId, string>;
   eventsSink: EventsSink;
@@ -186,6 +188,12 @@ function tls(env: Env): Config['tls'] {
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
 
+function rateLimitKey(env: Env): string | undefined {
+  const key = read(env, 'NETDIAG_RATE_LIMIT_KEY');
+  if (key !== undefined && key.length < 32) fail('NETDIAG_RATE_LIMIT_KEY', `must be at least 32 characters of secret, got ${String(key.length)}`);
+  return key;
+}
+
 function listenHost(env: Env): string | undefined {
   const host = read(env, 'HOST');
   if (host !== undefined && isIP(host) === 0 && !/^[a-zA-Z0-9.-]{1,253}$/.test(host)) {
@@ -265,6 +273,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     geoipAsn: geoPath(env, 'NETDIAG_GEOIP_ASN'),
     limits,
     redisUrl,
+    rateLimitKey: rateLimitKey(env),
     workers,
     probes: probes(env),
     eventsSink: eventsSink(env),

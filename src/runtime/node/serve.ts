@@ -17,19 +17,9 @@ export interface RunningServer {
   drain(graceMs?: number): Promise<void>;
 }
 
-/** Variables accepted by configuration whose feature lands in a later release. */
-function warnUnbuilt(config: Config, logger: pino.Logger): void {
-  const unbuilt: string[] = [];
-  if (config.redisUrl !== undefined) unbuilt.push('NETDIAG_REDIS_URL');
-  if (config.workers !== 1) unbuilt.push('NETDIAG_WORKERS');
-  if (unbuilt.length > 0) {
-    logger.warn({ variables: unbuilt }, 'these settings are validated but not yet used by this version');
-  }
-}
-
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
-  warnUnbuilt(config, logger);
   const services = nodeServices(config, logger);
+  await services.limiterRuntime.ready();
   const app = createApp(services);
   const server = createNodeServer(config, nodeListener(app, logger));
   const sessions = trackSessions(server);
@@ -63,6 +53,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
         clearTimeout(timer);
         // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
         void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS)]).then(() => {
+          services.limiterRuntime.close();
           resolve();
         });
       });

@@ -1,0 +1,96 @@
+import type { Logger } from '../services.js';
+import type { LimiterStore, WindowHit } from './store.js';
+
+/** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
+export interface SharedStore {
+  hit(key: string, windowMs: number): Promise<WindowHit>;
+  /** Resolves once the store answers again; used to notice recovery without risking a request. */
+  ping(): Promise<void>;
+  /** What to call it in logs. */
+  readonly name: string;
+}
+
+export interface FallbackOptions {
+  /** Longest a request waits on the shared store before it is counted locally. */
+  timeoutMs: number;
+  /** How often a store that failed is tried again in the background. */
+  retryMs: number;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Timers run before I/O in an event-loop turn: after a long pause (GC, a busy loop) the
+      // reply may already be waiting. One more turn lets it win over a timeout it did not earn.
+      setTimeout(() => {
+        reject(Object.assign(new Error('timed out'), { code: 'timeout' }));
+      }, 0);
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+/**
+ * The shared store while it answers, the in-process counters while it does not (SPEC-NOTES,
+ * "Rate limits"): every call has a short deadline; a failure or timeout switches the instance
+ * to its own counters at once (never a 500, never unlimited), logged once; a background ping
+ * switches it back when the store answers again, logged once. Requests never wait on a store
+ * known to be down.
+ */
+export class FallbackLimiterStore implements LimiterStore {
+  #down = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly shared: SharedStore,
+    private readonly local: LimiterStore,
+    private readonly logger: Logger,
+    private readonly options: FallbackOptions,
+  ) {}
+
+  get degraded(): boolean {
+    return this.#down;
+  }
+
+  hit(key: string, windowMs: number): WindowHit | Promise<WindowHit> {
+    if (this.#down) return this.local.hit(key, windowMs);
+    return within(this.shared.hit(key, windowMs), this.options.timeoutMs).catch((err: unknown) => {
+      this.#fail(err);
+      return this.local.hit(key, windowMs);
+    });
+  }
+
+  /** Stops the background retry. */
+  close(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #fail(err: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    const code = (err as { code?: unknown }).code;
+    this.logger.warn(
+      { store: this.shared.name, reason: typeof code === 'string' ? code : 'error' },
+      'shared rate-limit store unavailable: counting in this process until it returns',
+    );
+    this.#retry();
+  }
+
+  #retry(): void {
+    this.#timer = setTimeout(() => {
+      within(this.shared.ping(), this.options.timeoutMs).then(
+        () => {
+          this.#down = false;
+          this.logger.info({ store: this.shared.name }, 'shared rate-limit store available again');
+        },
+        () => {
+          this.#retry();
+        },
+      );
+    }, this.options.retryMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+}

@@ -1,0 +1,79 @@
+import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { systemClock } from './services.js';
+import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
+import type { Logger } from '../../services.js';
+import { answerLimiterRequests } from './cluster-store.js';
+import type { Config } from './config.js';
+
+export interface RunningCluster {
+  port: number;
+  drain(graceMs: number): Promise<void>;
+}
+
+/** A worker that dies is replaced after this pause, so a crash loop cannot spin the CPU. */
+const RESTART_DELAY_MS = 1_000;
+
+export function workerCount(config: Pick<Config, 'workers'>): number {
+  return config.workers === 'auto' ? availableParallelism() : config.workers;
+}
+
+/**
+ * The primary of `NETDIAG_WORKERS` > 1: forks the workers (each a full `netdiag serve` on the
+ * same port; node:cluster hands connections out round-robin), answers their rate-limit hits
+ * from one in-process store when there is no Redis, so N workers grant the limit once, gives
+ * them one hash key, replaces a worker that dies, and drains them all on shutdown.
+ */
+export async function startCluster(config: Config, logger: Logger): Promise<RunningCluster> {
+  const count = workerCount(config);
+  const store = new MemoryLimiterStore(systemClock);
+  // Workers must hash a source the same way to share its window; the key never leaves memory
+  // and the workers' environment.
+  const env = { NETDIAG_RATE_LIMIT_KEY: config.rateLimitKey ?? randomBytes(32).toString('base64') };
+  let stopping = false;
+  const workers = new Set<Worker>();
+
+  const fork = (): Worker => {
+    const worker = cluster.fork(env);
+    workers.add(worker);
+    if (config.redisUrl === undefined) answerLimiterRequests(worker, store);
+    worker.on('exit', (code, signal) => {
+      workers.delete(worker);
+      if (stopping) return;
+      logger.error({ worker: worker.id, code, signal }, 'worker exited; starting another');
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, RESTART_DELAY_MS).unref();
+    });
+    return worker;
+  };
+
+  const listening = Array.from({ length: count }, () => {
+    const worker = fork();
+    return new Promise<number>((resolve, reject) => {
+      worker.once('listening', (address) => {
+        resolve(address.port);
+      });
+      worker.once('exit', (code) => {
+        reject(new Error(`a worker exited with ${String(code)} before it listened`));
+      });
+    });
+  });
+  const ports = await Promise.all(listening);
+  const port = ports[0] ?? 0;
+  logger.info({ port, workers: count, role: 'primary' }, 'listening');
+
+  const drain = async (graceMs: number) => {
+    stopping = true;
+    const exits = [...workers].map((w) => new Promise<void>((resolve) => w.once('exit', () => { resolve(); })));
+    // Each worker drains itself on SIGTERM (in-flight requests, events flush) and exits 0.
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, graceMs + 5_000);
+    await Promise.all(exits);
+    clearTimeout(timer);
+  };
+  return { port, drain };
+}

@@ -1,0 +1,195 @@
+// Limits shared between processes: the Redis store and the cluster store behind the one
+// limiter port (the conformance cases every store passes), two instances on one real
+// redis-server, Redis stopped and restarted mid-run, the keys Redis holds, and N workers of
+// `netdiag serve` on one port granting the limit once.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FallbackLimiterStore } from '../src/ratelimit/fallback-store.js';
+import { MemoryLimiterStore } from '../src/ratelimit/memory-store.js';
+import { ClusterLimiterStore } from '../src/runtime/node/cluster-store.js';
+import { RedisLimiterStore } from '../src/runtime/node/redis-store.js';
+import { send } from './support/http.js';
+import { limiterConformance } from './support/limiter-conformance.js';
+import { serveCli } from './support/process.js';
+import { startRedis, type RedisServer } from './support/redis.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { memoryLogger } from './support/services.js';
+import { requireCommands } from './support/system.js';
+
+const hasRedis = requireCommands('shared rate limits on Redis', ['redis-server'], 'redis-server');
+async function connected(store: RedisLimiterStore): Promise<RedisLimiterStore> {
+  if (store.redis.status !== 'ready') await once(store.redis, 'ready');
+  return store;
+}
+
+const PRIMARY = fileURLToPath(new URL('./support/cluster-primary.mjs', import.meta.url));
+
+async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+/** GET /v1/ip as a given caller (behind the trusted loopback proxy), on a fresh connection. */
+const asCaller = (server: { url: string }, address: string) => send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': address } });
+
+limiterConformance('cluster (primary over IPC)', {
+  create: async (clock) => {
+    const child = fork(PRIMARY, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    await once(child, 'message');
+    const store = new ClusterLimiterStore(child, clock);
+    (store as unknown as { child: typeof child }).child = child;
+    return store;
+  },
+  dispose: (store) => {
+    (store as unknown as { child: { kill(): void } }).child.kill();
+  },
+});
+
+describe.skipIf(!hasRedis)('Redis', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.close();
+  });
+
+  let n = 0;
+  limiterConformance('redis', {
+    create: async (clock) => connected(new RedisLimiterStore(redis.url, clock, undefined, `netdiag:conformance:${String(++n)}:`)),
+    dispose: (store) => {
+      if (store instanceof RedisLimiterStore) store.close();
+    },
+  });
+
+  limiterConformance('redis behind the in-process fallback', {
+    create: async (clock) => {
+      return new FallbackLimiterStore(await connected(new RedisLimiterStore(redis.url, clock, undefined, `netdiag:fallback:${String(++n)}:`)), new MemoryLimiterStore(clock), memoryLogger(), {
+        timeoutMs: 1000,
+        retryMs: 1000,
+      });
+    },
+    // The cases must have run on Redis, not on the fallback.
+    dispose: (store) => {
+      expect(store instanceof FallbackLimiterStore && !store.degraded).toBe(true);
+    },
+  });
+
+  it('a key lives as long as its window and a second of slack, then is gone', async () => {
+    const store = await connected(new RedisLimiterStore(redis.url, { now: () => Date.now() }, undefined, 'netdiag:expiry:'));
+    const client = redis.client();
+    try {
+      await store.hit('k', 300);
+      const ttl = await client.pttl('netdiag:expiry:k');
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1300);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await client.exists('netdiag:expiry:k')).toBe(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  describe('two service instances on one redis-server', () => {
+    let a: TestServer;
+    let b: TestServer;
+    const env = () => ({ NETDIAG_REDIS_URL: redis.url, NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=6' });
+    const outage = (s: TestServer) => s.logs().filter((l) => l.msg === 'shared rate-limit store unavailable: counting in this process until it returns');
+    const recovery = (s: TestServer) => s.logs().filter((l) => l.msg === 'shared rate-limit store available again');
+    beforeAll(async () => {
+      // No NETDIAG_RATE_LIMIT_KEY: the deployment's hash key is generated and kept in Redis.
+      a = await startTestServer(env());
+      b = await startTestServer(env());
+    });
+    afterAll(async () => {
+      await a.close();
+      await b.close();
+    });
+
+    it('share one window per source', async () => {
+      const caller = '198.51.100.23';
+      const statuses: number[] = [];
+      const remaining: (string | null)[] = [];
+      for (const server of [a, b, a, b, a, b, a, b]) {
+        const res = await asCaller(server, caller);
+        statuses.push(res.status);
+        remaining.push(res.headers.get('ratelimit-remaining'));
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      expect(remaining).toEqual(['5', '4', '3', '2', '1', '0', '0', '0']);
+    });
+
+    it('keep no client address in any Redis key, and every key expires', async () => {
+      await asCaller(a, '198.51.100.31');
+      const client = redis.client();
+      const keys = await client.keys('netdiag:rl*');
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        expect(key).not.toContain('198.51.100');
+        expect(key).toMatch(/^netdiag:rl:ip:[A-Za-z0-9_-]{43}$|^netdiag:rl-hash-key$/);
+        if (key.startsWith('netdiag:rl:')) {
+          const ttl = await client.pttl(key);
+          expect(ttl).toBeGreaterThan(0);
+          expect(ttl).toBeLessThanOrEqual(61_000);
+        }
+      }
+    });
+
+    it('Redis stopped: both keep answering and limit locally; Redis back: they share again', async () => {
+      await redis.stop();
+      const caller = '198.51.100.40';
+      const onA: number[] = [];
+      const onB: number[] = [];
+      for (let i = 0; i < 8; i++) onA.push((await asCaller(a, caller)).status);
+      for (let i = 0; i < 8; i++) onB.push((await asCaller(b, caller)).status);
+      // Never a 500, never unlimited: each instance counts the caller by itself.
+      expect(onA).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      expect(onB).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      // The transition is logged once per instance, not once per request.
+      expect(outage(a)).toHaveLength(1);
+      expect(outage(b)).toHaveLength(1);
+
+      await redis.start();
+      expect(await eventually(() => recovery(a).length === 1 && recovery(b).length === 1, 5000)).toBe(true);
+      const fresh = '198.51.100.41';
+      const shared: number[] = [];
+      for (const server of [a, b, a, b, a, b, a]) shared.push((await asCaller(server, fresh)).status);
+      expect(shared).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    });
+  });
+
+  it('NETDIAG_WORKERS=2 with Redis: the workers together allow exactly the limit per source', async () => {
+    const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_REDIS_URL: redis.url, NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=10' });
+    try {
+      const url = `http://127.0.0.1:${String(serving.port)}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) statuses.push((await asCaller({ url }, '198.51.100.50')).status);
+      expect(statuses.filter((s) => s === 200), serving.stdout()).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    } finally {
+      serving.child.kill('SIGTERM');
+      await serving.exited;
+    }
+  });
+});
+
+describe('NETDIAG_WORKERS=2 without Redis', () => {
+  it('two workers on one port together allow exactly the limit per source, and drain on SIGTERM', async () => {
+    const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=10' });
+    const url = `http://127.0.0.1:${String(serving.port)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await asCaller({ url }, '198.51.100.60')).status);
+    expect(statuses.filter((s) => s === 200), serving.stdout()).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    // Two workers really served: each announced the shared port.
+    expect(serving.stdout().match(/"msg":"listening"/g)?.length).toBe(3);
+    serving.child.kill('SIGTERM');
+    expect(await serving.exited).toBe(0);
+  });
+});
