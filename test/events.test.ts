@@ -9,6 +9,7 @@ import { expectContract } from './support/contract.js';
 import { send, type Reply } from './support/http.js';
 import { serveCli } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { eventually } from './support/wait.js';
 
 const LIMITS = { NETDIAG_RATE_LIMITS: 'events=100000,ip=100000,dns=100000,probe=100000' };
 
@@ -24,15 +25,6 @@ function post(server: TestServer, body: unknown, headers: Record<string, string>
 }
 
 const problemOf = (res: Reply) => res.body as { code: string; detail: string };
-
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}
 
 describe('POST /v1/events: input discipline', () => {
   let server: TestServer;

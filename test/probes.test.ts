@@ -2,8 +2,6 @@
 // probe that dies and returns, and real latency injected by a delaying relay in front of a
 // probe in its own network namespace.
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContract } from './support/contract.js';
 import { startDelayRelay, type DelayRelay } from './support/delay-relay.js';
@@ -12,6 +10,7 @@ import { canMakeNetns, createNetns, type Netns } from './support/netns.js';
 import { startProbeProcess, type ProbeProcess } from './support/probe.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
+import { eventually, freePort } from './support/wait.js';
 
 const TEMPLATE = '/v1/latency/regions/{region}/probe';
 const LIMITS = { NETDIAG_RATE_LIMITS: 'probe=100000' };
@@ -24,25 +23,6 @@ interface ProbeData {
   measurement_scope: string;
 }
 const rttOf = (res: Reply) => (res.body as { data: ProbeData }).data.edge_to_region_rtt_ms;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Polls until `check` holds or `ms` pass. */
-async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 

@@ -17,6 +17,7 @@ import { startRedis, type RedisServer } from './support/redis.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { memoryLogger } from './support/services.js';
 import { requireCommands } from './support/system.js';
+import { eventually } from './support/wait.js';
 
 const hasRedis = requireCommands('shared rate limits on Redis', ['redis-server'], 'redis-server');
 async function connected(store: RedisLimiterStore): Promise<RedisLimiterStore> {
@@ -25,15 +26,6 @@ async function connected(store: RedisLimiterStore): Promise<RedisLimiterStore> {
 }
 
 const PRIMARY = fileURLToPath(new URL('./support/cluster-primary.mjs', import.meta.url));
-
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 /** GET /v1/ip as a given caller (behind the trusted loopback proxy), on a fresh connection. */
 const asCaller = (server: { url: string }, address: string) => send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': address } });

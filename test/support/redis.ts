@@ -2,8 +2,8 @@
 // stoppable and restartable on the same port (a Redis outage in the middle of a run).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './wait.js';
 
 export interface RedisServer {
   port: number;
@@ -13,15 +13,6 @@ export interface RedisServer {
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export async function startRedis(): Promise<RedisServer> {
