@@ -2,7 +2,7 @@ import { dnsRoute } from './dns/route.js';
 import { eventsRoute } from './events/route.js';
 import { healthRoute } from './health/route.js';
 import { Problem } from './http/problems.js';
-import { problemReply } from './http/respond.js';
+import { headerPairs, problemReply } from './http/respond.js';
 import { Router, methodHandler } from './http/router.js';
 import type { HttpReply, HttpRequest, RequestContext } from './http/types.js';
 import { ipRoute } from './ip/route.js';
@@ -103,7 +103,7 @@ export function createApp(services: Services): App {
       connection: () => connection,
     });
     const body = request.method === 'HEAD' ? null : reply.body;
-    return new Response(body, { status: reply.status, headers: reply.headers });
+    return new Response(body, { status: reply.status, headers: headerPairs(reply.headers) });
   };
 
   return { handle, fetch };

@@ -159,6 +159,8 @@ describe.skipIf(!hasRedis)('Redis', () => {
   it('NETDIAG_WORKERS=2 with Redis: the workers together allow exactly the limit per source', async () => {
     const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_REDIS_URL: redis.url, NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=10' });
     try {
+      // The first worker's line starts serveCli; the primary's says both workers listen.
+      expect(await eventually(() => serving.stdout().includes('"role":"primary"'), 10_000)).toBe(true);
       const url = `http://127.0.0.1:${String(serving.port)}`;
       const statuses: number[] = [];
       for (let i = 0; i < 25; i++) statuses.push((await asCaller({ url }, '198.51.100.50')).status);
@@ -174,13 +176,14 @@ describe.skipIf(!hasRedis)('Redis', () => {
 describe('NETDIAG_WORKERS=2 without Redis', () => {
   it('two workers on one port together allow exactly the limit per source, and drain on SIGTERM', async () => {
     const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=10' });
+    expect(await eventually(() => serving.stdout().includes('"role":"primary"'), 10_000)).toBe(true);
     const url = `http://127.0.0.1:${String(serving.port)}`;
     const statuses: number[] = [];
     for (let i = 0; i < 25; i++) statuses.push((await asCaller({ url }, '198.51.100.60')).status);
     expect(statuses.filter((s) => s === 200), serving.stdout()).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
-    // Two workers really served: each announced the shared port.
-    expect(serving.stdout().match(/"msg":"listening"/g)?.length).toBe(3);
+    // Two workers and the primary announced the one shared port.
+    expect(serving.stdout().match(new RegExp(`"port":${String(serving.port)},[^\\n]*"msg":"listening"`, 'g'))?.length).toBe(3);
     serving.child.kill('SIGTERM');
     expect(await serving.exited).toBe(0);
   });

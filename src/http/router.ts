@@ -91,9 +91,11 @@ export function methodHandler(route: CompiledRoute, method: string): Handler {
 
 function preflight(ctx: RequestContext, allow: string): HttpReply {
   const headers = baseHeaders(ctx, 'no-store');
-  headers.Allow = allow;
-  headers['Access-Control-Allow-Methods'] = allow;
-  headers['Access-Control-Allow-Headers'] = ALLOWED_REQUEST_HEADERS;
-  headers['Access-Control-Max-Age'] = PREFLIGHT_MAX_AGE;
+  headers.push(
+    'Allow', allow,
+    'Access-Control-Allow-Methods', allow,
+    'Access-Control-Allow-Headers', ALLOWED_REQUEST_HEADERS,
+    'Access-Control-Max-Age', PREFLIGHT_MAX_AGE,
+  );
   return { status: 204, headers, body: null };
 }

@@ -27,7 +27,8 @@ export interface HttpRequest {
 /** What the core answers; each runtime writes it in its own way. `body` null means no body. */
 export interface HttpReply {
   status: number;
-  headers: Record<string, string>;
+  /** Flat `[name, value, name, value, …]`, in the order they are written. */
+  headers: string[];
   body: string | null;
   /**
    * The request body was not read to its end (a 413 or 415): the runtime closes the connection

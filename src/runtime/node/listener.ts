@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { App } from '../../app.js';
+import { headerPairs } from '../../http/respond.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 import type { ConnectionFacts, Logger } from '../../services.js';
 import { nodeConnection } from './connection.js';
@@ -48,8 +49,12 @@ class NodeRequest implements HttpRequest {
 
 function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
   // HTTP/2 has no connection header (RFC 9113 §8.2.2): ending the stream is enough there.
-  if (reply.close === true && incoming.httpVersionMajor < 2) outgoing.setHeader('Connection', 'close');
-  outgoing.writeHead(reply.status, reply.headers);
+  if (incoming.httpVersionMajor >= 2) {
+    outgoing.writeHead(reply.status, Object.fromEntries(headerPairs(reply.headers)));
+  } else {
+    if (reply.close === true) reply.headers.push('Connection', 'close');
+    (outgoing as ServerResponse).writeHead(reply.status, reply.headers);
+  }
   // HEAD keeps every header of the GET, Content-Length included, and sends no body.
   if (reply.body === null || incoming.method === 'HEAD') outgoing.end();
   else outgoing.end(reply.body);
