@@ -1,9 +1,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { ProbeConfig } from './config.js';
 import type { Logger } from '../../services.js';
-import { LIMITS, rejectClient } from './server.js';
+import { LIMITS, listen, rejectClient } from './server.js';
 
 /** The measurement request: the edge times one GET of this path over an open connection. */
 export const PROBE_PATH = '/rtt';
@@ -69,14 +68,7 @@ export async function startProbe(config: ProbeConfig, logger: Logger): Promise<R
       ? createHttpServer(options, probeListener)
       : createHttpsServer({ ...options, cert: config.tls.cert, key: config.tls.key, minVersion: 'TLSv1.2' }, probeListener);
   server.on('clientError', rejectClient);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, config.port, config.host);
   logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined, role: 'probe' }, 'listening');
 
   const drain = (graceMs = 5_000) =>

@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import type pino from 'pino';
 import { createApp } from '../../app.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
 import { proxyProtocolFront } from './proxy-protocol.js';
-import { createNodeServer, trackSessions, type NodeServer } from './server.js';
+import { createNodeServer, listen, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
 
 /** How long shutdown waits for the events queue to reach the collector. */
@@ -30,14 +29,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
     ? proxyProtocolFront((socket) => server.emit('connection', socket), config.trust)
     : undefined;
   const listening = front ?? server;
-  await new Promise<void>((resolve, reject) => {
-    listening.once('error', reject);
-    listening.listen(config.port, config.host, () => {
-      listening.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (listening.address() as AddressInfo).port;
+  const port = await listen(listening, config.port, config.host);
   logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined }, 'listening');
 
   const drain = (graceMs = 5_000) =>

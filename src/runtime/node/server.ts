@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from './config.js';
 
@@ -78,4 +79,16 @@ export function trackSessions(server: NodeServer): Set<Http2Session> {
     session.once('close', () => sessions.delete(session));
   });
   return sessions;
+}
+
+/** Listens and resolves with the bound port; a listen error (EADDRINUSE, EACCES) rejects. */
+export async function listen(server: NetServer, port: number, host: string | undefined): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
 }
