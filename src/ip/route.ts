@@ -29,7 +29,7 @@ export function ipRoute(services: Services): RouteDefinition {
     }
   };
 
-  const handler = rateLimited('ip', services, async (ctx) => {
+  const handler = rateLimited('ip', services, (ctx) => {
     const caller = callerOf(ctx, services);
     if (!caller.ok) {
       throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
@@ -53,23 +53,26 @@ export function ipRoute(services: Services): RouteDefinition {
             longitude: city.longitude,
           };
     const connection = ctx.req.connection();
-    return envelope(
-      ctx,
-      {
-        address: address.text,
-        ip_version: address.version,
-        reverse_hostname: special ? null : await reverseHostname(address),
-        network,
-        location,
-        connection: {
-          provider_colo: services.colo,
-          http_protocol: connection.httpProtocol,
-          tls_version: connection.tlsVersion,
+    const reply = (reverse: string | null) =>
+      envelope(
+        ctx,
+        {
+          address: address.text,
+          ip_version: address.version,
+          reverse_hostname: reverse,
+          network,
+          location,
+          connection: {
+            provider_colo: services.colo,
+            http_protocol: connection.httpProtocol,
+            tls_version: connection.tlsVersion,
+          },
+          data_provenance: 'observed_connection',
         },
-        data_provenance: 'observed_connection',
-      },
-      CACHE.noStore,
-    );
+        CACHE.noStore,
+      );
+    // A special-use caller needs no PTR, so its answer is synchronous (no promise at all).
+    return special ? reply(null) : reverseHostname(address).then(reply);
   });
 
   // Query parameters are ignored: nothing a caller sends can name another address (SPEC-NOTES).
