@@ -1,7 +1,9 @@
 // Regional latency probes: `npm run probe` processes, warm connections from the service, a
 // probe that dies and returns, and real latency injected by a delaying relay in front of a
 // probe in its own network namespace.
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContract } from './support/contract.js';
 import { startDelayRelay, type DelayRelay } from './support/delay-relay.js';
@@ -89,6 +91,30 @@ describe('regional probes on loopback', () => {
     expect(Date.now() - started).toBeLessThan(2500);
     expect(logsSaying('probe unreachable', 'enam')).toHaveLength(1);
     expect(logsSaying('probe unreachable', 'enam')[0]?.reason).toBe('ECONNREFUSED');
+  });
+
+  it('is 503 at the deadline for a probe that accepts connections and never answers', async () => {
+    // A FAKE probe: a fault no real probe produces on demand (a hung process behind an open port).
+    const silent = createServer((socket) => {
+      socket.on('data', () => undefined);
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const port = (silent.address() as { port: number }).port;
+    const hung = await startTestServer({ ...LIMITS, NETDIAG_PROBES: `apac-ne=http://127.0.0.1:${String(port)}` });
+    try {
+      const started = Date.now();
+      const res = await send(`${hung.url}/v1/latency/regions/apac-ne/probe`);
+      const elapsed = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect((res.body as { code: string }).code).toBe('probe_unavailable');
+      // The 2 s measurement deadline, not the 30 s of a generic client.
+      expect(elapsed).toBeLessThan(3000);
+      expect(hung.logs().filter((l) => l.msg === 'probe unreachable')).toHaveLength(1);
+    } finally {
+      await hung.close();
+      silent.close();
+    }
   });
 
   it('the probe exposes its measurement path, its health and nothing else', async () => {
