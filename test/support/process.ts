@@ -31,7 +31,10 @@ export interface Serving {
   exited: Promise<number | null>;
 }
 
-/** Starts `netdiag serve` on an ephemeral loopback port and waits for its `listening` line. */
+/**
+ * Starts `netdiag serve` on an ephemeral loopback port and waits for its `listening` line; with
+ * NETDIAG_WORKERS, for the primary's, which comes once every worker listens.
+ */
 export async function serveCli(env: Record<string, string> = {}): Promise<Serving> {
   const child = spawn(process.execPath, [CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', ...env },
@@ -42,7 +45,7 @@ export async function serveCli(env: Record<string, string> = {}): Promise<Servin
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      const match = (env.NETDIAG_WORKERS === undefined ? /"port":(\d+)[^\n]*"msg":"listening"/ : /"port":(\d+)[^\n]*"role":"primary"[^\n]*"msg":"listening"/).exec(out);
       if (match) resolve(Number(match[1]));
     });
     void exited.then((code) => { reject(new Error(`netdiag exited with ${String(code)} before listening`)); });
