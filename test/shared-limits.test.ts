@@ -21,7 +21,7 @@ import { eventually } from './support/wait.js';
 
 const hasRedis = requireCommands('shared rate limits on Redis', ['redis-server'], 'redis-server');
 async function connected(store: RedisLimiterStore): Promise<RedisLimiterStore> {
-  if (store.redis.status !== 'ready') await once(store.redis, 'ready');
+  await store.whenConnected(5_000);
   return store;
 }
 

@@ -72,24 +72,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     // Each command loads only its own modules: the probe stays small without the API's code.
     case 'serve': {
-      // With NETDIAG_WORKERS > 1 this process is the cluster's primary and its workers, forked
-      // from it, run the server (node:cluster re-runs this same command in each).
-      const config = (() => {
-        try {
-          return loadConfig(process.env);
-        } catch {
-          return undefined; // run() reports it
-        }
-      })();
-      const { default: cluster } = await import('node:cluster');
-      const { workerCount } = await import('../runtime/node/cluster.js');
-      if (config !== undefined && cluster.isPrimary && workerCount(config) > 1) {
-        const { startCluster } = await import('../runtime/node/cluster.js');
-        await run(loadConfig, startCluster);
-      } else {
-        const { startServer } = await import('../runtime/node/serve.js');
-        await run(loadConfig, startServer);
-      }
+      const { startServe } = await import('../runtime/node/serve.js');
+      await run(loadConfig, startServe);
       return;
     }
     case 'probe': {

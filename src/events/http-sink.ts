@@ -18,12 +18,6 @@ export interface HttpSinkOptions {
   maxBackoffMs?: number;
 }
 
-export interface HttpSinkStats {
-  queued: number;
-  delivered: number;
-  dropped: number;
-}
-
 /**
  * Batches events as NDJSON POSTs to an operator's collector. The queue is bounded: when the
  * collector is slow or down, the oldest events are dropped and counted, so memory stays flat
@@ -45,7 +39,6 @@ export class HttpEventSink implements EventSink {
   #inFlight: Promise<boolean> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #failures = 0;
-  #delivered = 0;
   #dropped = 0;
   #closing = false;
   /** Dropping since the last delivery: the warning is logged once per episode. */
@@ -60,10 +53,6 @@ export class HttpEventSink implements EventSink {
     this.#timeoutMs = options.timeoutMs ?? 2_000;
     this.#backoffMs = options.backoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  }
-
-  get stats(): HttpSinkStats {
-    return { queued: this.#queue.length, delivered: this.#delivered, dropped: this.#dropped };
   }
 
   accept(event: ReceivedEvent): void {
@@ -146,7 +135,6 @@ export class HttpEventSink implements EventSink {
         const trimmed = Math.min(batch.length, this.#dropped - droppedBefore);
         this.#dropped -= trimmed;
         this.#queue.drop(batch.length - trimmed);
-        this.#delivered += batch.length;
         this.#dropping = false;
         if (this.#failures > 0) this.#logger.info({ dropped: this.#dropped }, 'analytics collector reachable again');
         this.#failures = 0;

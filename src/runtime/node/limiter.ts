@@ -51,18 +51,7 @@ export function nodeLimiter(config: Config, logger: Logger, clock: Clock): NodeL
     const store = new FallbackLimiterStore(redis, local, logger, SHARED_STORE);
     // Waited for only once the rest of start-up (geo data: a second of blocking work) is done,
     // so its deadline measures Redis and not our own loading.
-    const ready = async () => {
-      if (redis.redis.status !== 'ready') {
-        await new Promise<void>((resolve) => {
-          redis.redis.once('ready', () => {
-            resolve();
-          });
-          // Redis down at start-up is not fatal: the instance counts locally until it answers.
-          setTimeout(resolve, 2_000).unref();
-        });
-      }
-      await redis.loadSharedKey().catch(() => undefined);
-    };
+    const ready = () => redis.whenConnected(2_000);
     return {
       store,
       keyedHash: hasher.hash,

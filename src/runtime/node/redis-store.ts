@@ -45,6 +45,7 @@ export class RedisLimiterStore implements SharedStore {
   #keyReady: boolean;
   /** The generated key this instance uses, or offers while Redis holds none. */
   #secret = randomBytes(32).toString('base64');
+  readonly #connected: Promise<void>;
 
   /**
    * `onSharedKey`, when given, means no key was configured: the first instance to reach Redis
@@ -63,16 +64,33 @@ export class RedisLimiterStore implements SharedStore {
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
       retryStrategy: (times) => Math.min(100 * times, 1_000),
-      lazyConnect: false,
     }) as Redis & HitCommand;
     // Errors surface on the calls that meet them; the connection's own are expected while
     // Redis is down and would otherwise be thrown as unhandled 'error' events.
     this.redis.on('error', () => undefined);
     this.redis.defineCommand('netdiagHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     // Every (re)connection re-offers the key, in case Redis came back without it.
-    this.redis.on('ready', () => {
-      this.loadSharedKey().catch(() => undefined);
+    this.#connected = new Promise((resolve) => {
+      this.redis.on('ready', () => {
+        void this.loadSharedKey()
+          .catch(() => undefined)
+          .then(resolve);
+      });
     });
+  }
+
+  /**
+   * Settles once the first connection is up and the key exchange on it has run, or after
+   * `timeoutMs`: Redis down at start-up is not fatal, the instance counts locally until it
+   * answers.
+   */
+  whenConnected(timeoutMs: number): Promise<void> {
+    return Promise.race([
+      this.#connected,
+      new Promise<void>((resolve) => {
+        setTimeout(resolve, timeoutMs).unref();
+      }),
+    ]);
   }
 
   async hit(key: string, windowMs: number): Promise<WindowHit> {

@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import type pino from 'pino';
 import { createApp } from '../../app.js';
+import { startCluster, workerCount } from './cluster.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
 import { proxyProtocolFront } from './proxy-protocol.js';
@@ -14,6 +16,14 @@ export interface RunningServer {
   port: number;
   /** Stops accepting, lets in-flight requests finish within `graceMs`, then closes the rest. */
   drain(graceMs?: number): Promise<void>;
+}
+
+/**
+ * `netdiag serve`: with NETDIAG_WORKERS > 1 this process becomes the cluster's primary and its
+ * workers, forked from it (node:cluster re-runs the same command in each), run the server.
+ */
+export function startServe(config: Config, logger: pino.Logger): Promise<{ drain(graceMs: number): Promise<void> }> {
+  return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
 }
 
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
