@@ -1,3 +1,4 @@
+import { readAtMost } from '../http/bounded-read.js';
 import { DnsFailure } from './errors.js';
 import { MAX_MESSAGE_BYTES, type DnsTransport } from './transport.js';
 
@@ -41,22 +42,10 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
 }
 
 async function readBounded(response: Response): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   if (response.body === null) return new Uint8Array(0);
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > MAX_MESSAGE_BYTES) {
-      await response.body.cancel();
-      throw new DnsFailure('too_large', `a message over ${MAX_MESSAGE_BYTES} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const message = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    message.set(chunk, offset);
-    offset += chunk.byteLength;
+  const message = await readAtMost(response.body, MAX_MESSAGE_BYTES, true);
+  if (message === undefined) {
+    throw new DnsFailure('too_large', `a message over ${MAX_MESSAGE_BYTES} bytes`);
   }
   return message;
 }

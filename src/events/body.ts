@@ -1,3 +1,4 @@
+import { readAtMost } from '../http/bounded-read.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** The body bound for events (spec §8: 4 KiB). */
@@ -9,29 +10,14 @@ export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_la
  * Reads at most `limit` bytes. A declared Content-Length over the limit is refused before any
  * byte is read; otherwise chunks are counted as they arrive and reading stops at the first
  * chunk that passes the limit, whatever Content-Length said (SPEC-NOTES: never read past the
- * bound). The iterator is abandoned rather than returned: returning it would destroy the
- * request, and with it the connection the 413 must go out on.
+ * bound).
  */
 export async function readBoundedBody(req: HttpRequest, limit = MAX_EVENT_BYTES): Promise<BodyRead> {
   const declared = req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) return { ok: false, reason: 'too_large' };
   if (req.body === null) return { ok: true, text: '' };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const iterator = req.body[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done === true) break;
-    size += next.value.byteLength;
-    if (size > limit) return { ok: false, reason: 'too_large' };
-    chunks.push(next.value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readAtMost(req.body, limit);
+  if (bytes === undefined) return { ok: false, reason: 'too_large' };
   try {
     // JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at.
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };

@@ -1,0 +1,29 @@
+/**
+ * Reads a byte stream to its end, or stops at the first chunk that takes it past `limit` bytes
+ * and returns undefined: nothing past the bound is ever held. With `cancel`, the stream is then
+ * cancelled (a response body whose connection should be freed); without it the reader just
+ * stops pulling, because returning a request's iterator destroys the request, and with it the
+ * connection a 413 must go out on.
+ */
+export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: number, cancel = false): Promise<Uint8Array | undefined> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done === true) break;
+    size += next.value.byteLength;
+    if (size > limit) {
+      if (cancel) await iterator.return?.();
+      return undefined;
+    }
+    chunks.push(next.value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
