@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalName, reverseName } from './names.js';
+import { parseAddress } from '../ip/address.js';
+import { canonicalName, reverseName, reverseNameOf } from './names.js';
 
 describe('canonicalName', () => {
   it.each([
@@ -35,5 +36,14 @@ describe('reverseName', () => {
   });
   it.each(['example.com', '1.2.3', '01.2.3.4', 'fe80::1%eth0', '::ffff:1.2.3.256'])('rejects %j', (input) => {
     expect(() => reverseName(input)).toThrow();
+  });
+});
+
+describe('reverseNameOf (a parsed caller address)', () => {
+  it.each(['192.0.2.1', '255.0.10.1', '0.0.0.0', '::ffff:203.0.113.9', '2001:db8::567:89ab'])('gives what reverseName gives for %s', (text) => {
+    const address = parseAddress(text);
+    if (address === undefined) throw new Error(`${text} did not parse`);
+    // reverseName of the canonical text: a mapped address is named as the IPv4 it is.
+    expect(reverseNameOf(address)).toBe(reverseName(address.text));
   });
 });

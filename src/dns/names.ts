@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { ParsedAddress } from '../ip/address.js';
 import { Problem } from '../http/problems.js';
 import { MAX_NAME_LENGTH } from './types.js';
 
@@ -50,16 +51,27 @@ export function canonicalName(input: string): string {
  */
 export function reverseName(input: string): string {
   if (input.includes('%')) throw invalid('a PTR name must be an IP address without a zone index.');
-  if (ipaddr.IPv4.isValidFourPartDecimal(input)) {
-    return `${ipaddr.IPv4.parse(input).octets.slice().reverse().join('.')}.in-addr.arpa`;
-  }
-  if (input.includes(':') && ipaddr.IPv6.isValid(input)) {
-    const nibbles = ipaddr.IPv6.parse(input)
-      .toByteArray()
-      .flatMap((byte) => [byte >> 4, byte & 0xf])
-      .reverse()
-      .map((n) => n.toString(16));
-    return `${nibbles.join('.')}.ip6.arpa`;
-  }
+  if (ipaddr.IPv4.isValidFourPartDecimal(input)) return ipv4ReverseName(ipaddr.IPv4.parse(input).octets);
+  if (input.includes(':') && ipaddr.IPv6.isValid(input)) return ipv6ReverseName(ipaddr.IPv6.parse(input));
   throw invalid('a PTR name must be an IPv4 or IPv6 address.');
+}
+
+/** The reverse-lookup name of an address already parsed (the caller of /v1/ip): no second parse. */
+export function reverseNameOf(address: ParsedAddress): string {
+  const value = address.v4;
+  if (value === undefined) return ipv6ReverseName(address.addr as ipaddr.IPv6);
+  return ipv4ReverseName([value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff]);
+}
+
+function ipv4ReverseName(octets: readonly number[]): string {
+  return `${octets[3] ?? 0}.${octets[2] ?? 0}.${octets[1] ?? 0}.${octets[0] ?? 0}.in-addr.arpa`;
+}
+
+function ipv6ReverseName(addr: ipaddr.IPv6): string {
+  const nibbles = addr
+    .toByteArray()
+    .flatMap((byte) => [byte >> 4, byte & 0xf])
+    .reverse()
+    .map((n) => n.toString(16));
+  return `${nibbles.join('.')}.ip6.arpa`;
 }

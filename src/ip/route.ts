@@ -1,4 +1,4 @@
-import { reverseName } from '../dns/names.js';
+import { reverseNameOf } from '../dns/names.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
@@ -19,7 +19,7 @@ export function ipRoute(services: Services): RouteDefinition {
   /** The caller's PTR through the fixed resolver, never through the shared cache; null on any failure. */
   const reverseHostname = async (address: ParsedAddress): Promise<string | null> => {
     try {
-      const result = await services.dns.resolveUncached(reverseName(address.text), 'PTR', REVERSE_DEADLINE_MS);
+      const result = await services.dns.resolveUncached(reverseNameOf(address), 'PTR', REVERSE_DEADLINE_MS);
       for (const answer of result.answers) {
         if (answer.type === 'PTR') return hostnameOrNull(answer.target);
       }

@@ -110,6 +110,7 @@ function find(table: Table, key: number[]): number {
 }
 
 function keyOf(address: ParsedAddress): number[] {
+  if (address.v4 !== undefined) return [address.v4];
   const bytes = (address.addr).toByteArray();
   const out: number[] = [];
   for (let i = 0; i < bytes.length; i += 4) {

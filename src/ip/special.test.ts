@@ -1,0 +1,80 @@
+import ipaddr from 'ipaddr.js';
+import { describe, expect, it } from 'vitest';
+import { inIpv4Range, parseAddress } from './address.js';
+import { isSpecialUse } from './special.js';
+import { parseTrustList } from './trust.js';
+
+function parsed(text: string) {
+  const address = parseAddress(text);
+  if (address === undefined) throw new Error(`${text} did not parse`);
+  return address;
+}
+
+function v4(text: string): number {
+  const value = parsed(text).v4;
+  if (value === undefined) throw new Error(`${text} is not IPv4`);
+  return value;
+}
+
+/** Every edge of every range ipaddr.js knows, its neighbours, and a spread of other addresses. */
+function sampleIpv4(): string[] {
+  const out = new Set<string>(['0.0.0.0', '255.255.255.255', '8.8.8.8', '1.1.1.1']);
+  const table = (ipaddr.IPv4.prototype as unknown as { SpecialRanges: Record<string, [ipaddr.IPv4, number] | [ipaddr.IPv4, number][]> }).SpecialRanges;
+  for (const entry of Object.values(table)) {
+    for (const [network, bits] of Array.isArray(entry[0]) ? (entry as [ipaddr.IPv4, number][]) : [entry as [ipaddr.IPv4, number]]) {
+      const first = ipaddr.IPv4.networkAddressFromCIDR(`${network.toString()}/${bits}`).toNormalizedString();
+      const last = ipaddr.IPv4.broadcastAddressFromCIDR(`${network.toString()}/${bits}`).toNormalizedString();
+      for (const edge of [first, last]) {
+        const n = ipaddr.IPv4.parse(edge).toByteArray().reduce((a, b) => a * 256 + b, 0);
+        for (const v of [n - 1, n, n + 1]) if (v >= 0 && v <= 0xffffffff) out.add(ipaddr.fromByteArray([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]).toString());
+      }
+    }
+  }
+  for (let v = 0; v < 2 ** 32; v += 16_777_259) out.add(ipaddr.fromByteArray([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]).toString());
+  return [...out];
+}
+
+describe('isSpecialUse', () => {
+  const samples = sampleIpv4();
+
+  it('agrees with ipaddr.js range() on every range edge and a spread of IPv4 addresses', () => {
+    expect(samples.length).toBeGreaterThan(100);
+    const disagreements = samples.filter((text) => {
+      const parsed = parseAddress(text);
+      return parsed === undefined || isSpecialUse(parsed) !== (ipaddr.IPv4.parse(text).range() !== 'unicast');
+    });
+    expect(disagreements).toEqual([]);
+  });
+
+  it('classifies IPv4-mapped IPv6 as its IPv4 address, and IPv6 by range()', () => {
+    expect(isSpecialUse(parsed('::ffff:10.1.2.3'))).toBe(true);
+    expect(isSpecialUse(parsed('::ffff:8.8.8.8'))).toBe(false);
+    expect(isSpecialUse(parsed('2001:db8::1'))).toBe(true);
+    expect(isSpecialUse(parsed('2001:4860:4860::8888'))).toBe(false);
+  });
+});
+
+describe('IPv4 ranges as numbers', () => {
+  it('match as ipaddr.js match() does, /0 and /32 included', () => {
+    const cases: [string, string][] = [
+      ['10.0.0.0/8', '10.255.255.255'], ['10.0.0.0/8', '11.0.0.0'], ['0.0.0.0/0', '203.0.113.9'],
+      ['192.0.2.7/32', '192.0.2.7'], ['192.0.2.7/32', '192.0.2.8'], ['100.64.0.0/10', '100.127.255.255'], ['100.64.0.0/10', '100.128.0.0'],
+    ];
+    for (const [cidr, text] of cases) {
+      const [network, bits] = ipaddr.IPv4.parseCIDR(cidr);
+      const value = v4(text);
+      const networkValue = v4(network.toString());
+      expect(inIpv4Range(value, networkValue, bits), `${text} in ${cidr}`).toBe(ipaddr.IPv4.parse(text).match([network, bits]));
+    }
+  });
+
+  it('trust lists match mapped and plain IPv4 alike', () => {
+    const trust = parseTrustList('loopback,192.0.2.0/24,0.0.0.0/0');
+    expect(trust.trusts(parsed('::ffff:192.0.2.200'))).toBe(true);
+    const narrow = parseTrustList('192.0.2.0/25');
+    expect(narrow.trusts(parsed('192.0.2.127'))).toBe(true);
+    expect(narrow.trusts(parsed('192.0.2.128'))).toBe(false);
+    expect(narrow.trusts(parsed('::ffff:192.0.2.1'))).toBe(true);
+    expect(narrow.trusts(parsed('::1'))).toBe(false);
+  });
+});
