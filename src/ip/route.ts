@@ -16,17 +16,31 @@ import { isSpecialUse } from './special.js';
 export const REVERSE_DEADLINE_MS = 500;
 
 export function ipRoute(services: Services): RouteDefinition {
-  /** The caller's PTR through the fixed resolver, never through the shared cache; null on any failure. */
-  const reverseHostname = async (address: ParsedAddress): Promise<string | null> => {
-    try {
-      const result = await services.dns.resolveUncached(reverseNameOf(address), 'PTR', REVERSE_DEADLINE_MS);
-      for (const answer of result.answers) {
-        if (answer.type === 'PTR') return hostnameOrNull(answer.target);
-      }
-      return null;
-    } catch {
-      return null;
+  /**
+   * The caller's PTR through the fixed resolver, never through the shared cache; null on any
+   * failure. Requests from one address while its lookup is in flight share the hostname made
+   * from it (the resolver shares the query itself), so a burst of them costs one promise and one
+   * validation, not one each; the entry goes when the answer comes, so nothing is kept.
+   */
+  const pendingHostnames = new Map<string, Promise<string | null>>();
+  const reverseHostname = (address: ParsedAddress): Promise<string | null> => {
+    const name = reverseNameOf(address);
+    let pending = pendingHostnames.get(name);
+    if (pending === undefined) {
+      pending = services.dns.resolveUncached(name, 'PTR', REVERSE_DEADLINE_MS).then(
+        (result) => {
+          pendingHostnames.delete(name);
+          const answer = result.answers.find((a) => a.type === 'PTR');
+          return answer?.type === 'PTR' ? hostnameOrNull(answer.target) : null;
+        },
+        () => {
+          pendingHostnames.delete(name);
+          return null;
+        },
+      );
+      pendingHostnames.set(name, pending);
     }
+    return pending;
   };
 
   const handler = rateLimited('ip', services, (ctx) => {
