@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { ParsedAddress } from '../ip/address.js';
+import { ipv4Octets, type ParsedAddress } from '../ip/address.js';
 import { Problem } from '../http/problems.js';
 import { MAX_NAME_LENGTH } from './types.js';
 
@@ -60,7 +60,7 @@ export function reverseName(input: string): string {
 export function reverseNameOf(address: ParsedAddress): string {
   const value = address.v4;
   if (value === undefined) return ipv6ReverseName(address.addr as ipaddr.IPv6);
-  return ipv4ReverseName([value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff]);
+  return ipv4ReverseName(ipv4Octets(value));
 }
 
 function ipv4ReverseName(octets: readonly number[]): string {

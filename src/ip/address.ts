@@ -29,7 +29,7 @@ class LazyIPv4 implements ParsedAddress {
     this.v4 = dottedQuadValue(text);
   }
   get addr(): ipaddr.IPv4 {
-    return (this.#addr ??= new ipaddr.IPv4(this.text.split('.').map(Number)));
+    return (this.#addr ??= new ipaddr.IPv4(ipv4Octets(this.v4)));
   }
 }
 
@@ -48,15 +48,29 @@ function dottedQuadValue(text: string): number {
 }
 
 /** An ipaddr.js IPv4 as an unsigned 32-bit number. */
-export function ipv4Value(addr: ipaddr.IPv4): number {
+function ipv4Value(addr: ipaddr.IPv4): number {
   const [a = 0, b = 0, c = 0, d = 0] = addr.octets;
   return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
-/** Whether an IPv4 number lies in `network/bits` (network given as a number too). */
-export function inIpv4Range(value: number, network: number, bits: number): boolean {
-  // Shifting by 32 is a no-op in JavaScript, so /0 is its own case.
-  return bits === 0 || (value ^ network) >>> (32 - bits) === 0;
+/** The four octets of an IPv4 number, most significant first. */
+export function ipv4Octets(value: number): number[] {
+  return [value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
+}
+
+/**
+ * A test of IPv4 numbers against CIDR ranges (trust lists, special-use ranges), converted once
+ * so that a check builds no object: ipaddr.js's `match` parses and allocates on every call.
+ */
+export function ipv4RangeMatcher(ranges: readonly (readonly [ipaddr.IPv4, number])[]): (value: number) => boolean {
+  const numeric = ranges.map(([network, bits]) => ({ network: ipv4Value(network), bits }));
+  return (value) => {
+    for (const { network, bits } of numeric) {
+      // Shifting by 32 is a no-op in JavaScript, so /0 is its own case.
+      if (bits === 0 || (value ^ network) >>> (32 - bits) === 0) return true;
+    }
+    return false;
+  };
 }
 
 /** Dotted-quad IPv4 without leading zeros: parsed by hand, the hottest case of all. */

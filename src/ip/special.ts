@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { inIpv4Range, ipv4Value, type ParsedAddress } from './address.js';
+import { ipv4RangeMatcher, type ParsedAddress } from './address.js';
 
 type RangeEntry = [ipaddr.IPv4, number];
 
@@ -9,9 +9,7 @@ type RangeEntry = [ipaddr.IPv4, number];
  * table is left out of the library's typings, so its shape is checked here at load, and
  * special.test.ts compares the result with `range()` itself.
  */
-const SPECIAL_IPV4 = Object.values(specialRangesOfIpaddr()).flatMap((entry) =>
-  (isRangeList(entry) ? entry : [entry]).map(([network, bits]) => ({ network: ipv4Value(network), bits })),
-);
+const isSpecialIpv4 = ipv4RangeMatcher(Object.values(specialRangesOfIpaddr()).flatMap((entry) => (isRangeList(entry) ? entry : [entry])));
 
 function specialRangesOfIpaddr(): Record<string, RangeEntry | RangeEntry[]> {
   const table: unknown = (ipaddr.IPv4.prototype as unknown as { SpecialRanges?: unknown }).SpecialRanges;
@@ -31,6 +29,6 @@ function isRangeList(entry: RangeEntry | RangeEntry[]): entry is RangeEntry[] {
  */
 export function isSpecialUse(address: ParsedAddress): boolean {
   const value = address.v4;
-  if (value !== undefined) return SPECIAL_IPV4.some((r) => inIpv4Range(value, r.network, r.bits));
+  if (value !== undefined) return isSpecialIpv4(value);
   return address.addr.range() !== 'unicast';
 }

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { inIpv4Range, ipv4Value, type ParsedAddress } from './address.js';
+import { ipv4RangeMatcher, type ParsedAddress } from './address.js';
 
 /** Which peers' forwarding headers (and PROXY protocol headers) are believed. */
 export interface TrustPolicy {
@@ -40,15 +40,13 @@ export function parseTrustList(value: string): TrustPolicy {
 }
 
 export function trustRanges(ranges: Range[]): TrustPolicy {
-  const v4 = ranges
-    .filter((r): r is [ipaddr.IPv4, number] => r[0].kind() === 'ipv4')
-    .map(([network, bits]) => ({ network: ipv4Value(network), bits }));
+  const inV4 = ipv4RangeMatcher(ranges.filter((r): r is [ipaddr.IPv4, number] => r[0].kind() === 'ipv4'));
   const v6 = ranges.filter((r): r is [ipaddr.IPv6, number] => r[0].kind() === 'ipv6');
   return {
     any: ranges.length > 0,
     trusts(address) {
       const value = address.v4;
-      if (value !== undefined) return v4.some((r) => inIpv4Range(value, r.network, r.bits));
+      if (value !== undefined) return inV4(value);
       const a = address.addr as ipaddr.IPv6;
       return v6.some((r) => a.match(r));
     },

@@ -15,7 +15,7 @@ export interface Mmdb {
  * network) shared by every address in its range, never an address. Decoding a City record is
  * some twenty small UTF-8 reads and costs more than the rest of /v1/ip put together.
  */
-export const DECODED_RECORDS_KEPT = 10_000;
+const DECODED_RECORDS_KEPT = 10_000;
 
 /** Opens an .mmdb file; throws a plain Error (the caller names the variable) when it is not one. */
 export function openMmdb(path: string): Mmdb {
