@@ -233,6 +233,8 @@ describe('event sinks', () => {
       const sent = [event(), event()];
       for (const e of sent) expect((await post(server, e)).status).toBe(202);
       expect(await eventually(() => collector.attempts > 0 && server.logs().some((l) => l.msg === 'analytics collector failing; events are queued'), 3000)).toBe(true);
+      // The log names the class of failure, never the collector's own text.
+      expect(server.logs().find((l) => l.msg === 'analytics collector failing; events are queued')?.reason).toBe('status_500');
       expect((await send(`${server.url}/v1/health`)).status).toBe(200);
       collector.mode = 'accept';
       expect(await eventually(() => sent.every((s) => collector.events().some((e) => e.event_id === s.event_id)), 6000)).toBe(true);
@@ -249,6 +251,8 @@ describe('event sinks', () => {
       // 20 requests while the sink waits on a collector that never answers: not one of them waits.
       expect(elapsed).toBeLessThan(1000);
       expect((await send(`${server.url}/v1/health`)).status).toBe(200);
+      // The POST's 2 s deadline ends the wait and the log says it was a timeout.
+      expect(await eventually(() => server.logs().some((l) => l.msg === 'analytics collector failing; events are queued' && l.reason === 'TimeoutError'), 4000)).toBe(true);
       collector.mode = 'accept';
     });
   });
@@ -266,6 +270,26 @@ describe('event sinks', () => {
       expect(collector.events().map((e) => e.event_id)).toEqual(sent.slice(7).map((e) => e.event_id));
       const recovered = server.logs().find((l) => l.msg === 'analytics collector reachable again');
       expect(recovered?.dropped).toBe(7);
+    } finally {
+      await server.close();
+      await collector.close();
+    }
+  });
+
+  it('an overload that outlasts many deliveries logs its drops once, not once per batch', async () => {
+    // A collector that takes 150 ms a POST and a queue of 5: events arrive faster than they
+    // leave for about 1.5 s, with several deliveries in between, each followed by more drops.
+    const collector = await startCollector('accept', 150);
+    const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: collector.url, NETDIAG_EVENTS_QUEUE: '5' });
+    try {
+      for (let i = 0; i < 60; i++) {
+        expect((await post(server, event())).status).toBe(202);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(await eventually(() => collector.batches.length >= 4, 3000)).toBe(true);
+      const warnings = server.logs().filter((l) => l.msg === 'analytics queue full: dropping the oldest events');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.dropped).toBe(1);
     } finally {
       await server.close();
       await collector.close();
