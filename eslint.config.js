@@ -24,8 +24,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', 'bench/*.mjs', 'test/support/*.mjs'],
+    files: ['**/*.js', 'bench/*.mjs', 'bench/*.cjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: globals.node },
+    // Its parser options (no project service) kept: replacing languageOptions whole dropped them.
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
 );
