@@ -17,7 +17,8 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);
 });
 process.on('SIGTERM', () => {
-  process.stderr.write(`collector (${mode}) received ${events} events\n`);
+  // On stdout, where the benchmark reads it to compare with the events the service accepted.
+  process.stdout.write(`collector (${mode}) received ${events} events\n`);
   server.closeAllConnections();
   server.close(() => process.exit(0));
 });

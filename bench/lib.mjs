@@ -21,18 +21,36 @@ export function rssMiB(pid) {
   return kb / 1024;
 }
 
-/** Starts a child and resolves once `ready(line)` returns a port from its stdout. */
+/**
+ * Starts a child and resolves once `ready(line)` returns a port from its stdout. The lines it
+ * prints after that are kept in `output` (a collector's count, a service's warnings).
+ */
 export async function startChild(command, args, env, ready) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
-  const port = await new Promise((resolve, reject) => {
+  const output = [];
+  let port;
+  await new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${command} exited with ${code} before it was ready`)));
     lines.on('line', (line) => {
-      const found = ready(line);
-      if (found !== undefined) resolve(found);
+      if (port !== undefined) {
+        output.push(line);
+        return;
+      }
+      port = ready(line);
+      if (port !== undefined) resolve();
     });
   });
-  return { child, port, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
+  const closed = once(lines, 'close');
+  return {
+    child,
+    port,
+    output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await Promise.all([once(child, 'exit'), closed]);
+    },
+  };
 }
 
 /** One load run; returns requests/s, latency percentiles and server CPU µs per request. */
@@ -45,6 +63,7 @@ export async function load({ url, method = 'GET', headers, body, pid, duration, 
   const bad = result.non2xx + result.errors + result.timeouts;
   return {
     rps: result.requests.average,
+    ok: result['2xx'],
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuUsPerReq: completed > 0 ? (cpu * 1e6) / completed : NaN,
