@@ -9,7 +9,7 @@ import { expectContract } from './support/contract.js';
 import { send, type Reply } from './support/http.js';
 import { serveCli } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
-import { eventually } from './support/wait.js';
+import { eventually, freePort } from './support/wait.js';
 
 const LIMITS = { NETDIAG_RATE_LIMITS: 'events=100000,ip=100000,dns=100000,probe=100000' };
 
@@ -273,6 +273,18 @@ describe('event sinks', () => {
     } finally {
       await server.close();
       await collector.close();
+    }
+  });
+
+  it('a collector with nothing listening is logged as ECONNREFUSED, and the intake still answers 202', async () => {
+    const port = await freePort();
+    const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: `http://127.0.0.1:${String(port)}/ingest` });
+    try {
+      expect((await post(server, event())).status).toBe(202);
+      expect(await eventually(() => server.logs().some((l) => l.msg === 'analytics collector failing; events are queued'), 3000)).toBe(true);
+      expect(server.logs().find((l) => l.msg === 'analytics collector failing; events are queued')?.reason).toBe('ECONNREFUSED');
+    } finally {
+      await server.close();
     }
   });
 

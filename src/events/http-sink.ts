@@ -27,7 +27,8 @@ export interface HttpSinkOptions {
  * and the intake never waits. One POST is in flight at a time, with a short deadline; a failed
  * batch goes back to the head of the queue and is retried with exponential backoff. A state
  * change (collector failing, collector back) is logged once, with the drops so far, and drops at
- * most once a minute with their count, never per event or per batch. Uses only `fetch` and timers, so it runs on any runtime.
+ * most once a minute with their count, never per event or per batch. Uses only `fetch` and
+ * timers, so it runs on any runtime.
  */
 export class HttpEventSink implements EventSink {
   readonly #url: string;
@@ -158,10 +159,11 @@ export class HttpEventSink implements EventSink {
         return true;
       } catch (err) {
         if (this.#failures === 0) {
-          // A string code where there is one (`status_503`, `ECONNREFUSED`), else the error's
-          // name: a timeout is a DOMException whose `code` is the number 23, named TimeoutError.
-          const { code, name } = err as { code?: unknown; name?: unknown };
-          const reason = typeof code === 'string' ? code : typeof name === 'string' ? name : 'unknown';
+          // The class of failure, never the collector's text: our `status_503`; a socket error's
+          // code, which fetch keeps on its TypeError's cause (`ECONNREFUSED`); else the error's
+          // name (a timeout is a DOMException whose `code` is the number 23, named TimeoutError).
+          const { code, name, cause } = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+          const reason = typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : typeof name === 'string' ? name : 'unknown';
           this.#logger.warn({ reason }, 'analytics collector failing; events are queued');
         }
         this.#failures += 1;
