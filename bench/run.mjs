@@ -123,8 +123,8 @@ for (const route of ROUTES) {
     const runsDone = [...runs.fresh.svc, ...runs.aged.svc];
     const counted = (probe.status === 202 ? 1 : 0) + runsDone.reduce((a, r) => a + r.ok, 0);
     const received = Number(/received (\d+)/.exec(collector.output.join('\n'))?.[1]);
-    const lost = received < counted || received > counted + runsDone.length * connections;
-    console.log(`${route.name}: ${counted} events answered 202 within the runs, ${received} received by the collector${lost ? ' *** NOT ALL DELIVERED ***' : ''}`);
+    const verdict = received < counted ? ' *** NOT ALL DELIVERED ***' : received > counted + runsDone.length * connections ? ' *** MORE THAN WERE SENT: DUPLICATES ***' : '';
+    console.log(`${route.name}: ${counted} events answered 202 within the runs, ${received} received by the collector${verdict}`);
   }
   const m = (list, key) => median(list.map((r) => r[key]));
   for (const state of ['fresh', 'aged']) {

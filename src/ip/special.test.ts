@@ -16,6 +16,11 @@ function v4(text: string): number {
   return value;
 }
 
+/** A 32-bit number as text, through ipaddr.js rather than the code under test. */
+function dottedQuad(value: number): string {
+  return ipaddr.fromByteArray([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]).toString();
+}
+
 /** Every edge of every range ipaddr.js knows, its neighbours, and a spread of other addresses. */
 function sampleIpv4(): string[] {
   const out = new Set<string>(['0.0.0.0', '255.255.255.255', '8.8.8.8', '1.1.1.1']);
@@ -26,11 +31,11 @@ function sampleIpv4(): string[] {
       const last = ipaddr.IPv4.broadcastAddressFromCIDR(`${network.toString()}/${bits}`).toNormalizedString();
       for (const edge of [first, last]) {
         const n = ipaddr.IPv4.parse(edge).toByteArray().reduce((a, b) => a * 256 + b, 0);
-        for (const v of [n - 1, n, n + 1]) if (v >= 0 && v <= 0xffffffff) out.add(ipaddr.fromByteArray([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]).toString());
+        for (const v of [n - 1, n, n + 1]) if (v >= 0 && v <= 0xffffffff) out.add(dottedQuad(v));
       }
     }
   }
-  for (let v = 0; v < 2 ** 32; v += 16_777_259) out.add(ipaddr.fromByteArray([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]).toString());
+  for (let v = 0; v < 2 ** 32; v += 16_777_259) out.add(dottedQuad(v));
   return [...out];
 }
 
