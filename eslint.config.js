@@ -24,7 +24,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', 'bench/*.mjs', 'bench/*.cjs', 'test/support/*.mjs'],
+    files: ['**/*.js', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     // Its parser options (no project service) kept: replacing languageOptions whole dropped them.
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },

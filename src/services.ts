@@ -1,6 +1,7 @@
 import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './ip/trust.js';
+import type { TrustedHeader } from './ip/caller-address.js';
 import type { EventSink } from './events/sink.js';
 import type { LatencyProbes } from './latency/probes.js';
 import type { Resolver } from './dns/resolver.js';
@@ -40,6 +41,8 @@ export interface Services {
    */
   keyedHash(input: string): string;
   trust: TrustPolicy;
+  /** The one forwarding header trusted proxies write (`NETDIAG_TRUST_PROXY_HEADER`). */
+  trustHeader: TrustedHeader;
   limiter: LimiterStore;
   /** DNS through the one fixed upstream (SPEC-NOTES, DNS). */
   dns: Resolver;

@@ -80,11 +80,47 @@ describe('GET /v1/ip', () => {
     expect(data(res).address).toBe('8.8.8.8');
   });
 
-  it('reads RFC 7239 Forwarded with IPv6 and reports mapped addresses as IPv4', async () => {
-    const v6 = await send(`${proxied.url}/v1/ip`, { headers: { Forwarded: 'for="[2001:4860:4860::8888]:443";proto=https' } });
-    expect(data(v6)).toMatchObject({ address: '2001:4860:4860::8888', ip_version: 'ipv6', network: { asn: 15169 } });
+  it('reads RFC 7239 Forwarded with IPv6 when that is the trusted header, and reports mapped addresses as IPv4', async () => {
+    const forwarded = await startTestServer({ NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_TRUST_PROXY_HEADER: 'forwarded' });
+    try {
+      const v6 = await send(`${forwarded.url}/v1/ip`, { headers: { Forwarded: 'for="[2001:4860:4860::8888]:443";proto=https' } });
+      expect(data(v6)).toMatchObject({ address: '2001:4860:4860::8888', ip_version: 'ipv6', network: { asn: 15169 } });
+    } finally {
+      await forwarded.close();
+    }
     const mapped = await send(`${proxied.url}/v1/ip`, { headers: { 'X-Forwarded-For': '::ffff:8.8.8.8' } });
     expect(data(mapped)).toMatchObject({ address: '8.8.8.8', ip_version: 'ipv4' });
+  });
+
+  it('behind a trusted X-Forwarded-For proxy, a client-sent Forwarded (or X-Real-IP) cannot choose the address', async () => {
+    // The proxy appended the real client to X-Forwarded-For and passed the client's own
+    // Forwarded and X-Real-IP through, as nginx, HAProxy and AWS ALB do.
+    const spoofed = await send(`${proxied.url}/v1/ip`, {
+      headers: { Forwarded: 'for=203.0.113.99', 'X-Real-IP': '203.0.113.98', 'X-Forwarded-For': '198.51.100.7' },
+    });
+    expect(data(spoofed).address).toBe('198.51.100.7');
+    // Rotating the spoofed header does not give a fresh rate-limit window either.
+    const limited = await startTestServer({ NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=2' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await send(`${limited.url}/v1/ip`, { headers: { Forwarded: `for=203.0.113.${String(i + 1)}`, 'X-Forwarded-For': '198.51.100.8' } });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 200, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('with NETDIAG_TRUST_PROXY_HEADER=x-real-ip, reads only that single address', async () => {
+    const realIp = await startTestServer({ NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_TRUST_PROXY_HEADER: 'X-Real-IP' });
+    try {
+      const res = await send(`${realIp.url}/v1/ip`, { headers: { 'X-Real-IP': '8.8.8.8', 'X-Forwarded-For': '1.1.1.1' } });
+      expect(data(res).address).toBe('8.8.8.8');
+    } finally {
+      await realIp.close();
+    }
   });
 
   it.each(['192.0.2.7', '198.51.100.1', '10.9.9.9', '100.64.1.1', '169.254.0.5', '2001:db8::1', 'fe80::1', 'fc00::5'])(
@@ -134,12 +170,22 @@ describe.skipIf(!haveKnot)('GET /v1/ip reverse hostname and TLS', () => {
     expect(knot.queries() - before).toBe(2);
   });
 
-  it('is null when the PTR does not exist, and no query is sent for special-use callers', async () => {
+  it('is null when the PTR does not exist', async () => {
+    const before = knot.queries();
     const missing = await send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': '8.8.4.4' } });
     expect(data(missing).reverse_hostname).toBeNull();
+    expect(knot.queries() - before).toBe(1);
+  });
+
+  it('asks the PTR of special-use callers too, from the operator\'s resolver (SPEC-NOTES, /v1/ip)', async () => {
+    // 192.0.2.0/24 is documentation space; Knot serves its reverse zone as a private network's
+    // resolver serves its own.
     const before = knot.queries();
-    await send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': '10.0.0.1' } });
-    expect(knot.queries()).toBe(before);
+    const res = await send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': '192.0.2.10' } });
+    expect(data(res).reverse_hostname).toBe('www.example.test');
+    expect(data(res).network).toEqual({ asn: null, organization: null });
+    expect(data(res).location).toEqual(ALL_NULL_LOCATION);
+    expect(knot.queries() - before).toBe(1);
   });
 
   it('observes HTTP/2 and TLS 1.3 when it terminates TLS itself', async () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import type pino from 'pino';
 import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/config.js';
-import { createLogger } from '../runtime/node/logger.js';
+import { createLogger, flushAndExit, routeConsole } from '../runtime/node/logger.js';
 
 const HELP = `netdiag: privacy-first network information and diagnostics API
 
@@ -13,6 +13,7 @@ Usage:
 
 /** Grace for in-flight requests on SIGTERM (SPEC-NOTES, Privacy and lifecycle). */
 const DRAIN_GRACE_MS = 5_000;
+
 
 interface Running {
   drain(graceMs: number): Promise<void>;
@@ -39,6 +40,8 @@ async function run<C extends { logLevel: LogLevel }>(load: (env: Env) => C, star
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  // Libraries that print (ioredis warns through console.warn) go through the JSON log too.
+  routeConsole(logger);
   const starting = start(config, logger);
   let stopping = false;
   const stop = (signal: string) => {
@@ -49,7 +52,7 @@ async function run<C extends { logLevel: LogLevel }>(load: (env: Env) => C, star
       .then((running) => running.drain(DRAIN_GRACE_MS))
       .then(() => {
         logger.info({}, 'stopped');
-        logger.flush(() => process.exit(0));
+        flushAndExit(logger, 0);
       });
   };
   process.on('SIGTERM', () => {

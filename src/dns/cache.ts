@@ -1,10 +1,12 @@
 import type { Clock } from '../services.js';
-import type { DnsResult } from './types.js';
+import type { DnsAnswer, DnsResult } from './types.js';
 
 interface Entry {
   result: DnsResult;
   storedAt: number;
   expiresAt: number;
+  /** The estimate counted against the byte bound while the entry is held. */
+  bytes: number;
   /** The result as aged at `agedAt` seconds, reused by every hit within that second. */
   aged: CachedResult | undefined;
   agedAt: number;
@@ -17,24 +19,67 @@ export interface CachedResult {
   maxAge: number;
 }
 
+export interface CacheBounds {
+  /** Most (name, type) results held. */
+  maxEntries: number;
+  /** Most bytes held, by `entryBytes`; the least recently used go first past it. */
+  maxBytes: number;
+  /** A result estimated above this is served but never cached (dnsdist's `maximumEntrySize`). */
+  maxEntryBytes: number;
+}
+
+/** Per answer object (and its aged copy), and per entry (map slot, result, timestamps). */
+const ANSWER_OVERHEAD = 96;
+const ENTRY_OVERHEAD = 256;
+
+function answerText(answer: DnsAnswer): number {
+  switch (answer.type) {
+    case 'A':
+    case 'AAAA':
+      return answer.name.length + answer.address.length;
+    case 'MX':
+      return answer.name.length + answer.exchange.length;
+    case 'TXT':
+      return answer.name.length + answer.value.length;
+    default:
+      return answer.name.length + answer.target.length;
+  }
+}
+
+/**
+ * An estimate of the memory an entry holds: its key and its answers' text twice (the decoded
+ * result and the JSON the DNS route serialises from it), plus fixed costs per object. Measured
+ * against the heap, it is within a factor of two; a bound on it bounds the real size.
+ */
+export function entryBytes(key: string, result: DnsResult): number {
+  let text = key.length;
+  for (const answer of result.answers) text += answerText(answer);
+  return ENTRY_OVERHEAD + result.answers.length * ANSWER_OVERHEAD + 2 * text;
+}
+
 /**
  * TTL-aware LRU of DNS results keyed by (name, type). Entries die with their TTL; the least
- * recently used goes first when the cap is reached, so memory is bounded by `maxEntries`.
+ * recently used go first when either the entry cap or the byte bound is reached, so memory is
+ * bounded whatever the answers hold (a TXT-heavy name can be 100 KiB decoded).
  */
 export class DnsCache {
   readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+  readonly bounds: CacheBounds;
 
   constructor(
-    readonly maxEntries: number,
+    bounds: number | CacheBounds,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.bounds = typeof bounds === 'number' ? { maxEntries: bounds, maxBytes: Infinity, maxEntryBytes: Infinity } : bounds;
+  }
 
   get(key: string): CachedResult | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     const now = this.clock.now();
     if (now >= entry.expiresAt) {
-      this.#entries.delete(key);
+      this.#remove(key, entry);
       return undefined;
     }
     const elapsed = Math.floor((now - entry.storedAt) / 1000);
@@ -51,19 +96,36 @@ export class DnsCache {
     return entry.aged;
   }
 
-  set(key: string, result: DnsResult): void {
-    if (result.cacheTtl <= 0 || this.maxEntries === 0) return;
+  /** Stores a result; returns false when it was not kept (no TTL, caching off, or too large). */
+  set(key: string, result: DnsResult): boolean {
+    const { maxEntries, maxBytes, maxEntryBytes } = this.bounds;
+    if (result.cacheTtl <= 0 || maxEntries === 0) return false;
+    const bytes = entryBytes(key, result);
+    if (bytes > maxEntryBytes || bytes > maxBytes) return false;
     const now = this.clock.now();
-    this.#entries.delete(key);
-    this.#entries.set(key, { result, storedAt: now, expiresAt: now + result.cacheTtl * 1000, aged: undefined, agedAt: -1 });
-    while (this.#entries.size > this.maxEntries) {
-      const oldest = this.#entries.keys().next().value;
+    const old = this.#entries.get(key);
+    if (old !== undefined) this.#remove(key, old);
+    this.#entries.set(key, { result, storedAt: now, expiresAt: now + result.cacheTtl * 1000, bytes, aged: undefined, agedAt: -1 });
+    this.#bytes += bytes;
+    while (this.#entries.size > maxEntries || this.#bytes > maxBytes) {
+      const oldest = this.#entries.entries().next().value;
       if (oldest === undefined) break;
-      this.#entries.delete(oldest);
+      this.#remove(oldest[0], oldest[1]);
     }
+    return true;
+  }
+
+  #remove(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** The estimated bytes held (see `entryBytes`). */
+  get bytes(): number {
+    return this.#bytes;
   }
 }

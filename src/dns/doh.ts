@@ -1,5 +1,5 @@
 import { readAtMost } from '../http/bounded-read.js';
-import { DnsFailure } from './errors.js';
+import { DnsFailure, errorReason } from './errors.js';
 import { MAX_MESSAGE_BYTES, type DnsTransport } from './transport.js';
 
 /**
@@ -16,15 +16,18 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
           headers: { 'Content-Type': 'application/dns-message', Accept: 'application/dns-message' },
           body: query as Uint8Array<ArrayBuffer>,
           signal,
+          // The one fixed resolver is the URL the operator named; a redirect elsewhere is not
+          // followed but answered as the invalid reply it is (502, naming the status).
+          redirect: 'manual',
         });
-      } catch {
-        if (signal.aborted) throw new DnsFailure('timeout', 'deadline');
-        throw new DnsFailure('unavailable', 'the DoH server could not be reached');
+      } catch (err) {
+        if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
+        throw new DnsFailure('unavailable', 'the DoH server could not be reached', errorReason(err));
       }
       if (!response.ok) {
         await response.body?.cancel();
         // RFC 8484 §4.2.1: a non-2xx answer is a failure of the HTTP exchange, not a DNS answer.
-        throw new DnsFailure(response.status >= 500 ? 'unavailable' : 'invalid', `HTTP status ${response.status}`);
+        throw new DnsFailure(response.status >= 500 ? 'unavailable' : 'invalid', `HTTP status ${response.status}`, `status_${response.status}`);
       }
       if (response.headers.get('content-type')?.split(';')[0]?.trim() !== 'application/dns-message') {
         await response.body?.cancel();
@@ -34,8 +37,8 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
         return await readBounded(response);
       } catch (err) {
         if (err instanceof DnsFailure) throw err;
-        if (signal.aborted) throw new DnsFailure('timeout', 'deadline');
-        throw new DnsFailure('unavailable', 'the DoH response was cut off');
+        if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
+        throw new DnsFailure('unavailable', 'the DoH response was cut off', errorReason(err));
       }
     },
   };

@@ -7,13 +7,30 @@ import { Problem } from '../http/problems.js';
 export type DnsFailureKind = 'invalid' | 'too_large' | 'timeout' | 'unavailable';
 
 export class DnsFailure extends Error {
+  /**
+   * The class of the fault for the operator's log (`ECONNREFUSED`, `status_503`, `deadline`,
+   * a TLS error code), never shown to a client.
+   */
+  readonly reason: string;
+
   constructor(
     readonly kind: DnsFailureKind,
     message: string,
+    reason?: string,
   ) {
     super(message);
     this.name = 'DnsFailure';
+    this.reason = reason ?? kind;
   }
+}
+
+/** The class of a socket or fetch error: its code, its cause's code, else its name. */
+export function errorReason(err: unknown): string {
+  const { code, name, cause } = (err ?? {}) as { code?: unknown; name?: unknown; cause?: { code?: unknown; name?: unknown } };
+  if (typeof code === 'string') return code;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.name === 'string' && cause.name !== 'Error') return cause.name;
+  return typeof name === 'string' ? name : 'error';
 }
 
 /** The problem a client sees: the class of failure, never the upstream's raw error text. */
@@ -26,6 +43,6 @@ export function problemFor(failure: DnsFailure): Problem {
     case 'timeout':
       return new Problem('upstream_timeout', 'The DNS upstream did not answer before the deadline.');
     case 'unavailable':
-      return new Problem('upstream_unavailable', 'The DNS upstream is unavailable; try again later.');
+      return new Problem('upstream_unavailable', `The DNS upstream is unavailable (${failure.message}); try again later.`);
   }
 }

@@ -1,8 +1,10 @@
 import type { CachedResult, DnsCache } from './cache.js';
+import { Circuit, type CircuitOptions } from './circuit.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
+import type { Logger } from '../services.js';
 
 /** A result and the seconds a client may cache it (`Cache-Control: max-age`; 0 is `no-store`). */
 export type Resolution = CachedResult;
@@ -28,12 +30,29 @@ export interface ResolverOptions {
   /** One deadline for the whole lookup, the TCP retry of a truncated reply included. */
   timeoutMs: number;
   cache: DnsCache;
+  /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
+  maxOutstanding?: number;
+  logger?: Logger;
+  circuit?: CircuitOptions;
 }
 
-export function createResolver({ transport, timeoutMs, cache }: ResolverOptions): Resolver {
+/** The resolver and what a runtime needs to watch and stop it. */
+export interface ResolverRuntime extends Resolver {
+  readonly cache: DnsCache;
+  /** Lookups in flight upstream now. */
+  readonly outstanding: number;
+  readonly circuit: Circuit;
+  /** Stops background work (the circuit's recovery probe). */
+  close(): Promise<void>;
+}
+
+const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, circuit: circuitOptions }: ResolverOptions): ResolverRuntime {
   const inflight = new Map<string, Promise<DnsResult>>();
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Map<string, Promise<DnsResult>>();
+  let outstanding = 0;
 
   async function ask(via: DnsTransport, query: Uint8Array, signal: AbortSignal, name: string, type: DnsType) {
     const reply = await via.exchange(query, signal);
@@ -41,7 +60,32 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
     return decodeResponse(reply, name, type);
   }
 
+  /** The recovery probe: the root's NS, which any recursive resolver answers from memory. */
+  const probe = async () => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const query = encodeQuery('', 'NS');
+    const reply = await transport.exchange(query, deadline);
+    // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
+    if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
+  };
+  const circuit = new Circuit(probe, logger, circuitOptions);
+
+  async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
+    const query = encodeQuery(name, type);
+    let decoded = await ask(transport, query, signal, name, type);
+    if (decoded.truncated) {
+      const fallback = transport.truncationFallback;
+      if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+      decoded = await ask(fallback, query, signal, name, type);
+      if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+    }
+    return decoded.result;
+  }
+
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
+    if (circuit.isOpen) throw new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open');
+    if (outstanding >= maxOutstanding) throw new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap');
+    outstanding += 1;
     // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running
     // until it fires, and firing costs an exception object each time.
     const deadline = new AbortController();
@@ -49,21 +93,34 @@ export function createResolver({ transport, timeoutMs, cache }: ResolverOptions)
       deadline.abort();
     }, deadlineMs);
     try {
-      const query = encodeQuery(name, type);
-      let decoded = await ask(transport, query, deadline.signal, name, type);
-      if (decoded.truncated) {
-        const fallback = transport.truncationFallback;
-        if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
-        decoded = await ask(fallback, query, deadline.signal, name, type);
-        if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+      const result = await exchange(name, type, deadline.signal);
+      circuit.success();
+      return result;
+    } catch (err) {
+      if (err instanceof DnsFailure) {
+        // Only the upstream's own faults count: a reply it sent (even a bad one) proves it is
+        // there, and a caller's PTR under its short deadline may miss it on a slow reverse zone
+        // of someone else's.
+        if (err.kind === 'unavailable' || (err.kind === 'timeout' && deadlineMs >= timeoutMs)) circuit.failure(err.reason);
+        else if (err.kind !== 'timeout') circuit.success();
       }
-      return decoded.result;
+      throw err;
     } finally {
+      outstanding -= 1;
       clearTimeout(timer);
     }
   }
 
   return {
+    cache,
+    circuit,
+    get outstanding() {
+      return outstanding;
+    },
+    close() {
+      circuit.stop();
+      return Promise.resolve();
+    },
     resolve(name, type) {
       const key = `${type} ${name}`;
       const cached = cache.get(key);

@@ -4,7 +4,7 @@ import type { HttpRequest } from '../http/types.js';
 /** The body bound for events (spec §8: 4 KiB). */
 export const MAX_EVENT_BYTES = 4096;
 
-export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' };
+export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' | 'cut_off' };
 
 /**
  * Reads at most `limit` bytes. A declared Content-Length over the limit is refused before any
@@ -16,7 +16,14 @@ export async function readBoundedBody(req: HttpRequest, limit = MAX_EVENT_BYTES)
   const declared = req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) return { ok: false, reason: 'too_large' };
   if (req.body === null) return { ok: true, text: '' };
-  const bytes = await readAtMost(req.body, limit);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readAtMost(req.body, limit);
+  } catch {
+    // The client went away mid-body (Node's `aborted` / ECONNRESET): an ordinary event on the
+    // internet, not a fault of ours, so it is answered (to nobody) rather than logged as one.
+    return { ok: false, reason: 'cut_off' };
+  }
   if (bytes === undefined) return { ok: false, reason: 'too_large' };
   try {
     // JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at.

@@ -7,6 +7,8 @@ const DROP_LOG_INTERVAL_MS = 60_000;
 
 export interface HttpSinkOptions {
   url: string;
+  /** An `Authorization` header value for the collector (never logged). */
+  authorization?: string | undefined;
   /** Most events held while the collector is slow or down; the oldest go first past it. */
   queueSize: number;
   logger: Logger;
@@ -32,6 +34,7 @@ export interface HttpSinkOptions {
  */
 export class HttpEventSink implements EventSink {
   readonly #url: string;
+  readonly #headers: Record<string, string>;
   readonly #queueSize: number;
   readonly #logger: Logger;
   readonly #batchSize: number;
@@ -51,6 +54,8 @@ export class HttpEventSink implements EventSink {
 
   constructor(options: HttpSinkOptions) {
     this.#url = options.url;
+    this.#headers = { 'Content-Type': 'application/x-ndjson' };
+    if (options.authorization !== undefined) this.#headers.Authorization = options.authorization;
     this.#queueSize = options.queueSize;
     this.#logger = options.logger;
     this.#batchSize = options.batchSize ?? 500;
@@ -143,7 +148,7 @@ export class HttpEventSink implements EventSink {
       try {
         const res = await fetch(this.#url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/x-ndjson' },
+          headers: this.#headers,
           body,
           signal: AbortSignal.timeout(timeoutMs),
         });

@@ -32,6 +32,7 @@ export function eventsRoute(services: Services): RouteDefinition {
     const body = await readBoundedBody(ctx.req);
     if (!body.ok) {
       if (body.reason === 'too_large') return refuse(ctx, 'payload_too_large', `The body must be at most ${String(MAX_EVENT_BYTES)} bytes.`);
+      if (body.reason === 'cut_off') return { ...problemReply(ctx, 'malformed_request', 'The request body ended before its declared end.'), close: true };
       return problemReply(ctx, 'invalid_json', 'The body is not valid UTF-8.');
     }
     let parsed: unknown;

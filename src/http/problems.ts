@@ -3,15 +3,18 @@
  * (Fastify-style single table). RFC 9457 problem documents are built from it in one place.
  */
 export const PROBLEMS = {
+  malformed_request: { status: 400, title: 'Malformed request' },
   invalid_parameter: { status: 400, title: 'Invalid parameter' },
   unknown_region: { status: 400, title: 'Unknown region' },
   invalid_json: { status: 400, title: 'Invalid JSON body' },
   invalid_event: { status: 400, title: 'Invalid analytics event' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limit_exceeded: { status: 429, title: 'Rate limit exceeded' },
+  header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   upstream_invalid_response: { status: 502, title: 'Invalid upstream response' },
   upstream_response_too_large: { status: 502, title: 'Upstream response too large' },

@@ -4,7 +4,6 @@ import { resolveCaller } from './caller-address.js';
 import { forwardedChain, xForwardedForChain } from './forwarded.js';
 import { TRUST_NONE, parseTrustList } from './trust.js';
 
-const none = { forwarded: undefined, xForwardedFor: undefined };
 const address = (r: ReturnType<typeof resolveCaller>) => (r.ok ? r.address.text : `error: ${r.reason}`);
 
 describe('parseAddress', () => {
@@ -55,35 +54,51 @@ describe('forwarding headers', () => {
 
 describe('resolveCaller', () => {
   const trust = parseTrustList('loopback, 10.0.0.0/8');
+  /** The request's headers, by lower-case name. */
+  const headers = (h: Record<string, string>) => (name: string) => h[name];
+  const xff = (peer: string, value: string | undefined, policy = trust) =>
+    resolveCaller(peer, headers(value === undefined ? {} : { 'x-forwarded-for': value }), policy, 'x-forwarded-for');
 
   it('is the peer when nobody is trusted, whatever the headers claim', () => {
-    const r = resolveCaller('127.0.0.1', { forwarded: 'for=203.0.113.9', xForwardedFor: '198.51.100.1' }, TRUST_NONE);
+    const r = resolveCaller('127.0.0.1', headers({ forwarded: 'for=203.0.113.9', 'x-forwarded-for': '198.51.100.1', 'x-real-ip': '198.51.100.2' }), TRUST_NONE, 'x-forwarded-for');
     expect(address(r)).toBe('127.0.0.1');
   });
   it('is the peer when the peer is not a trusted proxy', () => {
-    expect(address(resolveCaller('203.0.113.1', { ...none, xForwardedFor: '198.51.100.1' }, trust))).toBe('203.0.113.1');
+    expect(address(xff('203.0.113.1', '198.51.100.1'))).toBe('203.0.113.1');
   });
   it('is the nearest untrusted hop, read right to left, from a trusted proxy', () => {
     // The client forged the first entry; the trusted proxies appended the rest.
-    const r = resolveCaller('127.0.0.1', { ...none, xForwardedFor: '6.6.6.6, 198.51.100.7, 10.1.1.1' }, trust);
+    expect(address(xff('127.0.0.1', '6.6.6.6, 198.51.100.7, 10.1.1.1'))).toBe('198.51.100.7');
+  });
+  it('reads only the configured header: a client-sent Forwarded passed through by an X-Forwarded-For proxy is ignored', () => {
+    const r = resolveCaller('10.0.0.5', headers({ forwarded: 'for=203.0.113.99', 'x-forwarded-for': '198.51.100.7' }), trust, 'x-forwarded-for');
     expect(address(r)).toBe('198.51.100.7');
   });
-  it('prefers Forwarded to X-Forwarded-For', () => {
-    const r = resolveCaller('127.0.0.1', { forwarded: 'for="[2001:db8::5]"', xForwardedFor: '198.51.100.7' }, trust);
+  it('reads only Forwarded when that is the configured header, ignoring a client-sent X-Forwarded-For', () => {
+    const r = resolveCaller('127.0.0.1', headers({ forwarded: 'for="[2001:db8::5]"', 'x-forwarded-for': '198.51.100.7' }), trust, 'forwarded');
     expect(address(r)).toBe('2001:db8::5');
   });
+  it('with X-Real-IP, takes its single address and nothing else', () => {
+    const r = resolveCaller('127.0.0.1', headers({ 'x-real-ip': '198.51.100.9', 'x-forwarded-for': '203.0.113.1' }), trust, 'x-real-ip');
+    expect(address(r)).toBe('198.51.100.9');
+    expect(resolveCaller('127.0.0.1', headers({ 'x-real-ip': '198.51.100.9, 203.0.113.1' }), trust, 'x-real-ip').ok).toBe(false);
+  });
+  it('cannot establish the caller when only a header other than the configured one arrives', () => {
+    const r = resolveCaller('127.0.0.1', headers({ forwarded: 'for=198.51.100.1' }), trust, 'x-forwarded-for');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toContain('x-forwarded-for');
+  });
   it('reports a mapped forwarded address as IPv4', () => {
-    expect(address(resolveCaller('::1', { ...none, xForwardedFor: '::ffff:198.51.100.8' }, trust))).toBe('198.51.100.8');
+    expect(address(xff('::1', '::ffff:198.51.100.8'))).toBe('198.51.100.8');
   });
   it('cannot establish the caller when a trusted proxy sends no header', () => {
-    const r = resolveCaller('127.0.0.1', none, trust);
-    expect(r.ok).toBe(false);
+    expect(xff('127.0.0.1', undefined).ok).toBe(false);
   });
   it('cannot establish the caller past an entry that is not an address', () => {
-    expect(resolveCaller('127.0.0.1', { forwarded: 'for=198.51.100.1, for=unknown', xForwardedFor: undefined }, trust).ok).toBe(false);
+    expect(resolveCaller('127.0.0.1', headers({ forwarded: 'for=198.51.100.1, for=unknown' }), trust, 'forwarded').ok).toBe(false);
   });
   it('takes the first hop when every hop is trusted', () => {
-    expect(address(resolveCaller('127.0.0.1', { ...none, xForwardedFor: '10.0.0.5, 10.0.0.6' }, trust))).toBe('10.0.0.5');
+    expect(address(xff('127.0.0.1', '10.0.0.5, 10.0.0.6'))).toBe('10.0.0.5');
   });
 });
 

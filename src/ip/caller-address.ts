@@ -6,41 +6,61 @@ export type CallerResult =
   | { ok: true; address: ParsedAddress }
   | { ok: false; reason: string; peer: ParsedAddress | undefined };
 
-export interface ForwardingHeaders {
-  forwarded: string | undefined;
-  xForwardedFor: string | undefined;
+/**
+ * The one header a trusted proxy writes (`NETDIAG_TRUST_PROXY_HEADER`). Proxies append to the
+ * header they own and pass every other one through as the client sent it, so reading any
+ * header but the operator's would let a client choose its own address.
+ * - `x-forwarded-for`: nginx `$proxy_add_x_forwarded_for`, HAProxy `option forwardfor`, AWS ALB, most CDNs.
+ * - `forwarded`: RFC 7239, for proxies configured to write it.
+ * - `x-real-ip`: one address that the proxy overwrites (nginx `proxy_set_header X-Real-IP $remote_addr`).
+ */
+export const TRUSTED_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+export type TrustedHeader = (typeof TRUSTED_HEADERS)[number];
+
+export function isTrustedHeader(value: string): value is TrustedHeader {
+  return (TRUSTED_HEADERS as readonly string[]).includes(value);
+}
+
+/** The header's hops in order client → nearest proxy; an entry that is not an address is undefined. */
+function chainOf(header: TrustedHeader, value: string): (string | undefined)[] {
+  switch (header) {
+    case 'x-forwarded-for':
+      return xForwardedForChain(value);
+    case 'forwarded':
+      return forwardedChain(value);
+    case 'x-real-ip': {
+      const node = value.trim();
+      return [node === '' ? undefined : node];
+    }
+  }
 }
 
 /**
  * The caller is the TCP peer, unless the peer is a trusted proxy: then it is the nearest
- * untrusted address in `Forwarded` (RFC 7239, preferred as the standard) or `X-Forwarded-For`,
- * read right to left (SPEC-NOTES, /v1/ip). Headers from an untrusted peer are never read, so a
- * caller cannot name another address.
+ * untrusted address in the one header that proxy writes, read right to left (SPEC-NOTES,
+ * /v1/ip). Headers from an untrusted peer, and every other forwarding header, are never read,
+ * so a caller cannot name another address.
  */
-export function resolveCaller(peerText: string | undefined, headers: ForwardingHeaders, trust: TrustPolicy): CallerResult {
+export function resolveCaller(peerText: string | undefined, headerValue: (name: TrustedHeader) => string | undefined, trust: TrustPolicy, header: TrustedHeader): CallerResult {
   const peer = peerText === undefined ? undefined : parseAddress(peerText);
   if (peer === undefined) return { ok: false, reason: 'the peer address is not known', peer };
   if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer };
 
-  const chain =
-    headers.forwarded !== undefined
-      ? forwardedChain(headers.forwarded)
-      : headers.xForwardedFor !== undefined
-        ? xForwardedForChain(headers.xForwardedFor)
-        : undefined;
+  const value = headerValue(header);
+  const chain = value === undefined ? undefined : chainOf(header, value);
   if (chain === undefined || chain.length === 0) {
-    return { ok: false, reason: 'a trusted proxy sent no forwarding header', peer };
+    return { ok: false, reason: `a trusted proxy sent no ${header} header`, peer };
   }
   let leftmost: ParsedAddress | undefined;
   for (let i = chain.length - 1; i >= 0; i--) {
     const node = chain[i];
     const hop = node === undefined ? undefined : parseAddress(node);
     if (hop === undefined) {
-      return { ok: false, reason: 'the forwarding header holds an entry that is not an address', peer };
+      return { ok: false, reason: `the ${header} header holds an entry that is not an address`, peer };
     }
     if (!trust.trusts(hop)) return { ok: true, address: hop };
     leftmost = hop;
   }
   // Every hop is trusted: the request started inside the trusted network, at its first hop.
-  return leftmost === undefined ? { ok: false, reason: 'empty forwarding header', peer } : { ok: true, address: leftmost };
+  return leftmost === undefined ? { ok: false, reason: `empty ${header} header`, peer } : { ok: true, address: leftmost };
 }

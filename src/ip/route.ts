@@ -85,8 +85,9 @@ export function ipRoute(services: Services): RouteDefinition {
         },
         CACHE.noStore,
       );
-    // A special-use caller needs no PTR, so its answer is synchronous (no promise at all).
-    return special ? reply(null) : reverseHostname(address).then(reply);
+    // Every caller's PTR is asked, special-use addresses included (SPEC-NOTES, /v1/ip): on a
+    // private network the operator's resolver is the one that knows its reverse zones.
+    return reverseHostname(address).then(reply);
   });
 
   // Query parameters are ignored: nothing a caller sends can name another address (SPEC-NOTES).

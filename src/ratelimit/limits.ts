@@ -5,6 +5,9 @@ export type Limits = Readonly<Record<Operation, number>>;
 
 export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60 };
 
+/** Highest limit an operator may set: far above any real use, well inside a counter's range. */
+export const MAX_LIMIT = 100_000_000;
+
 /** Fixed window length (SPEC-NOTES, Rate limits). */
 export const WINDOW_MS = 60_000;
 
@@ -22,7 +25,9 @@ export function parseLimits(value: string): Limits {
     }
     if (seen.has(name)) throw new Error(`operation "${name}" is given twice`);
     seen.add(name);
-    if (!/^[1-9][0-9]{0,8}$/.test(count)) throw new Error(`limit for "${name}" must be a whole number from 1`);
+    if (!/^[0-9]{1,16}$/.test(count) || Number(count) < 1 || Number(count) > MAX_LIMIT) {
+      throw new Error(`limit for "${name}" must be a whole number from 1 to ${MAX_LIMIT}, got "${count}"`);
+    }
     limits[name as Operation] = Number(count);
   }
   return limits;

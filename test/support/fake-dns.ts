@@ -10,6 +10,8 @@ export type Fault = 'silent' | 'garbage' | 'question-mismatch' | 'wrong-id-then-
 
 export interface FakeDns {
   port: number;
+  /** UDP queries received so far. */
+  queries(): number;
   close(): Promise<void>;
 }
 
@@ -49,7 +51,9 @@ function reply(fault: Fault, query: dnsPacket.DecodedPacket, send: (b: Buffer) =
 
 export async function startFakeDns(fault: Fault): Promise<FakeDns> {
   const udp: Socket = createSocket('udp4');
+  let queries = 0;
   udp.on('message', (message, rinfo) => {
+    queries += 1;
     reply(fault, dnsPacket.decode(message), (b) => { udp.send(b, rinfo.port, rinfo.address); });
   });
   udp.bind(0, '127.0.0.1');
@@ -76,6 +80,7 @@ export async function startFakeDns(fault: Fault): Promise<FakeDns> {
 
   return {
     port,
+    queries: () => queries,
     close: async () => {
       udp.close();
       tcp.close();

@@ -34,16 +34,21 @@ function generatedRecords(): string {
   for (let i = 1; i <= 50; i++) lines.push(`fifty IN A 198.51.100.${i}`);
   for (let i = 1; i <= 51; i++) lines.push(`fifty-one IN A 198.51.100.${i}`);
   lines.push(`txt2048 IN TXT ${txtStrings(2048)}`);
+  // Large answers for the cache's byte bound: 40 names of about 4 KiB of TXT each, and one of
+  // 20 records of 2000 characters (about 40 KiB), over the TCP fallback.
+  for (let i = 1; i <= 40; i++) lines.push(`big${String(i)} IN TXT ${txtStrings(2000)}`, `big${String(i)} IN TXT ${txtStrings(1999)}`);
+  for (let i = 0; i < 20; i++) lines.push(`huge IN TXT ${txtStrings(2000 - i)}`);
   lines.push(`txt2049 IN TXT ${txtStrings(2049)}`);
   return `${lines.join('\n')}\n`;
 }
 
-export async function startKnot(): Promise<Knot> {
+/** Starts Knot on `port`, or on a free one. */
+export async function startKnot(port?: number): Promise<Knot> {
   const dir = mkdtempSync(join(tmpdir(), 'netdiag-knot-'));
   const zones = readdirSync(FIXTURES).filter((f) => f.endsWith('.zone'));
   for (const zone of zones) copyFileSync(join(FIXTURES, zone), join(dir, zone));
   writeFileSync(join(dir, 'example.test.zone'), readFileSync(join(dir, 'example.test.zone'), 'utf8') + generatedRecords());
-  const port = await freePort();
+  port ??= await freePort();
   const conf = join(dir, 'knot.conf');
   writeFileSync(
     conf,

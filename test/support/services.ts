@@ -33,6 +33,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     keyedHash: (input) => `h(${input})`,
     trust: TRUST_NONE,
+    trustHeader: 'x-forwarded-for',
     limiter: new MemoryLimiterStore(clock),
     // No upstream in-process: every lookup fails as unreachable unless a test passes its own.
     dns: createResolver({

@@ -5,7 +5,7 @@ import type { Clock } from '../../services.js';
 
 /** An IPC channel: a cluster worker's `process`, or the primary's `Worker` / `ChildProcess`. */
 export interface Channel {
-  send(message: unknown): unknown;
+  send(message: unknown, callback?: (err: Error | null) => void): unknown;
   on(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
@@ -56,11 +56,16 @@ export class ClusterLimiterStore implements SharedStore {
     return new Promise((resolve, reject) => {
       this.#pending.set(id, resolve);
       const request: HitRequest = { tag: TAG, id, key, windowMs, now: this.clock.now() };
-      try {
-        this.channel.send(request);
-      } catch (err) {
+      const failed = (err: unknown) => {
         this.#pending.delete(id);
         reject(err instanceof Error ? err : new Error(String(err)));
+      };
+      try {
+        this.channel.send(request, (err) => {
+          if (err !== null) failed(err);
+        });
+      } catch (err) {
+        failed(err);
       }
     });
   }
@@ -78,6 +83,13 @@ export function answerLimiterRequests(channel: Channel, store: MemoryLimiterStor
     const { id, key, windowMs, now } = message as unknown as HitRequest;
     const { count, resetAt } = store.hitAt(key, windowMs, now);
     const reply: HitReply = { tag: TAG, id, count, resetAt };
-    channel.send(reply);
+    // The worker may have died since it asked: with a callback, a send over the closed channel
+    // (ERR_IPC_CHANNEL_CLOSED, EPIPE) is reported to it instead of thrown as an 'error' event
+    // that would take the primary, and every worker with it, down. Nobody is left to answer.
+    try {
+      channel.send(reply, () => undefined);
+    } catch {
+      // A channel that throws synchronously is gone just the same.
+    }
   });
 }

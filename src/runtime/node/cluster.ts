@@ -23,17 +23,16 @@ export function workerCount(config: Pick<Config, 'workers'>): number {
  * The primary of `NETDIAG_WORKERS` > 1: forks the workers (each a full `netdiag serve` on the
  * same port; node:cluster hands connections out round-robin), answers their rate-limit hits
  * from one in-process store when there is no Redis, so N workers grant the limit once, gives
- * them one hash secret when there is no Redis to agree on one, replaces a worker that dies,
+ * them one hash secret when none is configured, replaces a worker that dies,
  * and drains them all on shutdown.
  */
 export async function startCluster(config: Config, logger: Logger): Promise<RunningCluster> {
   const count = workerCount(config);
   const store = new MemoryLimiterStore(systemClock);
-  // Workers must hash a source the same way to share its window. Without Redis the primary
-  // generates the secret (it never leaves memory and the workers' environment); with Redis the
-  // workers agree on one through Redis like any other instance, because a secret made here
-  // would differ from the one another machine's primary makes.
-  const env = config.rateLimitKey === undefined && config.redisUrl === undefined ? { NETDIAG_RATE_LIMIT_KEY: randomBytes(32).toString('base64') } : {};
+  // Workers must hash a source the same way to share its window. Without a configured key the
+  // primary generates one (it never leaves memory and the workers' environment); with Redis the
+  // key is required configuration, the same on every instance.
+  const env = config.rateLimitKey === undefined ? { NETDIAG_RATE_LIMIT_KEY: randomBytes(32).toString('base64') } : {};
   let stopping = false;
   const workers = new Set<Worker>();
 
@@ -41,6 +40,11 @@ export async function startCluster(config: Config, logger: Logger): Promise<Runn
     const worker = cluster.fork(env);
     workers.add(worker);
     if (config.redisUrl === undefined) answerLimiterRequests(worker, store);
+    // A worker's channel failing (it died mid-exchange) is that worker's end, handled by 'exit';
+    // unlistened, the 'error' event would kill the primary.
+    worker.on('error', (err: Error & { code?: string }) => {
+      logger.warn({ worker: worker.id, reason: err.code ?? err.name }, 'worker channel error');
+    });
     worker.on('exit', (code, signal) => {
       workers.delete(worker);
       if (stopping) return;

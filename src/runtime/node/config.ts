@@ -1,6 +1,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
+import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../ip/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, parseLimits, type Limits } from '../../ratelimit/limits.js';
@@ -20,7 +21,11 @@ export type DnsUpstream =
   | { protocol: 'udp' | 'tcp'; host: string; port: number; text: string }
   | { protocol: 'https'; url: string; text: string };
 
-export type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string };
+/**
+ * `authorization` holds credentials given in the collector URL, sent as HTTP Basic
+ * authentication (RFC 7617): fetch refuses a URL with credentials, and the URL is logged.
+ */
+export type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string; authorization: string | undefined };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 
@@ -31,7 +36,14 @@ export interface Config {
   dnsUpstream: DnsUpstream;
   dnsTimeoutMs: number;
   dnsCacheSize: number;
+  /** Most bytes the DNS cache holds, by its estimate of each entry's memory. */
+  dnsCacheBytes: number;
+  /** An answer estimated above this is served but not cached (dnsdist's maximumEntrySize). */
+  dnsCacheMaxEntryBytes: number;
+  /** Most upstream lookups in flight at once; past it a lookup is 503 at once. */
+  dnsMaxOutstanding: number;
   trust: TrustPolicy;
+  trustHeader: TrustedHeader;
   proxyProtocol: boolean;
   colo: string | null;
   geoipCity: string | undefined;
@@ -46,8 +58,19 @@ export interface Config {
   /** Most events the HTTP sink holds while its collector is slow or down. */
   eventsQueueSize: number;
   tls: { cert: Buffer; key: Buffer } | undefined;
+  /** Bounds every listener enforces on a client (plain, TLS HTTP/1.1, HTTP/2, PROXY front). */
+  timeouts: ListenerTimeouts;
   logLevel: LogLevel;
   accessLog: boolean;
+}
+
+export interface ListenerTimeouts {
+  /** Time to receive a request's whole header block (and a PROXY header, and a TLS handshake). */
+  headersMs: number;
+  /** Time to receive a whole request, body included. */
+  requestMs: number;
+  /** How long an idle keep-alive connection (or an HTTP/2 session with no stream) is held. */
+  keepAliveMs: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -76,10 +99,19 @@ function parsedWith<T>(env: Env, name: string, parse: (value: string) => T, fall
 function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = read(env, name);
   if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
+  // Digits only, and at most 16 of them so Number() is exact before the range check.
+  if (!/^[0-9]{1,16}$/.test(value) || Number(value) < min || Number(value) > max) {
     fail(name, `must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return Number(value);
+}
+
+function timeouts(env: Env): ListenerTimeouts {
+  const headersMs = wholeNumber(env, 'NETDIAG_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestMs = wholeNumber(env, 'NETDIAG_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  // Node refuses a request deadline shorter than the header deadline (it would never apply).
+  if (requestMs < headersMs) fail('NETDIAG_REQUEST_TIMEOUT_MS', `must be at least NETDIAG_HEADERS_TIMEOUT_MS (${headersMs}), got ${requestMs}`);
+  return { headersMs, requestMs, keepAliveMs: wholeNumber(env, 'NETDIAG_KEEPALIVE_TIMEOUT_MS', 5_000, 100, 600_000) };
 }
 
 function hostPort(name: string, authority: string, defaultPort: number): { host: string; port: number } {
@@ -166,7 +198,26 @@ function eventsSink(env: Env): EventsSink {
   const name = 'NETDIAG_EVENTS_SINK';
   const value = read(env, name) ?? 'log';
   if (value === 'log' || value === 'none') return { kind: value };
-  if (/^https?:/.test(value)) return { kind: 'http', url: parseUrl(name, value, ['http:', 'https:']).href };
+  if (/^https?:/.test(value)) {
+    const url = parseUrl(name, value, ['http:', 'https:']);
+    let authorization: string | undefined;
+    if (url.username !== '' || url.password !== '') {
+      let user: string;
+      let password: string;
+      try {
+        user = decodeURIComponent(url.username);
+        password = decodeURIComponent(url.password);
+      } catch {
+        return fail(name, 'the credentials in the URL are not valid percent-encoding');
+      }
+      // RFC 7617 §2: user-id and password joined by a colon, which the user-id must not contain.
+      if (user.includes(':')) fail(name, 'the user name in the URL must not contain ":"');
+      authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+      url.username = '';
+      url.password = '';
+    }
+    return { kind: 'http', url: url.href, authorization };
+  }
   return fail(name, `"${value}" must be log, none or an http(s):// URL`);
 }
 
@@ -188,10 +239,25 @@ function tls(env: Env): Config['tls'] {
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
 
-function rateLimitKey(env: Env): string | undefined {
-  const key = read(env, 'NETDIAG_RATE_LIMIT_KEY');
-  if (key !== undefined && key.length < 32) fail('NETDIAG_RATE_LIMIT_KEY', `must be at least 32 characters of secret, got ${String(key.length)}`);
+const MAKE_A_KEY = 'make one with `openssl rand -base64 32` and set the same value on every instance';
+
+/**
+ * With Redis the key is required (SPEC-NOTES, Rate limits): a key generated and kept in Redis
+ * would sit beside the hashes it keys, and the whole IPv4 space can be tried against them.
+ */
+function rateLimitKey(env: Env, redisUrl: string | undefined): string | undefined {
+  const name = 'NETDIAG_RATE_LIMIT_KEY';
+  const key = read(env, name);
+  if (key === undefined && redisUrl !== undefined) fail(name, `is required with NETDIAG_REDIS_URL: ${MAKE_A_KEY}`);
+  if (key !== undefined && key.length < 32) fail(name, `must be at least 32 characters of secret, got ${String(key.length)}: ${MAKE_A_KEY}`);
   return key;
+}
+
+function trustHeader(env: Env): TrustedHeader {
+  const name = 'NETDIAG_TRUST_PROXY_HEADER';
+  const value = (read(env, name) ?? 'x-forwarded-for').toLowerCase();
+  if (!isTrustedHeader(value)) fail(name, `must be one of ${TRUSTED_HEADERS.join(', ')}, got "${value}"`);
+  return value;
 }
 
 function listenHost(env: Env): string | undefined {
@@ -213,6 +279,7 @@ export interface ProbeConfig {
   port: number;
   host: string | undefined;
   tls: Config['tls'];
+  timeouts: ListenerTimeouts;
   logLevel: LogLevel;
 }
 
@@ -221,6 +288,7 @@ export function loadProbeConfig(env: Env): ProbeConfig {
     port: wholeNumber(env, 'PORT', 8081, 0, 65535),
     host: listenHost(env),
     tls: tls(env),
+    timeouts: timeouts(env),
     logLevel: logLevel(env),
   };
 }
@@ -266,19 +334,24 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     dnsUpstream: dnsUpstream(env),
     dnsTimeoutMs: wholeNumber(env, 'NETDIAG_DNS_TIMEOUT_MS', 2000, 1, 60_000),
     dnsCacheSize: wholeNumber(env, 'NETDIAG_DNS_CACHE_SIZE', 10_000, 0, 10_000_000),
+    dnsCacheBytes: wholeNumber(env, 'NETDIAG_DNS_CACHE_BYTES', 64 * 1024 * 1024, 0, 16 * 1024 * 1024 * 1024),
+    dnsCacheMaxEntryBytes: wholeNumber(env, 'NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES', 32 * 1024, 1, 1024 * 1024),
+    dnsMaxOutstanding: wholeNumber(env, 'NETDIAG_DNS_MAX_OUTSTANDING', 1_000, 1, 100_000),
     trust,
+    trustHeader: trustHeader(env),
     proxyProtocol: proxyValue === 'on',
     colo,
     geoipCity: geoPath(env, 'NETDIAG_GEOIP_CITY'),
     geoipAsn: geoPath(env, 'NETDIAG_GEOIP_ASN'),
     limits,
     redisUrl,
-    rateLimitKey: rateLimitKey(env),
+    rateLimitKey: rateLimitKey(env, redisUrl),
     workers,
     probes: probes(env),
     eventsSink: eventsSink(env),
     eventsQueueSize: wholeNumber(env, 'NETDIAG_EVENTS_QUEUE', 10_000, 1, 1_000_000),
     tls: tls(env),
+    timeouts: timeouts(env),
     logLevel: logLevel(env),
     accessLog: accessValue === 'on',
   };

@@ -21,7 +21,7 @@ export function exchangeOnce(signal: AbortSignal, release: () => void, start: (s
     };
     const onAbort = () => {
       settle(() => {
-        reject(new DnsFailure('timeout', 'deadline'));
+        reject(new DnsFailure('timeout', 'deadline', 'deadline'));
       });
     };
     if (signal.aborted) {

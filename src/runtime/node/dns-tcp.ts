@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
+import { DnsFailure, errorReason } from '../../dns/errors.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { exchangeOnce } from './dns-exchange.js';
 
@@ -30,11 +30,13 @@ export function tcpTransport(host: string, port: number): DnsTransport {
               settle.resolve(buffered.subarray(2, buffered.readUInt16BE(0) + 2));
             }
           });
-          socket.on('error', () => {
-            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached'));
+          socket.on('error', (err) => {
+            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', errorReason(err)));
           });
+          // A resolver that drops the connection before its reply is unavailable, not a sender
+          // of bad messages: 503, like a refused connection.
           socket.on('close', () => {
-            settle.reject(new DnsFailure('invalid', 'the connection closed before a whole message arrived'));
+            settle.reject(new DnsFailure('unavailable', 'the resolver closed the connection before a whole reply', 'closed_early'));
           });
         },
       );

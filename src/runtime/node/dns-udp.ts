@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
+import { DnsFailure, errorReason } from '../../dns/errors.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { messageId } from '../../dns/wire.js';
 import { exchangeOnce } from './dns-exchange.js';
@@ -29,8 +29,8 @@ export function udpTransport(host: string, port: number, truncationFallback?: Dn
           socket.close();
         },
         (settle) => {
-          socket.on('error', () => {
-            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached'));
+          socket.on('error', (err) => {
+            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', errorReason(err)));
           });
           socket.on('message', (message: Buffer) => {
             if (messageId(message) === id) settle.resolve(message);

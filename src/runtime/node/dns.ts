@@ -1,8 +1,8 @@
 import { DnsCache } from '../../dns/cache.js';
 import { dohTransport } from '../../dns/doh.js';
-import { createResolver, type Resolver } from '../../dns/resolver.js';
+import { createResolver, type ResolverRuntime } from '../../dns/resolver.js';
 import type { DnsTransport } from '../../dns/transport.js';
-import type { Clock } from '../../services.js';
+import type { Clock, Logger } from '../../services.js';
 import type { Config } from './config.js';
 import { tcpTransport } from './dns-tcp.js';
 import { udpTransport } from './dns-udp.js';
@@ -19,10 +19,12 @@ export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport
   }
 }
 
-export function nodeResolver(config: Config, clock: Clock): Resolver {
+export function nodeResolver(config: Config, clock: Clock, logger?: Logger): ResolverRuntime {
   return createResolver({
     transport: upstreamTransport(config.dnsUpstream),
     timeoutMs: config.dnsTimeoutMs,
-    cache: new DnsCache(config.dnsCacheSize, clock),
+    cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
+    maxOutstanding: config.dnsMaxOutstanding,
+    logger,
   });
 }

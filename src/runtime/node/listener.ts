@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
-import { headerPairs } from '../../http/respond.js';
+import { detachedProblem, headerPairs } from '../../http/respond.js';
 import type { HttpReply, HttpRequest } from '../../http/types.js';
 import type { ConnectionFacts, Logger } from '../../services.js';
 import { nodeConnection } from './connection.js';
@@ -65,16 +66,16 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
  * writes the reply with one `writeHead` and one `end`, with no Web `Request`/`Response` objects
  * in between (they cost more than the whole core on the hottest routes; see README, Design).
  */
-export function nodeListener(app: App, logger: Logger): (incoming: Incoming, outgoing: Outgoing) => void {
+export function nodeListener(app: App, logger: Logger, publicUrl: string | undefined): (incoming: Incoming, outgoing: Outgoing) => void {
   return (incoming, outgoing) => {
     let reply: HttpReply | Promise<HttpReply>;
+    const request = new NodeRequest(incoming);
     try {
-      reply = app.handle(new NodeRequest(incoming));
+      reply = app.handle(request);
     } catch (err) {
       // The core turns every error into a reply; reaching here is a bug in the adapter itself.
       logger.error({ err }, 'request failed outside the core');
-      outgoing.writeHead(500, { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' });
-      outgoing.end(JSON.stringify({ title: 'Internal server error', status: 500 }));
+      write(incoming, outgoing, detachedProblem('internal_error', 'The service failed to handle this request.', publicUrl ?? request.origin(), randomUUID()));
       return;
     }
     if (reply instanceof Promise) {

@@ -2,7 +2,10 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { ProbeConfig } from './config.js';
 import type { Logger } from '../../services.js';
-import { LIMITS, listen, rejectClient } from './server.js';
+import { randomUUID } from 'node:crypto';
+import { detachedProblem } from '../../http/respond.js';
+import type { ProblemCode } from '../../http/problems.js';
+import { MAX_HEADER_BYTES, checkingInterval, clientErrorHandler, listen } from './server.js';
 
 /** The measurement request: the edge times one GET of this path over an open connection. */
 export const PROBE_PATH = '/rtt';
@@ -14,15 +17,17 @@ export const PROBE_KEEP_ALIVE_MS = 75_000;
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
 
-function problem(res: ServerResponse, status: number, title: string, extra: Record<string, string> = {}): void {
-  const body = JSON.stringify({ title, status });
-  res.writeHead(status, {
-    'Content-Type': 'application/problem+json',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'Cache-Control': 'no-store',
-    ...extra,
-  });
-  res.end(body);
+/** A Host header we are willing to echo into problem `type` URIs. */
+const SAFE_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
+
+/** A problem from the service's own catalogue, so the probe's errors read like the API's. */
+function problem(req: IncomingMessage, res: ServerResponse, code: ProblemCode, detail: string, extra: string[] = []): void {
+  const host = req.headers.host;
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  const base = `${scheme}://${typeof host === 'string' && SAFE_HOST.test(host) ? host : 'localhost'}`;
+  const reply = detachedProblem(code, detail, base, randomUUID());
+  res.writeHead(reply.status, [...reply.headers, ...extra]);
+  res.end(req.method === 'HEAD' ? undefined : reply.body);
 }
 
 /**
@@ -33,11 +38,11 @@ function problem(res: ServerResponse, status: number, title: string, extra: Reco
 function probeListener(req: IncomingMessage, res: ServerResponse): void {
   const path = req.url ?? '/';
   if (path !== PROBE_PATH && path !== '/health') {
-    problem(res, 404, 'Not found');
+    problem(req, res, 'not_found', `The probe serves ${PROBE_PATH} and /health only.`);
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    problem(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    problem(req, res, 'method_not_allowed', 'The probe answers GET and HEAD only.', ['Allow', 'GET, HEAD']);
     return;
   }
   if (path === PROBE_PATH) {
@@ -58,16 +63,17 @@ export interface RunningProbe {
 
 export async function startProbe(config: ProbeConfig, logger: Logger): Promise<RunningProbe> {
   const options = {
-    maxHeaderSize: LIMITS.maxHeaderSize,
-    headersTimeout: LIMITS.headersTimeoutMs,
-    requestTimeout: LIMITS.requestTimeoutMs,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: config.timeouts.headersMs,
+    requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: PROBE_KEEP_ALIVE_MS,
+    connectionsCheckingInterval: checkingInterval(config.timeouts),
   };
   const server =
     config.tls === undefined
       ? createHttpServer(options, probeListener)
-      : createHttpsServer({ ...options, cert: config.tls.cert, key: config.tls.key, minVersion: 'TLSv1.2' }, probeListener);
-  server.on('clientError', rejectClient);
+      : createHttpsServer({ ...options, cert: config.tls.cert, key: config.tls.key, minVersion: 'TLSv1.2', handshakeTimeout: config.timeouts.headersMs }, probeListener);
+  server.on('clientError', clientErrorHandler(undefined));
   const port = await listen(server, config.port, config.host);
   logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined, role: 'probe' }, 'listening');
 

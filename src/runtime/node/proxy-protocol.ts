@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { parseAddress } from '../../ip/address.js';
 import type { TrustPolicy } from '../../ip/trust.js';
 
@@ -105,29 +105,35 @@ export function parseProxyHeader(data: Buffer): Parsed {
   return parseV1(data);
 }
 
-/** How long a trusted peer has to send its PROXY header. */
-const HEADER_TIMEOUT_MS = 5_000;
-
 /**
- * A TCP front for the HTTP(S) server: connections from trusted peers must open with a PROXY
- * header, which is read, checked and removed before the HTTP server sees the bytes; any other
- * peer's connection goes through untouched, so it can never claim another address.
+ * Makes a listening server expect a PROXY header on connections from trusted peers: the header
+ * is read, checked and removed before the server's own connection handling (HTTP, or TLS then
+ * HTTP) sees the bytes; any other peer's connection goes through untouched, so it can never
+ * claim another address. Because the server listens itself, Node's connection tracking, header
+ * and request deadlines, `close()` and the drain work as on a plain listener. A trusted peer gets
+ * `timeoutMs` for its header. Returns the connections still waiting for theirs, for a drain.
  */
-export function proxyProtocolFront(handOver: (socket: Socket) => void, trust: TrustPolicy): Server {
-  return createServer((socket: ProxiedSocket) => {
+export function acceptProxyProtocol(server: Server, trust: TrustPolicy, timeoutMs: number): Set<Socket> {
+  const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  const handOver = (socket: Socket) => {
+    for (const handler of handlers) handler.call(server, socket);
+  };
+  const waiting = new Set<Socket>();
+  server.on('connection', (socket: ProxiedSocket) => {
     const peer = socket.remoteAddress === undefined ? undefined : parseAddress(socket.remoteAddress);
     if (peer === undefined || !trust.trusts(peer)) {
       handOver(socket);
       return;
     }
+    waiting.add(socket);
     let buffered = Buffer.alloc(0);
-    const timer = setTimeout(() => socket.destroy(), HEADER_TIMEOUT_MS);
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
     const onData = (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const parsed = parseProxyHeader(buffered);
       if (parsed.status === 'incomplete') return;
-      socket.off('data', onData);
-      clearTimeout(timer);
+      done();
       if (parsed.status === 'invalid') {
         socket.destroy();
         return;
@@ -139,7 +145,16 @@ export function proxyProtocolFront(handOver: (socket: Socket) => void, trust: Tr
       handOver(socket);
       socket.resume();
     };
+    const onError = () => socket.destroy();
+    const done = () => {
+      clearTimeout(timer);
+      waiting.delete(socket);
+      socket.off('data', onData);
+      socket.off('error', onError);
+    };
     socket.on('data', onData);
-    socket.on('error', () => socket.destroy());
+    socket.on('error', onError);
+    socket.once('close', done);
   });
+  return waiting;
 }

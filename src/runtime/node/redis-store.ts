@@ -1,35 +1,58 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { SharedStore } from '../../ratelimit/fallback-store.js';
 import type { WindowHit } from '../../ratelimit/store.js';
 import type { Clock } from '../../services.js';
 
 /**
- * One fixed window per key, counted atomically in one round trip. The window's end is kept in
- * the key and time comes from the calling instance (ARGV[1]), like the in-process store, so
- * every store follows the same rules and one conformance suite with a manual clock covers it.
- * The key expires a second after its window ends (slack for clock skew between instances).
+ * One fixed window per key, counted atomically in one round trip. Time is Redis's own (TIME),
+ * so every instance of a deployment reads one clock: an instance whose clock runs ahead can
+ * neither end windows early for the others nor make them report a reset over 60 s. The script
+ * returns the milliseconds left in the window, which the caller adds to its own clock, so
+ * `RateLimit-Reset` is right whatever its skew. ARGV[1] overrides the time only for the
+ * conformance suite, whose manual clock must drive every store alike.
  */
 const HIT_SCRIPT = `
-local now = tonumber(ARGV[1])
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
 local window = tonumber(ARGV[2])
 local reset = tonumber(redis.call('HGET', KEYS[1], 'r'))
 if reset == nil or now >= reset then
   reset = now + window
   redis.call('HSET', KEYS[1], 'c', 1, 'r', reset)
-  redis.call('PEXPIRE', KEYS[1], window + 1000)
-  return {1, reset}
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, window}
 end
-return {redis.call('HINCRBY', KEYS[1], 'c', 1), reset}
+return {redis.call('HINCRBY', KEYS[1], 'c', 1), reset - now}
 `;
 
 interface HitCommand {
-  netdiagHit(key: string, now: number, windowMs: number): Promise<[number, number]>;
+  netdiagHit(key: string, now: string, windowMs: number): Promise<[number, number]>;
 }
 
 export const REDIS_KEY_PREFIX = 'netdiag:rl:';
-/** Where a deployment without NETDIAG_RATE_LIMIT_KEY keeps its generated hash key. */
-export const REDIS_HASH_KEY = 'netdiag:rl-hash-key';
+
+/**
+ * What went wrong with Redis, named for the operator: a socket error's code (`ECONNREFUSED`,
+ * `ECONNRESET` for TLS spoken to a plain port), a TLS error's code, or the first word of a Redis
+ * error reply (`WRONGPASS`, `NOAUTH`, `NOPERM`).
+ */
+export function redisReason(err: unknown): string {
+  const { code, name, message } = (err ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
+  if (typeof code === 'string') return code;
+  if (name === 'ReplyError' && typeof message === 'string') return /^[A-Z]+/.exec(message)?.[0] ?? 'ReplyError';
+  return typeof name === 'string' ? name : 'error';
+}
+
+export interface RedisStoreOptions {
+  prefix?: string;
+  /** Take time from `clock` instead of Redis (the conformance suite's manual clock). */
+  callerTime?: boolean;
+}
 
 /**
  * Rate-limit windows in Redis through ioredis (EVALSHA, falling back to EVAL once). The client
@@ -40,49 +63,41 @@ export const REDIS_HASH_KEY = 'netdiag:rl-hash-key';
 export class RedisLimiterStore implements SharedStore {
   readonly name = 'redis';
   readonly redis: Redis & HitCommand;
-
-  /** Whether the instances' shared hash key is known (always, when it is configured). */
-  #keyReady: boolean;
-  /** The generated key this instance uses, or offers while Redis holds none. */
-  #secret = randomBytes(32).toString('base64');
+  readonly #prefix: string;
+  readonly #callerTime: boolean;
+  /** Why the connection last failed, so a refused hit names the real cause. */
+  #lastError: string | undefined;
   readonly #connected: Promise<void>;
 
-  /**
-   * `onSharedKey`, when given, means no key was configured: the first instance to reach Redis
-   * stores a random one (SET NX) and every instance hashes sources with it, so they count the
-   * same source under the same Redis key. Until it is loaded, hits fail over to local counts.
-   */
   constructor(
     url: string,
     private readonly clock: Clock,
-    private readonly onSharedKey?: (key: string) => void,
-    private readonly prefix = REDIS_KEY_PREFIX,
+    options: RedisStoreOptions = {},
   ) {
-    this.#keyReady = onSharedKey === undefined;
+    this.#prefix = options.prefix ?? REDIS_KEY_PREFIX;
+    this.#callerTime = options.callerTime === true;
     this.redis = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
       retryStrategy: (times) => Math.min(100 * times, 1_000),
     }) as Redis & HitCommand;
-    // Errors surface on the calls that meet them; the connection's own are expected while
-    // Redis is down and would otherwise be thrown as unhandled 'error' events.
-    this.redis.on('error', () => undefined);
+    // Errors surface on the calls that meet them, named by the last one seen here; unlistened
+    // they would be thrown as unhandled 'error' events while Redis is down.
+    this.redis.on('error', (err: unknown) => {
+      this.#lastError = redisReason(err);
+    });
     this.redis.defineCommand('netdiagHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-    // Every (re)connection re-offers the key, in case Redis came back without it.
     this.#connected = new Promise((resolve) => {
-      this.redis.on('ready', () => {
-        void this.loadSharedKey()
-          .catch(() => undefined)
-          .then(resolve);
+      this.redis.once('ready', () => {
+        resolve();
       });
     });
   }
 
   /**
-   * Settles once the first connection is up and the key exchange on it has run, or after
-   * `timeoutMs`: Redis down at start-up is not fatal, the instance counts locally until it
-   * answers.
+   * Settles once the first connection is up, or after `timeoutMs`: Redis down at start-up is not
+   * fatal, the instance counts locally until it answers.
    */
   whenConnected(timeoutMs: number): Promise<void> {
     return Promise.race([
@@ -94,29 +109,18 @@ export class RedisLimiterStore implements SharedStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowHit> {
-    if (!this.#keyReady) throw Object.assign(new Error('hash key not loaded'), { code: 'no_hash_key' });
-    const [count, resetAt] = await this.redis.netdiagHit(this.prefix + key, this.clock.now(), windowMs);
-    return { count, resetAt };
+    try {
+      const [count, remainingMs] = await this.redis.netdiagHit(this.#prefix + key, this.#callerTime ? String(this.clock.now()) : '', windowMs);
+      return { count, resetAt: this.clock.now() + remainingMs };
+    } catch (err) {
+      // A command refused while disconnected says only that; the connection's error says why.
+      const own = redisReason(err);
+      throw Object.assign(new Error('redis hit failed'), { code: own === 'Error' && this.#lastError !== undefined ? this.#lastError : own });
+    }
   }
 
   async ping(): Promise<void> {
     await this.redis.ping();
-    await this.loadSharedKey();
-  }
-
-  /**
-   * Loads the deployment's generated hash key, offering this instance's own when Redis has none
-   * (first start, or a Redis that came back empty): whichever instance offers first wins and
-   * the others adopt it, so instances never hash one source two ways for long.
-   */
-  async loadSharedKey(): Promise<void> {
-    if (this.onSharedKey === undefined) return;
-    await this.redis.set(REDIS_HASH_KEY, this.#secret, 'NX');
-    const key = await this.redis.get(REDIS_HASH_KEY);
-    if (key === null) throw new Error('the shared hash key vanished');
-    if (key !== this.#secret || !this.#keyReady) this.onSharedKey(key);
-    this.#secret = key;
-    this.#keyReady = true;
   }
 
   close(): void {

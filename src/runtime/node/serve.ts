@@ -4,8 +4,9 @@ import { createApp } from '../../app.js';
 import { startCluster, workerCount } from './cluster.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
-import { proxyProtocolFront } from './proxy-protocol.js';
-import { createNodeServer, listen, trackSessions, type NodeServer } from './server.js';
+import type { Socket } from 'node:net';
+import { acceptProxyProtocol } from './proxy-protocol.js';
+import { closeAllHttp1, closeIdleHttp1, createNodeServer, listen, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
 
 /** How long shutdown waits for the events queue to reach the collector. */
@@ -30,36 +31,33 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
   const services = nodeServices(config, logger);
   await services.limiterRuntime.ready();
   const app = createApp(services);
-  const server = createNodeServer(config, nodeListener(app, logger));
+  const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl));
   const sessions = trackSessions(server);
-
-  // With PROXY protocol a TCP front listens and hands each connection, header removed, to the
-  // HTTP server; otherwise the HTTP server listens itself.
-  const front = config.proxyProtocol
-    ? proxyProtocolFront((socket) => server.emit('connection', socket), config.trust)
-    : undefined;
-  const listening = front ?? server;
-  const port = await listen(listening, config.port, config.host);
-  logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined }, 'listening');
+  // With PROXY protocol the same listening server reads and removes the header first, so every
+  // bound and the drain below hold there exactly as without it.
+  const awaitingProxyHeader = config.proxyProtocol ? acceptProxyProtocol(server, config.trust, config.timeouts.headersMs) : new Set<Socket>();
+  const port = await listen(server, config.port, config.host);
+  logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined, proxy_protocol: config.proxyProtocol }, 'listening');
 
   const drain = (graceMs = 5_000) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         // In-flight work that outlives the grace period is cut off so shutdown stays bounded.
-        if ('closeAllConnections' in server) server.closeAllConnections();
+        closeAllHttp1(server);
         for (const session of sessions) session.destroy();
       }, graceMs);
       timer.unref();
-      front?.close();
       server.close(() => {
         clearTimeout(timer);
         // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
-        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS)]).then(() => {
+        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS), services.dnsRuntime.close()]).then(() => {
           services.limiterRuntime.close();
           resolve();
         });
       });
-      if ('closeIdleConnections' in server) server.closeIdleConnections();
+      // Idle keep-alive connections and those still owing a PROXY header carry no request.
+      closeIdleHttp1(server);
+      for (const socket of awaitingProxyHeader) socket.destroy();
       for (const session of sessions) session.close();
     });
 

@@ -3,6 +3,7 @@ import type pino from 'pino';
 import type { Clock, Logger, Services } from '../../services.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
+import type { ResolverRuntime } from '../../dns/resolver.js';
 import { loadGeo } from './geo/load.js';
 import { nodeLimiter, type NodeLimiter } from './limiter.js';
 import { HttpEventSink } from '../../events/http-sink.js';
@@ -16,20 +17,23 @@ function eventSink(config: Config, logger: Logger): EventSink {
   const sink = config.eventsSink;
   if (sink.kind === 'none') return NONE_SINK;
   if (sink.kind === 'log') return logSink(logger);
-  return new HttpEventSink({ url: sink.url, queueSize: config.eventsQueueSize, logger });
+  return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger });
 }
 
 /** Builds the Node implementations of every port from the validated configuration. */
-export function nodeServices(config: Config, logger: pino.Logger): Services & { probes: NodeProbes; limiterRuntime: NodeLimiter } {
+export function nodeServices(config: Config, logger: pino.Logger): Services & { probes: NodeProbes; limiterRuntime: NodeLimiter; dnsRuntime: ResolverRuntime } {
   const limiter = nodeLimiter(config, logger, systemClock);
+  const dns = nodeResolver(config, systemClock, logger);
   return {
     clock: systemClock,
     newId: () => randomUUID(),
     keyedHash: limiter.keyedHash,
     trust: config.trust,
+    trustHeader: config.trustHeader,
     limiter: limiter.store,
     limiterRuntime: limiter,
-    dns: nodeResolver(config, systemClock),
+    dns,
+    dnsRuntime: dns,
     geo: loadGeo(config),
     colo: config.colo,
     limits: config.limits,

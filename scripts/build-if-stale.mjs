@@ -1,0 +1,27 @@
+// `npm start` and `npm run probe` build first only if they must (SPEC-NOTES, Commands): when
+// dist/ is missing or older than a source or build setting. `--always` (npm run build) builds. A fresh check reads a few hundred
+// mtimes (a few milliseconds); a full `tsc` costs about 3 s of CPU on every start.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = join(root, 'dist', '.build-stamp');
+
+/** Newest modification time of the files under `dir`, in milliseconds. */
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+const inputs = Math.max(newest(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => statSync(join(root, f)).mtimeMs));
+if (!process.argv.includes('--always') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
+
+const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -1,0 +1,94 @@
+import type { Logger } from '../services.js';
+
+export interface CircuitOptions {
+  /** Consecutive upstream failures that open the circuit. */
+  threshold: number;
+  /** First wait before a recovery probe; doubled after each failed probe up to `maxMs`. */
+  baseMs: number;
+  maxMs: number;
+}
+
+export const CIRCUIT_DEFAULTS: CircuitOptions = { threshold: 5, baseMs: 1_000, maxMs: 30_000 };
+
+/**
+ * A circuit breaker for the one DNS upstream, in the manner of CoreDNS `forward` health checks
+ * and dnsdist's backend states: after `threshold` consecutive failures (unreachable, refused, a
+ * TLS fault, missed deadlines) the circuit opens and lookups fail at once with 503 instead of
+ * each waiting out the deadline against a dead peer. While open, a background probe asks the
+ * upstream after a short wait that grows (1 s, 2 s, 4 s … 30 s, with jitter); its first answer
+ * closes the circuit. Each transition is logged once, with the cause.
+ */
+export class Circuit {
+  #failures = 0;
+  #open = false;
+  #openedAt = 0;
+  #waitMs: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastReason = '';
+
+  constructor(
+    private readonly probe: () => Promise<void>,
+    private readonly logger: Logger,
+    private readonly options: CircuitOptions = CIRCUIT_DEFAULTS,
+  ) {
+    this.#waitMs = options.baseMs;
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  /** The upstream answered (whatever the answer said). */
+  success(): void {
+    this.#failures = 0;
+    if (this.#open) this.#close();
+  }
+
+  /** The upstream failed a lookup; `reason` is the class of the fault. */
+  failure(reason: string): void {
+    if (this.#open) return;
+    this.#failures += 1;
+    this.#lastReason = reason;
+    if (this.#failures === 1) this.logger.debug({ reason }, 'DNS upstream failed a lookup');
+    if (this.#failures < this.options.threshold) return;
+    this.#open = true;
+    this.#openedAt = Date.now();
+    this.#waitMs = this.options.baseMs;
+    this.logger.warn(
+      { reason, consecutive_failures: this.#failures },
+      'DNS upstream failing: circuit open, lookups answer 503 at once until a probe gets an answer',
+    );
+    this.#schedule();
+  }
+
+  /** Stops the recovery probe (shutdown). */
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(): void {
+    const wait = this.#waitMs / 2 + Math.random() * (this.#waitMs / 2);
+    this.#timer = setTimeout(() => {
+      this.probe().then(
+        () => {
+          if (this.#open) this.#close();
+        },
+        (err: unknown) => {
+          if (!this.#open) return;
+          this.#lastReason = (err as { reason?: string }).reason ?? this.#lastReason;
+          this.#waitMs = Math.min(this.#waitMs * 2, this.options.maxMs);
+          this.#schedule();
+        },
+      );
+    }, wait);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #close(): void {
+    this.stop();
+    this.#open = false;
+    this.#failures = 0;
+    this.logger.info({ down_ms: Date.now() - this.#openedAt, last_reason: this.#lastReason }, 'DNS upstream answering again: circuit closed');
+  }
+}

@@ -1,0 +1,214 @@
+// What keeps DNS bounded against large answers and failing upstreams: the cache's byte bound
+// and entry size (real Knot), the cap on lookups in flight and the circuit breaker (a fake
+// silent upstream, then real Knot on the same port), the cause of failures in the log, and the
+// transport faults that map to 503 or 502 (a TCP peer that hangs up, a DoH server that redirects).
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dohTransport } from '../src/dns/doh.js';
+import { DnsFailure } from '../src/dns/errors.js';
+import { encodeQuery } from '../src/dns/wire.js';
+import { loadConfig } from '../src/runtime/node/config.js';
+import { nodeResolver } from '../src/runtime/node/dns.js';
+import { systemClock } from '../src/runtime/node/services.js';
+import { selfSignedCertificate } from './support/doh-relay.js';
+import { startFakeDns } from './support/fake-dns.js';
+import { send } from './support/http.js';
+import { startKnot, type Knot } from './support/knot.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { memoryLogger } from './support/services.js';
+import { requireCommands } from './support/system.js';
+import { eventually } from './support/wait.js';
+
+const haveKnot = requireCommands('DNS bounds suite', ['knotd', 'knotc', 'openssl'], 'knot openssl');
+const codeOf = (res: { body: unknown }) => (res.body as { code?: string }).code;
+const resolveUrl = (server: TestServer, name: string, type = 'A') => `${server.url}/v1/dns/resolve?name=${name}&type=${type}`;
+
+describe.skipIf(!haveKnot)('the DNS cache under large answers (Knot)', () => {
+  let knot: Knot;
+  beforeAll(async () => {
+    knot = await startKnot();
+  });
+  afterAll(() => knot.close());
+
+  it('stays under its byte bound, evicting the least recently used, while every answer is served', async () => {
+    const config = loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_DNS_CACHE_BYTES: '40000', NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES: '20000' });
+    const resolver = nodeResolver(config, systemClock);
+    let peak = 0;
+    for (let i = 1; i <= 40; i++) {
+      const { result } = await resolver.resolve(`big${String(i)}.example.test`, 'TXT');
+      expect(result.answers).toHaveLength(2);
+      expect(result.answers[0]?.type === 'TXT' && result.answers[0].value.length).toBeGreaterThanOrEqual(1999);
+      peak = Math.max(peak, resolver.cache.bytes);
+    }
+    // About 8 KiB each by the estimate: four or five fit, the other 35 were evicted.
+    expect(peak).toBeLessThanOrEqual(40_000);
+    expect(peak).toBeGreaterThan(20_000);
+    expect(resolver.cache.size).toBeGreaterThan(1);
+    expect(resolver.cache.size).toBeLessThan(10);
+    // The newest is still there (served without asking), the oldest is not.
+    const before = knot.queries();
+    await resolver.resolve('big40.example.test', 'TXT');
+    expect(knot.queries()).toBe(before);
+    await resolver.resolve('big1.example.test', 'TXT');
+    expect(knot.queries()).toBeGreaterThan(before);
+  });
+
+  it('serves an answer over the maximum entry size but never caches it', async () => {
+    const config = loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES: '20000' });
+    const resolver = nodeResolver(config, systemClock);
+    const before = knot.queries();
+    for (let i = 0; i < 2; i++) {
+      const { result } = await resolver.resolve('huge.example.test', 'TXT');
+      expect(result.answers).toHaveLength(20);
+    }
+    expect(resolver.cache.size).toBe(0);
+    expect(resolver.cache.bytes).toBe(0);
+    // Each lookup asked (over UDP, then TCP for the truncated reply).
+    expect(knot.queries() - before).toBe(4);
+  });
+});
+
+describe('the cap on lookups in flight', () => {
+  it('past NETDIAG_DNS_MAX_OUTSTANDING a lookup is 503 at once and no query is sent', async () => {
+    const fake = await startFakeDns('silent');
+    const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`, NETDIAG_DNS_TIMEOUT_MS: '1500', NETDIAG_DNS_MAX_OUTSTANDING: '3', NETDIAG_RATE_LIMITS: 'dns=1000' });
+    try {
+      const held = [1, 2, 3].map((i) => send(resolveUrl(server, `held${String(i)}.example`)));
+      expect(await eventually(() => fake.queries() === 3, 1_000)).toBe(true);
+      const started = Date.now();
+      const refused = await send(resolveUrl(server, 'one-more.example'));
+      expect(Date.now() - started).toBeLessThan(500);
+      expect(refused.status).toBe(503);
+      expect(codeOf(refused)).toBe('upstream_unavailable');
+      expect((refused.body as { detail: string }).detail).toMatch(/too many lookups/);
+      expect(fake.queries()).toBe(3);
+      // The held ones time out as usual, and then there is room again.
+      expect((await Promise.all(held)).map((r) => r.status)).toEqual([504, 504, 504]);
+      await send(resolveUrl(server, 'later.example'));
+      expect(fake.queries()).toBe(4);
+    } finally {
+      await server.close();
+      await fake.close();
+    }
+  });
+});
+
+describe.skipIf(!haveKnot)('the circuit breaker', () => {
+  it('opens after repeated failures (503 at once, logged once), then closes when Knot answers on the same port', async () => {
+    const fake = await startFakeDns('silent');
+    const port = fake.port;
+    const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(port)}`, NETDIAG_DNS_TIMEOUT_MS: '200', NETDIAG_RATE_LIMITS: 'dns=1000', NETDIAG_LOG_LEVEL: 'debug' });
+    let knot: Knot | undefined;
+    try {
+      const opened = () => server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('DNS upstream failing'));
+      const closed = () => server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('DNS upstream answering again'));
+      for (let i = 0; i < 5; i++) expect((await send(resolveUrl(server, `t${String(i)}.example`))).status).toBe(504);
+      expect(opened()).toHaveLength(1);
+      expect(opened()[0]).toMatchObject({ level: 'warn', reason: 'deadline', consecutive_failures: 5 });
+      // The first failure of the streak is already visible at debug.
+      expect(server.logs().some((l) => l.msg === 'DNS upstream failed a lookup' && l.reason === 'deadline')).toBe(true);
+
+      const asked = fake.queries();
+      const started = Date.now();
+      const fast = await send(resolveUrl(server, 'while-open.example'));
+      expect(Date.now() - started).toBeLessThan(150);
+      expect(fast.status).toBe(503);
+      expect(codeOf(fast)).toBe('upstream_unavailable');
+      expect(fake.queries()).toBe(asked);
+
+      await fake.close();
+      knot = await startKnot(port);
+      expect(await eventually(() => closed().length === 1, 8_000, 50)).toBe(true);
+      expect(closed()[0]).toMatchObject({ level: 'info', last_reason: 'deadline' });
+      const ok = await send(resolveUrl(server, 'www.example.test'));
+      expect(ok.status).toBe(200);
+      expect(opened()).toHaveLength(1);
+    } finally {
+      await server.close();
+      await knot?.close();
+    }
+  });
+
+  it('names the cause when the upstream refuses: ECONNREFUSED, not silence', async () => {
+    const logger = memoryLogger();
+    // Port 9 (discard) has no listener on loopback: the kernel answers ICMP port unreachable.
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_DNS_TIMEOUT_MS: '500' }), systemClock, logger);
+    try {
+      for (let i = 0; i < 5; i++) await expect(resolver.resolve(`r${String(i)}.example`, 'A')).rejects.toMatchObject({ kind: 'unavailable' });
+      const warn = logger.entries.find((e) => e.level === 'warn');
+      expect(warn?.obj).toMatchObject({ reason: 'ECONNREFUSED' });
+      expect(resolver.circuit.isOpen).toBe(true);
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  it('a caller PTR missing its short deadline is not counted as an upstream failure', async () => {
+    const fake = await startFakeDns('silent');
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`, NETDIAG_DNS_TIMEOUT_MS: '2000' }), systemClock);
+    try {
+      await Promise.all(Array.from({ length: 8 }, (_, i) => resolver.resolveUncached(`${String(i)}.2.0.192.in-addr.arpa`, 'PTR', 100).catch(() => undefined)));
+      expect(resolver.circuit.isOpen).toBe(false);
+    } finally {
+      await resolver.close();
+      await fake.close();
+    }
+  });
+});
+
+describe('transport faults', () => {
+  it('a TCP resolver that closes the connection before a whole reply is 503, not 502', async () => {
+    const server = createTcpServer((socket) => {
+      socket.once('data', () => socket.end(Buffer.from([0x00, 0x40, 0x12])));
+      socket.on('error', () => undefined);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    const service = await startTestServer({ NETDIAG_DNS_UPSTREAM: `tcp://127.0.0.1:${String(port)}` });
+    try {
+      const res = await send(resolveUrl(service, 'a.example'));
+      expect(res.status).toBe(503);
+      expect(codeOf(res)).toBe('upstream_unavailable');
+    } finally {
+      await service.close();
+      server.close();
+    }
+  });
+
+  it.skipIf(!haveKnot)('a DoH server that redirects is not followed: 502 naming the status', async () => {
+    const cert = selfSignedCertificate();
+    const tls = { cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) };
+    let followed = 0;
+    const elsewhere = createHttpsServer(tls, (_req, res) => {
+      followed += 1;
+      res.writeHead(200, { 'Content-Type': 'application/dns-message' }).end();
+    });
+    elsewhere.listen(0, '127.0.0.1');
+    await once(elsewhere, 'listening');
+    const target = `https://127.0.0.1:${String((elsewhere.address() as { port: number }).port)}/dns-query`;
+    const redirecting = createHttpsServer(tls, (req, res) => {
+      req.resume();
+      res.writeHead(307, { Location: target }).end();
+    });
+    redirecting.listen(0, '127.0.0.1');
+    await once(redirecting, 'listening');
+    const dispatcher = new Agent({ connect: { ca: tls.cert } });
+    const viaAgent = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
+    try {
+      const transport = dohTransport(`https://127.0.0.1:${String((redirecting.address() as { port: number }).port)}/dns-query`, viaAgent);
+      const failure = await transport.exchange(encodeQuery('a.example', 'A'), AbortSignal.timeout(2_000)).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(DnsFailure);
+      expect(failure).toMatchObject({ kind: 'invalid', message: 'HTTP status 307' });
+      expect(followed).toBe(0);
+    } finally {
+      await dispatcher.close();
+      redirecting.close();
+      elsewhere.close();
+    }
+  });
+});
