@@ -49,6 +49,29 @@ const BAD: [string, Record<string, string>][] = [
   ['NETDIAG_TLS_KEY', { NETDIAG_TLS_CERT: notPem, NETDIAG_TLS_KEY: notPem }],
   ['NETDIAG_LOG_LEVEL', { NETDIAG_LOG_LEVEL: 'loud' }],
   ['NETDIAG_ACCESS_LOG', { NETDIAG_ACCESS_LOG: 'yes' }],
+  ['NETDIAG_TRUST_PROXY_HEADER', { NETDIAG_TRUST_PROXY_HEADER: 'x-client-ip' }],
+  ['NETDIAG_TRUST_PROXY_HEADER', { NETDIAG_TRUST_PROXY_HEADER: 'x-forwarded-for, forwarded' }],
+  ['NETDIAG_HEADERS_TIMEOUT_MS', { NETDIAG_HEADERS_TIMEOUT_MS: '50' }],
+  ['NETDIAG_REQUEST_TIMEOUT_MS', { NETDIAG_REQUEST_TIMEOUT_MS: '5000' }],
+  ['NETDIAG_KEEPALIVE_TIMEOUT_MS', { NETDIAG_KEEPALIVE_TIMEOUT_MS: 'long' }],
+  ['NETDIAG_DNS_CACHE_BYTES', { NETDIAG_DNS_CACHE_BYTES: '-1' }],
+  ['NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES', { NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES: '0' }],
+  ['NETDIAG_DNS_MAX_OUTSTANDING', { NETDIAG_DNS_MAX_OUTSTANDING: '1000000' }],
+  ['NETDIAG_RATE_LIMIT_KEY', { NETDIAG_RATE_LIMIT_KEY: 'short' }],
+  ['NETDIAG_EVENTS_SINK', { NETDIAG_EVENTS_SINK: 'https://us%3Aer:pw@collector.example/ingest' }],
+];
+
+/** Variables with bounds, a value outside them, and the bounds the error must name. */
+const BOUNDED: [string, string, string][] = [
+  ['NETDIAG_RATE_LIMITS', 'ip=1000000000', 'from 1 to 100000000'],
+  ['NETDIAG_RATE_LIMITS', 'dns=0', 'from 1 to 100000000'],
+  ['PORT', '99999999999999999999', 'from 0 to 65535'],
+  ['NETDIAG_WORKERS', '257', 'from 1 to 256'],
+  ['NETDIAG_DNS_TIMEOUT_MS', '60001', 'from 1 to 60000'],
+  ['NETDIAG_DNS_CACHE_SIZE', '10000001', 'from 0 to 10000000'],
+  ['NETDIAG_DNS_MAX_OUTSTANDING', '0', 'from 1 to 100000'],
+  ['NETDIAG_EVENTS_QUEUE', '0', 'from 1 to 1000000'],
+  ['NETDIAG_HEADERS_TIMEOUT_MS', '99', 'from 100 to 600000'],
 ];
 
 describe('start-up configuration', () => {
@@ -59,6 +82,19 @@ describe('start-up configuration', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^netdiag: invalid ${variable}: `));
     expect(run.stdout).not.toContain('listening');
+  });
+
+  it.each(BOUNDED)('%s=%s is refused naming its bounds (%s)', async (variable, value, bounds) => {
+    const run = await runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', [variable]: value });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^netdiag: invalid ${variable}: .*${bounds}`));
+  });
+
+  it('NETDIAG_REDIS_URL without NETDIAG_RATE_LIMIT_KEY is refused, saying how to make a key', async () => {
+    const run = await runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', NETDIAG_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^netdiag: invalid NETDIAG_RATE_LIMIT_KEY: is required with NETDIAG_REDIS_URL: make one with `openssl rand -base64 32`/);
   });
 
   it.each([

@@ -198,7 +198,7 @@ describe('transport faults', () => {
     redirecting.listen(0, '127.0.0.1');
     await once(redirecting, 'listening');
     const dispatcher = new Agent({ connect: { ca: tls.cert } });
-    const viaAgent = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
+    const viaAgent = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
     try {
       const transport = dohTransport(`https://127.0.0.1:${String((redirecting.address() as { port: number }).port)}/dns-query`, viaAgent);
       const failure = await transport.exchange(encodeQuery('a.example', 'A'), AbortSignal.timeout(2_000)).catch((err: unknown) => err);

@@ -276,6 +276,53 @@ describe('event sinks', () => {
     }
   });
 
+  it('credentials in the collector URL are sent as Basic authentication and never logged', async () => {
+    const collector = await startCollector('accept', 0, 'us@er:p:w');
+    const withCredentials = collector.url.replace('http://', 'http://us%40er:p%3Aw@');
+    const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: withCredentials, NETDIAG_LOG_LEVEL: 'debug' });
+    try {
+      const sent = event();
+      expect((await post(server, sent)).status).toBe(202);
+      expect(await eventually(() => collector.events().some((e) => e.event_id === sent.event_id), 3000)).toBe(true);
+      expect(collector.authorizations[0]).toBe(`Basic ${Buffer.from('us@er:p:w').toString('base64')}`);
+      expect(server.logs().some((l) => l.msg === 'analytics collector failing; events are queued')).toBe(false);
+      for (const secret of ['p:w', 'p%3Aw', Buffer.from('us@er:p:w').toString('base64')]) expect(server.rawLogs()).not.toContain(secret);
+    } finally {
+      await server.close();
+      await collector.close();
+    }
+  });
+
+  it('wrong collector credentials are logged as status_401, without the credentials', async () => {
+    const collector = await startCollector('accept', 0, 'user:right');
+    const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: collector.url.replace('http://', 'http://user:wrong@') });
+    try {
+      expect((await post(server, event())).status).toBe(202);
+      expect(await eventually(() => server.logs().some((l) => l.msg === 'analytics collector failing; events are queued'), 3000)).toBe(true);
+      expect(server.logs().find((l) => l.msg === 'analytics collector failing; events are queued')?.reason).toBe('status_401');
+      expect(server.rawLogs()).not.toContain('wrong');
+    } finally {
+      await server.close();
+      await collector.close();
+    }
+  });
+
+  it('a client that aborts mid-body is not logged as an error', async () => {
+    const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: 'log' });
+    try {
+      const socket = connect(server.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"event":');
+      await new Promise((r) => setTimeout(r, 100));
+      socket.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(server.logs().filter((l) => l.level === 'error')).toEqual([]);
+      expect((await send(`${server.url}/v1/health`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a collector with nothing listening is logged as ECONNREFUSED, and the intake still answers 202', async () => {
     const port = await freePort();
     const server = await startTestServer({ ...LIMITS, NETDIAG_EVENTS_SINK: `http://127.0.0.1:${String(port)}/ingest` });

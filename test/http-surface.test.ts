@@ -258,23 +258,32 @@ describe('errors', () => {
     expectContract('GET', '/v1/latency/regions/{region}/probe', res);
   });
 
-  it('a request Node cannot parse gets a JSON problem, not a stack trace', async () => {
+  /** Raw bytes in, the whole answer out (the connection is closed after a refusal). */
+  async function raw(bytes: string): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
     const { connect } = await import('node:net');
     const socket = connect(server.port, '127.0.0.1');
-    socket.write('GARBAGE / HTTP/1.1\r\n\r\n');
+    socket.write(bytes);
     const text = await new Promise<string>((resolve) => {
       let data = '';
       socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
       socket.on('close', () => { resolve(data); });
     });
-    expect(text).toMatch(/^HTTP\/1\.1 400/);
-    expect(text).toContain('application/problem+json');
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]));
     expect(text).not.toMatch(/at \w+ \(|node:/);
+    return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as Record<string, unknown> };
+  }
+
+  it('a request Node cannot parse gets a problem from the catalogue, with type, code and request id', async () => {
+    const res = await raw('GARBAGE / HTTP/1.1\r\n\r\n');
+    expect(res.status).toBe(400);
+    expectProblem({ ...res, text: JSON.stringify(res.body) }, 400, 'malformed_request', `http://127.0.0.1:${String(server.port)}`);
   });
 
-  it('oversized headers are refused with 431', async () => {
-    const res = await send(`${server.url}/v1/health`, { headers: { 'X-Big': 'a'.repeat(20_000) } }).catch(() => undefined);
-    expect(res?.status).toBe(431);
+  it('oversized headers are refused with a 431 problem', async () => {
+    const res = await raw(`GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectProblem({ ...res, text: JSON.stringify(res.body) }, 431, 'header_fields_too_large', `http://127.0.0.1:${String(server.port)}`);
   });
 });
 

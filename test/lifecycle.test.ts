@@ -1,8 +1,15 @@
 // Whole-program: `netdiag serve` as an operator runs it, and its shutdown on SIGTERM.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { send } from './support/http.js';
 import { serveCli } from './support/process.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 describe('netdiag serve', () => {
   it('serves with embedded defaults and writes structured JSON logs', async () => {
@@ -64,5 +71,44 @@ describe('netdiag serve', () => {
     expect(took).toBeGreaterThanOrEqual(4_000);
     expect(took).toBeLessThan(8_000);
     socket.destroy();
+  });
+
+  it('exits 0 on SIGTERM even when the reader of its log pipe is gone (EPIPE)', async () => {
+    const s = await serveCli({ NETDIAG_ACCESS_LOG: 'on' });
+    // As `netdiag serve | head -c 10`: the reader takes a little and goes away.
+    s.child.stdout?.destroy();
+    for (let i = 0; i < 3; i++) expect((await send(`http://127.0.0.1:${String(s.port)}/v1/health`)).status).toBe(200);
+    const started = Date.now();
+    s.child.kill('SIGTERM');
+    const code = await Promise.race([s.exited, new Promise<string>((r) => setTimeout(() => { r('still running'); }, 6_000))]);
+    s.child.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});
+
+describe('npm start builds only when it must', () => {
+  it('builds a fresh tree, skips an unchanged one, and builds again after a source changes', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'netdiag-build-'));
+    try {
+      for (const entry of ['src', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+      const build = () => spawnSync(process.execPath, [join(tree, 'scripts', 'build-if-stale.mjs')], { encoding: 'utf8' });
+      const built = join(tree, 'dist', 'app.js');
+
+      expect(build().status).toBe(0);
+      const first = statSync(built).mtimeMs;
+      // Unchanged sources: nothing is compiled (the output keeps its time).
+      expect(build().status).toBe(0);
+      expect(statSync(built).mtimeMs).toBe(first);
+      // A source changed since the last build: compiled again.
+      appendFileSync(join(tree, 'src', 'app.ts'), '// a change after the build\n');
+      const later = new Date(Date.now() + 5_000);
+      utimesSync(join(tree, 'src', 'app.ts'), later, later);
+      expect(build().status).toBe(0);
+      expect(readFileSync(built, 'utf8')).toContain('// a change after the build');
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });

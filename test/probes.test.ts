@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectContract } from './support/contract.js';
+import { expectContract, expectSchema } from './support/contract.js';
 import { startDelayRelay, type DelayRelay } from './support/delay-relay.js';
 import { send, type Reply } from './support/http.js';
 import { canMakeNetns, createNetns, type Netns } from './support/netns.js';
@@ -126,10 +126,15 @@ describe('regional probes on loopback', () => {
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
     expect((await send(`${base}/`)).status).toBe(404);
-    expect((await send(`${base}/v1/ip`)).status).toBe(404);
+    const missing = await send(`${base}/v1/ip`);
+    expect(missing.status).toBe(404);
+    // Its errors are problems from the service's catalogue, as complete as the API's.
+    expectSchema('Problem', missing.body);
+    expect(missing.body).toMatchObject({ code: 'not_found', type: `${base}/problems/not_found`, request_id: missing.headers.get('x-request-id') });
     const post = await send(`${base}/rtt`, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
     // It holds idle connections open for the edge far longer than an API server would.
     const kept = await fetch(`${base}/rtt`);
     expect(kept.headers.get('keep-alive')).toBe('timeout=75');

@@ -101,6 +101,28 @@ describe.skipIf(!hasRedis)('Redis', () => {
     }
   });
 
+  it('windows run on Redis time: an instance whose clock runs ahead neither resets them nor reports a reset over 60 s', async () => {
+    const ahead = { now: () => Date.now() + 30_000 };
+    const behind = { now: () => Date.now() - 30_000 };
+    const a = await connected(new RedisLimiterStore(redis.url, ahead, { prefix: 'netdiag:skew:' }));
+    const b = await connected(new RedisLimiterStore(redis.url, behind, { prefix: 'netdiag:skew:' }));
+    try {
+      const hits = [];
+      for (const [store, clock] of [[b, behind], [a, ahead], [b, behind], [a, ahead]] as const) {
+        const hit = await store.hit('k', 60_000);
+        hits.push({ count: hit.count, resetInMs: hit.resetAt - clock.now() });
+      }
+      expect(hits.map((h) => h.count)).toEqual([1, 2, 3, 4]);
+      for (const h of hits) {
+        expect(h.resetInMs).toBeGreaterThan(55_000);
+        expect(h.resetInMs).toBeLessThanOrEqual(60_000);
+      }
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   describe('two service instances on one redis-server', () => {
     let a: TestServer;
     let b: TestServer;
@@ -259,5 +281,60 @@ describe('NETDIAG_WORKERS=2: a worker killed mid-burst', () => {
       serving.child.kill('SIGTERM');
       await serving.exited;
     }
+  });
+});
+
+describe.skipIf(!hasRedis)('Redis trouble is named in the log', () => {
+  const outageOf = (s: TestServer) => s.logs().find((l) => l.msg === 'shared rate-limit store unavailable: counting in this process until it returns');
+
+  it('a wrong password is WRONGPASS, and requests are still limited locally', async () => {
+    const secured = await startRedis(['--requirepass', 'right-password']);
+    const server = await startTestServer({ NETDIAG_REDIS_URL: secured.url.replace('redis://', 'redis://:wrong-password@'), NETDIAG_RATE_LIMIT_KEY: KEY, NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=2' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await asCaller(server, '198.51.100.90')).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(outageOf(server)?.reason).toBe('WRONGPASS');
+      expect(server.rawLogs()).not.toContain('wrong-password');
+    } finally {
+      await server.close();
+      await secured.close();
+    }
+  });
+
+  it('TLS (rediss://) spoken to a plain port names the connection fault, not a hash key', async () => {
+    const server = await startTestServer({ NETDIAG_REDIS_URL: redisTlsUrl(), NETDIAG_RATE_LIMIT_KEY: KEY, NETDIAG_TRUST_PROXY: 'loopback' });
+    try {
+      expect((await asCaller(server, '198.51.100.91')).status).toBe(200);
+      const reason = outageOf(server)?.reason;
+      expect(typeof reason).toBe('string');
+      expect(reason).toMatch(/^E[A-Z_]+$/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ioredis\'s plain-text warning (a password the server does not need) arrives as a JSON log line', async () => {
+    const serving = await serveCli({ NETDIAG_REDIS_URL: redisUrlWithPassword(), NETDIAG_RATE_LIMIT_KEY: KEY });
+    try {
+      expect(await eventually(() => serving.stdout().includes('does not require a password'), 3_000)).toBe(true);
+      for (const line of serving.stdout().trim().split('\n')) expect(() => JSON.parse(line) as unknown).not.toThrow();
+      const warning = serving.stdout().split('\n').find((l) => l.includes('does not require a password')) ?? '';
+      expect(JSON.parse(warning)).toMatchObject({ level: 'warn', source: 'console' });
+      expect(serving.stderr()).not.toContain('does not require a password');
+    } finally {
+      serving.child.kill('SIGTERM');
+      await serving.exited;
+    }
+  });
+
+  let plain: RedisServer;
+  const redisTlsUrl = () => plain.url.replace('redis://', 'rediss://');
+  const redisUrlWithPassword = () => plain.url.replace('redis://', 'redis://:unneeded-password@');
+  beforeAll(async () => {
+    plain = await startRedis();
+  });
+  afterAll(async () => {
+    await plain.close();
   });
 });

@@ -1,4 +1,5 @@
 import dnsPacket from 'dns-packet';
+import ipaddr from 'ipaddr.js';
 import { DnsFailure } from './errors.js';
 import {
   MAX_ANSWERS,
@@ -79,6 +80,13 @@ function txtValue(data: unknown): string {
   return value;
 }
 
+/** An A or AAAA record's address, checked: a record whose data is not one is an invalid message. */
+function addressOf(type: 'A' | 'AAAA', data: string): string {
+  const valid = type === 'A' ? ipaddr.IPv4.isValidFourPartDecimal(data) : ipaddr.IPv6.isValid(data) && !data.includes('%');
+  if (!valid) throw new DnsFailure('invalid', `an ${type} record holds no address`);
+  return data;
+}
+
 export interface DecodedResponse {
   truncated: boolean;
   result: DnsResult;
@@ -95,6 +103,9 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
   } catch {
     throw new DnsFailure('invalid', 'the message could not be decoded');
   }
+  // dns-packet reads record data past the end of a cut message without complaint (an A record
+  // becomes "192.0.undefined.undefined"): it must have consumed no more than was received.
+  if (dnsPacket.decode.bytes > message.byteLength) throw new DnsFailure('invalid', 'the message is cut off');
   if (!packet.flag_qr) throw new DnsFailure('invalid', 'the message is not a response');
   const question = packet.questions?.[0];
   if (
@@ -116,7 +127,7 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
     switch (record.type) {
       case 'A':
       case 'AAAA':
-        answers.push({ type: record.type, ...base, address: record.data });
+        answers.push({ type: record.type, ...base, address: addressOf(record.type, record.data) });
         break;
       case 'CNAME':
       case 'NS':

@@ -13,18 +13,25 @@ export interface Collector {
   batches: string[];
   /** Every POST received, whatever it was answered. */
   attempts: number;
+  /** The Authorization header of each POST received. */
+  authorizations: (string | undefined)[];
   /** Every event delivered, parsed from the NDJSON lines. */
   events(): Record<string, unknown>[];
   close(): Promise<void>;
 }
 
-export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0): Promise<Collector> {
+/**
+ * `basicAuth` ("user:password") makes it refuse (401) any POST without those credentials, as a
+ * collector behind authentication does.
+ */
+export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0, basicAuth?: string): Promise<Collector> {
   const hanging = new Set<ServerResponse>();
   const collector: Collector = {
     url: '',
     mode,
     batches: [],
     attempts: 0,
+    authorizations: [],
     events: () => collector.batches.flatMap((b) => b.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)),
     close: async () => {
       for (const res of hanging) res.destroy();
@@ -38,7 +45,12 @@ export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       collector.attempts += 1;
+      collector.authorizations.push(req.headers.authorization);
       const answer = () => {
+        if (basicAuth !== undefined && req.headers.authorization !== `Basic ${Buffer.from(basicAuth).toString('base64')}`) {
+          res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="collector"' }).end();
+          return;
+        }
         if (collector.mode === 'hang') {
           hanging.add(res);
           return;

@@ -28,6 +28,7 @@ export interface Serving {
   child: ChildProcess;
   port: number;
   stdout(): string;
+  stderr(): string;
   exited: Promise<number | null>;
 }
 
@@ -41,6 +42,8 @@ export async function serveCli(env: Record<string, string> = {}): Promise<Servin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -50,5 +53,5 @@ export async function serveCli(env: Record<string, string> = {}): Promise<Servin
     });
     void exited.then((code) => { reject(new Error(`netdiag exited with ${String(code)} before listening`)); });
   });
-  return { child, port, stdout: () => out, exited };
+  return { child, port, stdout: () => out, stderr: () => err, exited };
 }

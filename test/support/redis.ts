@@ -15,13 +15,15 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** `args` are extra redis-server options (`['--requirepass', 'x']`). */
+export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const clients: Redis[] = [];
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' });
+    const password = args[args.indexOf('--requirepass') + 1];
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, password: args.includes('--requirepass') ? password : undefined });
     probe.on('error', () => undefined);
     for (let i = 0; i < 100; i++) {
       try {
