@@ -1,15 +1,19 @@
 // A local analytics collector for the benchmark: `accept` answers every NDJSON POST with 204
-// after reading it; `hang` reads it and never answers (the sink's timeout must cope).
+// after reading it; `hang` reads it and never answers (the sink's timeout must cope); `flaky`
+// hangs on every other POST and answers the rest.
 import { createServer } from 'node:http';
 
 const mode = process.argv[2] ?? 'accept';
 let events = 0;
+let posts = 0;
 const server = createServer((req, res) => {
+  posts += 1;
+  const hang = mode === 'hang' || (mode === 'flaky' && posts % 2 === 0);
   req.on('data', (chunk) => {
     for (const byte of chunk) if (byte === 0x0a) events += 1;
   });
   req.on('end', () => {
-    if (mode === 'hang') return;
+    if (hang) return;
     res.writeHead(204).end();
   });
 });

@@ -53,6 +53,16 @@ export async function startChild(command, args, env, ready) {
   };
 }
 
+/** The port of a `netdiag serve` or `netdiag probe` "listening" log line, else undefined. */
+export function listeningPort(line) {
+  try {
+    const entry = JSON.parse(line);
+    return entry.msg === 'listening' ? entry.port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One load run; returns requests/s, latency percentiles and server CPU µs per request. */
 export async function load({ url, method = 'GET', headers, body, pid, duration, connections, tree = false }) {
   const cpuOf = tree ? treeCpuSeconds : cpuSeconds;

@@ -84,22 +84,21 @@ describe('header, request and keep-alive deadlines on every listener', () => {
     await Promise.all([plain.close(), tls.close(), proxy.close()]);
   });
 
-  it('plain HTTP: a client dripping header lines is answered 408 and closed at the header deadline', async () => {
-    const socket = await plainSocket(plain.port);
-    drip(socket);
+  /** Drips a request head on `socket` and expects the 408 and the close at the header deadline. */
+  async function expectDripCut(socket: Duplex, first?: string): Promise<void> {
+    drip(socket, first);
     const { text, afterMs, closed } = await untilClosed(socket);
     expect(closed).toBe(true);
     expect(afterMs).toBeLessThan(1_500);
     expectTimeoutProblem(text);
+  }
+
+  it('plain HTTP: a client dripping header lines is answered 408 and closed at the header deadline', async () => {
+    await expectDripCut(await plainSocket(plain.port));
   });
 
   it.skipIf(!haveOpenssl)('TLS HTTP/1.1: the same client is closed at the same deadline', async () => {
-    const socket = await tlsSocket(tls.port, 'http/1.1');
-    drip(socket);
-    const { text, afterMs, closed } = await untilClosed(socket);
-    expect(closed).toBe(true);
-    expect(afterMs).toBeLessThan(1_500);
-    expectTimeoutProblem(text);
+    await expectDripCut(await tlsSocket(tls.port, 'http/1.1'));
   });
 
   it.skipIf(!haveOpenssl)('HTTP/2: a busy client that never completes a request\'s headers is closed at the header deadline', async () => {
@@ -121,12 +120,7 @@ describe('header, request and keep-alive deadlines on every listener', () => {
   });
 
   it('PROXY protocol: a trusted proxy dripping header lines after its PROXY line is closed at the deadline', async () => {
-    const socket = await plainSocket(proxy.port);
-    drip(socket, 'PROXY TCP4 198.51.100.9 127.0.0.1 40000 80\r\nGET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    const { text, afterMs, closed } = await untilClosed(socket);
-    expect(closed).toBe(true);
-    expect(afterMs).toBeLessThan(1_500);
-    expectTimeoutProblem(text);
+    await expectDripCut(await plainSocket(proxy.port), 'PROXY TCP4 198.51.100.9 127.0.0.1 40000 80\r\nGET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
   });
 
   it('PROXY protocol: a trusted peer that never finishes its PROXY header is closed at the deadline', async () => {
