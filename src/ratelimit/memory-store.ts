@@ -29,8 +29,7 @@ export class MemoryLimiterStore implements LimiterStore {
 
   /**
    * A hit at a time the caller names: the primary process of a cluster counts for its workers
-   * on their clocks, as Redis does for every instance (the shared stores take time from the
-   * caller, so one conformance suite with a manual clock covers them all).
+   * on their clocks (one machine, one clock). Redis, shared across machines, uses its own.
    */
   hitAt(key: string, windowMs: number, now: number): WindowHit {
     if (now >= this.#nextSweep) this.#sweep(now);
