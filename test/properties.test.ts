@@ -176,7 +176,7 @@ describe('forwarding headers', () => {
   const trust = parseTrustList('loopback, 10.0.0.0/8');
   const publicV4 = fc.ipV4().filter((a) => !a.startsWith('10.') && !a.startsWith('127.'));
   const text = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(',', ';', '"', '=', '[', ']', ':', ' ', 'for', '1', '.', '\\', 'unknown') }));
-  const resolveWith = (header: TrustedHeader, value: string, peer = '127.0.0.1') => resolveCaller(peer, (name) => (name === header ? value : undefined), trust, header);
+  const resolveWith = (header: TrustedHeader, value: string, peer = '127.0.0.1') => resolveCaller(peer, { header: (name) => (name === header ? value : undefined) }, trust, header);
 
   it('any header text parses without throwing', () => {
     fc.assert(

@@ -1,5 +1,6 @@
 import { readAtMost } from '../http/bounded-read.js';
-import { DnsFailure, errorReason } from './errors.js';
+import { DnsFailure } from './errors.js';
+import { failureReason } from '../failure-reason.js';
 import { MAX_MESSAGE_BYTES, type DnsTransport } from './transport.js';
 
 /**
@@ -22,7 +23,7 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
         });
       } catch (err) {
         if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
-        throw new DnsFailure('unavailable', 'the DoH server could not be reached', errorReason(err));
+        throw new DnsFailure('unavailable', 'the DoH server could not be reached', failureReason(err));
       }
       if (!response.ok) {
         await response.body?.cancel();
@@ -38,7 +39,7 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
       } catch (err) {
         if (err instanceof DnsFailure) throw err;
         if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
-        throw new DnsFailure('unavailable', 'the DoH response was cut off', errorReason(err));
+        throw new DnsFailure('unavailable', 'the DoH response was cut off', failureReason(err));
       }
     },
   };

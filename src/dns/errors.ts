@@ -24,15 +24,6 @@ export class DnsFailure extends Error {
   }
 }
 
-/** The class of a socket or fetch error: its code, its cause's code, else its name. */
-export function errorReason(err: unknown): string {
-  const { code, name, cause } = (err ?? {}) as { code?: unknown; name?: unknown; cause?: { code?: unknown; name?: unknown } };
-  if (typeof code === 'string') return code;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.name === 'string' && cause.name !== 'Error') return cause.name;
-  return typeof name === 'string' ? name : 'error';
-}
-
 /** The problem a client sees: the class of failure, never the upstream's raw error text. */
 export function problemFor(failure: DnsFailure): Problem {
   switch (failure.kind) {

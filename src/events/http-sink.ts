@@ -1,3 +1,4 @@
+import { failureReason } from '../failure-reason.js';
 import type { Logger } from '../services.js';
 import { Deque } from './deque.js';
 import type { EventSink, ReceivedEvent } from './sink.js';
@@ -164,12 +165,9 @@ export class HttpEventSink implements EventSink {
         return true;
       } catch (err) {
         if (this.#failures === 0) {
-          // The class of failure, never the collector's text: our `status_503`; a socket error's
-          // code, which fetch keeps on its TypeError's cause (`ECONNREFUSED`); else the error's
-          // name (a timeout is a DOMException whose `code` is the number 23, named TimeoutError).
-          const { code, name, cause } = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
-          const reason = typeof code === 'string' ? code : typeof cause?.code === 'string' ? cause.code : typeof name === 'string' ? name : 'unknown';
-          this.#logger.warn({ reason }, 'analytics collector failing; events are queued');
+          // The class of failure, never the collector's text: our `status_503`, `ECONNREFUSED`,
+          // or `TimeoutError` (a DOMException whose numeric `code` is not a class).
+          this.#logger.warn({ reason: failureReason(err) }, 'analytics collector failing; events are queued');
         }
         this.#failures += 1;
         return false;

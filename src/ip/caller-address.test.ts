@@ -55,7 +55,7 @@ describe('forwarding headers', () => {
 describe('resolveCaller', () => {
   const trust = parseTrustList('loopback, 10.0.0.0/8');
   /** The request's headers, by lower-case name. */
-  const headers = (h: Record<string, string>) => (name: string) => h[name];
+  const headers = (h: Record<string, string>) => ({ header: (name: string) => h[name] });
   const xff = (peer: string, value: string | undefined, policy = trust) =>
     resolveCaller(peer, headers(value === undefined ? {} : { 'x-forwarded-for': value }), policy, 'x-forwarded-for');
 

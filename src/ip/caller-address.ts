@@ -41,12 +41,12 @@ function chainOf(header: TrustedHeader, value: string): (string | undefined)[] {
  * /v1/ip). Headers from an untrusted peer, and every other forwarding header, are never read,
  * so a caller cannot name another address.
  */
-export function resolveCaller(peerText: string | undefined, headerValue: (name: TrustedHeader) => string | undefined, trust: TrustPolicy, header: TrustedHeader): CallerResult {
+export function resolveCaller(peerText: string | undefined, headers: { header(name: string): string | undefined }, trust: TrustPolicy, header: TrustedHeader): CallerResult {
   const peer = peerText === undefined ? undefined : parseAddress(peerText);
   if (peer === undefined) return { ok: false, reason: 'the peer address is not known', peer };
   if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer };
 
-  const value = headerValue(header);
+  const value = headers.header(header);
   const chain = value === undefined ? undefined : chainOf(header, value);
   if (chain === undefined || chain.length === 0) {
     return { ok: false, reason: `a trusted proxy sent no ${header} header`, peer };

@@ -5,7 +5,7 @@ import { resolveCaller, type CallerResult } from './caller-address.js';
 /** The caller of this request, resolved once and remembered on the request context. */
 export function callerOf(ctx: RequestContext, services: Pick<Services, 'trust' | 'trustHeader'>): CallerResult {
   if (ctx.caller !== undefined) return ctx.caller;
-  const result = resolveCaller(ctx.req.connection().peerAddress, (name) => ctx.req.header(name), services.trust, services.trustHeader);
+  const result = resolveCaller(ctx.req.connection().peerAddress, ctx.req, services.trust, services.trustHeader);
   ctx.caller = result;
   return result;
 }

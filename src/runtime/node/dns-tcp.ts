@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { DnsFailure, errorReason } from '../../dns/errors.js';
+import { DnsFailure } from '../../dns/errors.js';
+import { failureReason } from '../../failure-reason.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { exchangeOnce } from './dns-exchange.js';
 
@@ -31,7 +32,7 @@ export function tcpTransport(host: string, port: number): DnsTransport {
             }
           });
           socket.on('error', (err) => {
-            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', errorReason(err)));
+            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err)));
           });
           // A resolver that drops the connection before its reply is unavailable, not a sender
           // of bad messages: 503, like a refused connection.

@@ -1,6 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { DnsFailure, errorReason } from '../../dns/errors.js';
+import { DnsFailure } from '../../dns/errors.js';
+import { failureReason } from '../../failure-reason.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { messageId } from '../../dns/wire.js';
 import { exchangeOnce } from './dns-exchange.js';
@@ -30,7 +31,7 @@ export function udpTransport(host: string, port: number, truncationFallback?: Dn
         },
         (settle) => {
           socket.on('error', (err) => {
-            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', errorReason(err)));
+            settle.reject(new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err)));
           });
           socket.on('message', (message: Buffer) => {
             if (messageId(message) === id) settle.resolve(message);

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { SharedStore } from '../../ratelimit/fallback-store.js';
 import type { WindowHit } from '../../ratelimit/store.js';
 import type { Clock } from '../../services.js';
+import { failureReason } from '../../failure-reason.js';
 
 /**
  * One fixed window per key, counted atomically in one round trip. Time is Redis's own (TIME),
@@ -42,10 +43,10 @@ export const REDIS_KEY_PREFIX = 'netdiag:rl:';
  * error reply (`WRONGPASS`, `NOAUTH`, `NOPERM`).
  */
 export function redisReason(err: unknown): string {
-  const { code, name, message } = (err ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
-  if (typeof code === 'string') return code;
+  const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
+  // A Redis error reply's class is its first word; its message is the server's own text.
   if (name === 'ReplyError' && typeof message === 'string') return /^[A-Z]+/.exec(message)?.[0] ?? 'ReplyError';
-  return typeof name === 'string' ? name : 'error';
+  return failureReason(err);
 }
 
 export interface RedisStoreOptions {
