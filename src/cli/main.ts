@@ -14,7 +14,6 @@ Usage:
 /** Grace for in-flight requests on SIGTERM (SPEC-NOTES, Privacy and lifecycle). */
 const DRAIN_GRACE_MS = 5_000;
 
-
 interface Running {
   drain(graceMs: number): Promise<void>;
 }

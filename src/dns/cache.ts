@@ -28,9 +28,15 @@ export interface CacheBounds {
   maxEntryBytes: number;
 }
 
-/** Per answer object (and its aged copy), and per entry (map slot, result, timestamps). */
-const ANSWER_OVERHEAD = 96;
-const ENTRY_OVERHEAD = 256;
+/**
+ * Fixed costs per answer (its object, its aged copy, its share of the serialised JSON) and per
+ * entry (map slot, result, timestamps, envelope), fitted to the heap: 100 000 one-answer entries
+ * held 958 bytes each, 50 000 four-answer entries 1 935, 5 000 entries of two 2000-character
+ * TXT values 9 416, each with its aged copy and serialised JSON alive (Node 20, forced
+ * collections before and after); the estimate gives 986, 2 132 and 9 312.
+ */
+const ANSWER_OVERHEAD = 320;
+const ENTRY_OVERHEAD = 560;
 
 function answerText(answer: DnsAnswer): number {
   switch (answer.type) {
@@ -48,8 +54,8 @@ function answerText(answer: DnsAnswer): number {
 
 /**
  * An estimate of the memory an entry holds: its key and its answers' text twice (the decoded
- * result and the JSON the DNS route serialises from it), plus fixed costs per object. Measured
- * against the heap, it is within a factor of two; a bound on it bounds the real size.
+ * result and the JSON the DNS route serialises from it), plus the fixed costs above; within
+ * about 10% of the heap measured for small and large answers alike.
  */
 export function entryBytes(key: string, result: DnsResult): number {
   let text = key.length;
@@ -65,13 +71,13 @@ export function entryBytes(key: string, result: DnsResult): number {
 export class DnsCache {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
-  readonly bounds: CacheBounds;
+  readonly #bounds: CacheBounds;
 
   constructor(
     bounds: number | CacheBounds,
     private readonly clock: Clock,
   ) {
-    this.bounds = typeof bounds === 'number' ? { maxEntries: bounds, maxBytes: Infinity, maxEntryBytes: Infinity } : bounds;
+    this.#bounds = typeof bounds === 'number' ? { maxEntries: bounds, maxBytes: Infinity, maxEntryBytes: Infinity } : bounds;
   }
 
   get(key: string): CachedResult | undefined {
@@ -98,7 +104,7 @@ export class DnsCache {
 
   /** Stores a result; returns false when it was not kept (no TTL, caching off, or too large). */
   set(key: string, result: DnsResult): boolean {
-    const { maxEntries, maxBytes, maxEntryBytes } = this.bounds;
+    const { maxEntries, maxBytes, maxEntryBytes } = this.#bounds;
     if (result.cacheTtl <= 0 || maxEntries === 0) return false;
     const bytes = entryBytes(key, result);
     if (bytes > maxEntryBytes || bytes > maxBytes) return false;

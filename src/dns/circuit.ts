@@ -8,7 +8,7 @@ export interface CircuitOptions {
   maxMs: number;
 }
 
-export const CIRCUIT_DEFAULTS: CircuitOptions = { threshold: 5, baseMs: 1_000, maxMs: 30_000 };
+const CIRCUIT_DEFAULTS: CircuitOptions = { threshold: 5, baseMs: 1_000, maxMs: 30_000 };
 
 /**
  * A circuit breaker for the one DNS upstream, in the manner of CoreDNS `forward` health checks

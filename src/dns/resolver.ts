@@ -1,5 +1,5 @@
 import type { CachedResult, DnsCache } from './cache.js';
-import { Circuit, type CircuitOptions } from './circuit.js';
+import { Circuit } from './circuit.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
@@ -33,14 +33,11 @@ export interface ResolverOptions {
   /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
   maxOutstanding?: number;
   logger?: Logger;
-  circuit?: CircuitOptions;
 }
 
 /** The resolver and what a runtime needs to watch and stop it. */
 export interface ResolverRuntime extends Resolver {
   readonly cache: DnsCache;
-  /** Lookups in flight upstream now. */
-  readonly outstanding: number;
   readonly circuit: Circuit;
   /** Stops background work (the circuit's recovery probe). */
   close(): Promise<void>;
@@ -48,7 +45,7 @@ export interface ResolverRuntime extends Resolver {
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, circuit: circuitOptions }: ResolverOptions): ResolverRuntime {
+export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT }: ResolverOptions): ResolverRuntime {
   const inflight = new Map<string, Promise<DnsResult>>();
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Map<string, Promise<DnsResult>>();
@@ -68,7 +65,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
   };
-  const circuit = new Circuit(probe, logger, circuitOptions);
+  const circuit = new Circuit(probe, logger);
 
   async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
     const query = encodeQuery(name, type);
@@ -114,9 +111,6 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
   return {
     cache,
     circuit,
-    get outstanding() {
-      return outstanding;
-    },
     close() {
       circuit.stop();
       return Promise.resolve();
