@@ -254,7 +254,10 @@ describe('NETDIAG_WORKERS=2: a worker killed mid-burst', () => {
       expect(victim).toBeGreaterThan(0);
       // Many requests in flight, each one a limiter hit the primary answers over IPC; the kill
       // lands while the primary is answering the victim's hits.
-      const pool = new Pool(`http://127.0.0.1:${String(serving.port)}`, { connections: 64 });
+      // A client deadline, as real clients have: node:cluster's round-robin handoff leaves a
+      // connection passed to the worker at the instant it died neither accepted nor closed, so
+      // without one a request on it would wait forever.
+      const pool = new Pool(`http://127.0.0.1:${String(serving.port)}`, { connections: 64, headersTimeout: 3_000, bodyTimeout: 3_000 });
       const burst = Array.from({ length: 3000 }, (_, i) =>
         pool.request({ path: '/v1/ip', method: 'GET', headers: { 'x-forwarded-for': `198.51.100.${String(i % 250)}` } }).then(
           async (r) => {
