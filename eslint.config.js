@@ -3,8 +3,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** Node's globals, which the runtime-free core must not use (ARCHITECTURE.md §1). */
+const NODE_GLOBALS = ['Buffer', 'process', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate', 'clearImmediate'].map((name) => ({
+  name,
+  message: `${name} is Node's: the core runs on Workers too (use a port, or a Web API)`,
+}));
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**', '.wrangler/**', 'src/generated/**', 'test/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -16,12 +22,36 @@ export default tseslint.config(
     },
   },
   {
+    // The Workers runtime and its suites are typed by the Workers platform (tsconfig.workers.json).
+    files: ['src/runtime/workers/**/*.ts', 'test/workers/**/*.ts', 'vitest.workers.config.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './tsconfig.workers.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The core must stay runtime-free so the same app can run on Workers (ARCHITECTURE.md §1).
     files: ['src/**/*.ts'],
-    ignores: ['src/runtime/node/**', 'src/cli/**', 'src/**/*.test.ts'],
+    ignores: ['src/runtime/node/**', 'src/runtime/workers/**', 'src/cli/**', 'src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' },
+            { group: ['cloudflare:*'], message: 'cloudflare: imports belong in src/runtime/workers' },
+          ],
+        },
+      ],
+      // tsconfig.workers.json checks the core against the Workers types, but @types/dns-packet
+      // references Node's, so Node's globals stay visible there: this rule keeps them out.
+      'no-restricted-globals': ['error', ...NODE_GLOBALS],
     },
+  },
+  {
+    // The one platform requirement of the core: dns-packet reads and writes Node's Buffer, which
+    // Workers provide with `nodejs_compat`. The codec's one adapter hands it one; nothing else may.
+    files: ['src/dns/wire.ts'],
+    rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS.filter((g) => g.name !== 'Buffer')] },
   },
   {
     files: ['**/*.js', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],

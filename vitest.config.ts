@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The workerd suites run in their own pool (vitest.workers.config.ts, npm run test:workers).
+    exclude: ['test/workers/**', 'node_modules/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Suites start real servers on loopback; files run in parallel workers, tests within a file in order.

@@ -1,11 +1,12 @@
 // A local DNS upstream for the benchmark: answers every A query over UDP with one address
 // and every PTR query with one host name. A names under `miss.` get TTL 0, so the service must
-// ask again each time (the cache-miss route); others get TTL 300 (the cached route).
+// ask again each time (the cache-miss route); others get TTL 300 (the cached route). With
+// `--doh` it answers DNS-over-HTTPS POSTs over plain HTTP on loopback instead (the Workers bench).
 import { createSocket } from 'node:dgram';
+import { createServer } from 'node:http';
 import dnsPacket from 'dns-packet';
 
-const socket = createSocket('udp4');
-socket.on('message', (message, rinfo) => {
+function answer(message) {
   const query = dnsPacket.decode(message);
   const question = query.questions[0];
   const reply = dnsPacket.encode({
@@ -18,12 +19,30 @@ socket.on('message', (message, rinfo) => {
         ? [{ type: 'PTR', name: question.name, ttl: 300, data: 'host.bench.test' }]
         : [{ type: 'A', name: question.name, ttl: question.name.startsWith('miss.') ? 0 : 300, data: '192.0.2.1' }],
   });
-  socket.send(reply, rinfo.port, rinfo.address);
-});
-socket.bind(0, '127.0.0.1', () => {
-  process.stdout.write(`${socket.address().port}\n`);
-});
+  return reply;
+}
+
+if (process.argv.includes('--doh')) {
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const reply = answer(Buffer.concat(chunks));
+      res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': reply.length }).end(reply);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${server.address().port}\n`);
+  });
+} else {
+  const socket = createSocket('udp4');
+  socket.on('message', (message, rinfo) => {
+    socket.send(answer(message), rinfo.port, rinfo.address);
+  });
+  socket.bind(0, '127.0.0.1', () => {
+    process.stdout.write(`${socket.address().port}\n`);
+  });
+}
 process.on('SIGTERM', () => {
-  socket.close();
   process.exit(0);
 });

@@ -19,8 +19,15 @@ function newest(dir) {
   return latest;
 }
 
-const inputs = Math.max(newest(join(root, 'src')), ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => statSync(join(root, f)).mtimeMs));
+const inputs = Math.max(
+  newest(join(root, 'src')),
+  ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml', 'scripts/generate.mjs'].map((f) => statSync(join(root, f)).mtimeMs),
+);
 if (!process.argv.includes('--always') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
+
+// The modules compiled from the OpenAPI document come first: the build imports them.
+const generate = spawnSync(process.execPath, [join(root, 'scripts', 'generate.mjs')], { stdio: 'inherit' });
+if (generate.status !== 0) process.exit(generate.status ?? 1);
 
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);

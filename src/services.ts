@@ -5,7 +5,7 @@ import type { TrustedHeader } from './ip/caller-address.js';
 import type { EventSink } from './events/sink.js';
 import type { LatencyProbes } from './latency/probes.js';
 import type { Resolver } from './dns/resolver.js';
-import type { AsnLookup, CityLookup } from './ip/geo.js';
+import type { AsnLookup, CityLookup, LocationInformation, NetworkInformation } from './ip/geo.js';
 
 /** What the runtime observed about the connection a request came in on. */
 export interface ConnectionFacts {
@@ -15,7 +15,29 @@ export interface ConnectionFacts {
   httpProtocol: string | null;
   /** The negotiated TLS version (`TLSv1.3`), or null when this server did not terminate TLS. */
   tlsVersion: string | null;
+  /**
+   * What an edge runtime observed about the caller itself (Workers' `request.cf`): where it came
+   * in, where it is and its network. Undefined where the service looks these up in its own data
+   * (Node), so a runtime with the platform's view never second-guesses it with ours.
+   */
+  edge?: EdgeFacts;
 }
+
+/** The platform's own view of a connection (spec §1 rule 4: trusted in a verified edge runtime). */
+export interface EdgeFacts {
+  /** The edge location code (`provider_colo`), or null when absent or malformed. */
+  colo: string | null;
+  /** Country as ISO 3166-1 alpha-2; the name is filled in by the core. */
+  location: Omit<LocationInformation, 'country'>;
+  network: NetworkInformation;
+}
+
+/**
+ * Work that must outlive the response it was started by (a batch to a collector, a recovery
+ * probe). Workers end an isolate's work with the response unless it is handed to `waitUntil`;
+ * a Node process lives on, so there it only has to not be lost.
+ */
+export type Defer = (work: Promise<unknown>) => void;
 
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps and rate-limit windows). */
@@ -37,9 +59,12 @@ export interface Services {
   newId(): string;
   /**
    * A keyed one-way hash: used wherever state must be per caller (rate-limit keys), so no
-   * caller address is ever kept in plain text (SPEC-NOTES, Privacy).
+   * caller address is ever kept in plain text (SPEC-NOTES, Privacy). Synchronous where the
+   * runtime has a synchronous HMAC (Node), a promise where only WebCrypto exists (Workers).
    */
-  keyedHash(input: string): string;
+  keyedHash(input: string): string | Promise<string>;
+  /** Keeps deferred work alive past the response (see `Defer`). */
+  defer: Defer;
   trust: TrustPolicy;
   /** The one forwarding header trusted proxies write (`NETDIAG_TRUST_PROXY_HEADER`). */
   trustHeader: TrustedHeader;
@@ -49,7 +74,7 @@ export interface Services {
   limits: Limits;
   /** Approximate location and network of public addresses. */
   geo: { city: CityLookup; asn: AsnLookup };
-  /** This node's location code (`NETDIAG_COLO`), or null. */
+  /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
   colo: string | null;
   /** Where accepted analytics events go (`NETDIAG_EVENTS_SINK`). */
   events: EventSink;

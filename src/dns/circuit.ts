@@ -1,4 +1,5 @@
-import type { Logger } from '../services.js';
+import { DeferredTimer } from '../deferred-timer.js';
+import type { Defer, Logger } from '../services.js';
 
 export interface CircuitOptions {
   /** Consecutive upstream failures that open the circuit. */
@@ -23,19 +24,31 @@ export class Circuit {
   #open = false;
   #openedAt = 0;
   #waitMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #timer: DeferredTimer;
   #lastReason = '';
 
   constructor(
     private readonly probe: () => Promise<void>,
     private readonly logger: Logger,
+    defer: Defer,
     private readonly options: CircuitOptions = CIRCUIT_DEFAULTS,
   ) {
     this.#waitMs = options.baseMs;
+    this.#timer = new DeferredTimer(defer);
   }
 
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /**
+   * Whether a lookup may go upstream now. While open, a recovery probe the runtime dropped
+   * (Workers end deferred work 30 s after a response) is scheduled again, so the circuit can
+   * never stay open for want of a probe.
+   */
+  admits(): boolean {
+    if (this.#open && this.#timer.lost()) this.#schedule();
+    return !this.#open;
   }
 
   /** The upstream answered (whatever the answer said). */
@@ -63,13 +76,12 @@ export class Circuit {
 
   /** Stops the recovery probe (shutdown). */
   stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.cancel();
   }
 
   #schedule(): void {
     const wait = this.#waitMs / 2 + Math.random() * (this.#waitMs / 2);
-    this.#timer = setTimeout(() => {
+    this.#timer.start(wait, () =>
       this.probe().then(
         () => {
           if (this.#open) this.#close();
@@ -80,9 +92,8 @@ export class Circuit {
           this.#waitMs = Math.min(this.#waitMs * 2, this.options.maxMs);
           this.#schedule();
         },
-      );
-    }, wait);
-    (this.#timer as { unref?: () => void }).unref?.();
+      ),
+    );
   }
 
   #close(): void {

@@ -4,7 +4,7 @@ import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
-import type { Logger } from '../services.js';
+import type { Defer, Logger } from '../services.js';
 
 /** A result and the seconds a client may cache it (`Cache-Control: max-age`; 0 is `no-store`). */
 export type Resolution = CachedResult;
@@ -33,6 +33,8 @@ export interface ResolverOptions {
   /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
   maxOutstanding?: number;
   logger?: Logger;
+  /** Keeps the circuit's recovery probe alive past a response (Workers' waitUntil). */
+  defer?: Defer;
 }
 
 /** The resolver and what a runtime needs to watch and stop it. */
@@ -45,7 +47,7 @@ export interface ResolverRuntime extends Resolver {
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT }: ResolverOptions): ResolverRuntime {
+export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined }: ResolverOptions): ResolverRuntime {
   const inflight = new Map<string, Promise<DnsResult>>();
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Map<string, Promise<DnsResult>>();
@@ -65,7 +67,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
   };
-  const circuit = new Circuit(probe, logger);
+  const circuit = new Circuit(probe, logger, defer);
 
   async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
     const query = encodeQuery(name, type);
@@ -80,7 +82,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
   }
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
-    if (circuit.isOpen) throw new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open');
+    if (!circuit.admits()) throw new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open');
     if (outstanding >= maxOutstanding) throw new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap');
     outstanding += 1;
     // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running

@@ -27,7 +27,7 @@ export async function readBoundedBody(req: HttpRequest, limit = MAX_EVENT_BYTES)
   if (bytes === undefined) return { ok: false, reason: 'too_large' };
   try {
     // JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at.
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
   } catch {
     return { ok: false, reason: 'not_utf8' };
   }

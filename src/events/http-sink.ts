@@ -1,5 +1,6 @@
 import { failureReason } from '../failure-reason.js';
-import type { Logger } from '../services.js';
+import { DeferredTimer } from '../deferred-timer.js';
+import type { Defer, Logger } from '../services.js';
 import { Deque } from './deque.js';
 import type { EventSink, ReceivedEvent } from './sink.js';
 
@@ -22,6 +23,8 @@ export interface HttpSinkOptions {
   /** First retry delay; doubled per failure up to `maxBackoffMs`. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** Keeps a scheduled batch alive past the response that queued it (Workers' waitUntil). */
+  defer?: Defer;
 }
 
 /**
@@ -30,8 +33,10 @@ export interface HttpSinkOptions {
  * and the intake never waits. One POST is in flight at a time, with a short deadline; a failed
  * batch goes back to the head of the queue and is retried with exponential backoff. A state
  * change (collector failing, collector back) is logged once, with the drops so far, and drops at
- * most once a minute with their count, never per event or per batch. Uses only `fetch` and
- * timers, so it runs on any runtime.
+ * most once a minute with their count, never per event or per batch. Uses only `fetch` and a
+ * deferred timer, so it runs on any runtime: on Workers the request whose event starts a batch
+ * keeps its POST alive through `waitUntil`, and a retry the platform dropped is scheduled again
+ * by the next event.
  */
 export class HttpEventSink implements EventSink {
   readonly #url: string;
@@ -45,7 +50,7 @@ export class HttpEventSink implements EventSink {
   readonly #maxBackoffMs: number;
   readonly #queue = new Deque<ReceivedEvent>();
   #inFlight: Promise<boolean> | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #timer: DeferredTimer;
   #failures = 0;
   #dropped = 0;
   #closing = false;
@@ -64,20 +69,22 @@ export class HttpEventSink implements EventSink {
     this.#timeoutMs = options.timeoutMs ?? 2_000;
     this.#backoffMs = options.backoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
+    this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
   }
 
   accept(event: ReceivedEvent): void {
     this.#queue.push(event);
     this.#trim();
-    if (this.#closing || this.#inFlight !== undefined || this.#failures > 0) return;
-    if (this.#queue.length >= this.#batchSize) this.#schedule(0);
-    else if (this.#timer === undefined) this.#schedule(this.#lingerMs);
+    if (this.#closing || this.#inFlight !== undefined) return;
+    if (this.#timer.lost()) this.#schedule(0);
+    else if (this.#failures > 0) return;
+    else if (this.#queue.length >= this.#batchSize) this.#schedule(0);
+    else if (!this.#timer.pending) this.#schedule(this.#lingerMs);
   }
 
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.cancel();
     const deadline = Date.now() + graceMs;
     if (this.#inFlight !== undefined) await this.#inFlight;
     // A final flush: batch after batch until the queue is empty, a POST fails, or time is up.
@@ -106,13 +113,7 @@ export class HttpEventSink implements EventSink {
   #schedule(ms: number): void {
     // After close() only the final flush delivers.
     if (this.#closing) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.#flush();
-    }, ms);
-    // Pending delivery is no reason to keep a process alive; shutdown flushes explicitly.
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#timer.start(ms, () => this.#flush());
   }
 
   /** Read through a call: TypeScript keeps a field narrowed across `await`, close() does not. */

@@ -6,7 +6,7 @@ import { isoTimestamp } from '../http/timestamp.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import { MAX_EVENT_BYTES, isJsonMediaType, readBoundedBody } from './body.js';
-import { eventValidator } from './validate.js';
+import { validateAnalyticsEvent as validate } from './validate.js';
 
 const ACCEPTED = serialize({ accepted: true });
 
@@ -22,7 +22,6 @@ function refuse(ctx: RequestContext, code: 'unsupported_media_type' | 'payload_t
  * and never waits on delivery.
  */
 export function eventsRoute(services: Services): RouteDefinition {
-  const validate = eventValidator(services.openapi);
   const { events } = services;
 
   const intake = rateLimited('events', services, async (ctx) => {

@@ -1,7 +1,7 @@
 import { callerOf } from '../ip/caller.js';
 import { sourceOf } from '../ip/address.js';
-import { WINDOW_MS, type Operation } from '../ratelimit/limits.js';
-import type { WindowHit } from '../ratelimit/store.js';
+import { WINDOW_MS, limiterKey, type Operation } from '../ratelimit/limits.js';
+import type { WindowHit, WindowVerdict } from '../ratelimit/store.js';
 import type { Services } from '../services.js';
 import { problemReply } from './respond.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
@@ -17,10 +17,13 @@ export function rateLimited(operation: Operation, services: Services, handler: H
   const limit = services.limits[operation];
   const limitText = String(limit);
 
-  const decide = (ctx: RequestContext, { count, resetAt }: WindowHit): HttpReply | Promise<HttpReply> => {
-    const reset = String(Math.max(1, Math.ceil((resetAt - services.clock.now()) / 1000)));
-    ctx.rate = { limit: limitText, remaining: String(Math.max(0, limit - count)), reset };
-    if (count > limit) {
+  const decide = (ctx: RequestContext, hit: WindowHit | WindowVerdict): HttpReply | Promise<HttpReply> => {
+    const reset = String(Math.max(1, Math.ceil((hit.resetAt - services.clock.now()) / 1000)));
+    // A store that only says yes or no cannot tell what remains: the header is left out.
+    const counted = 'count' in hit;
+    const remaining = counted ? String(Math.max(0, limit - hit.count)) : undefined;
+    ctx.rate = { limit: limitText, remaining, reset };
+    if (counted ? hit.count > limit : hit.limited) {
       // Returned, not thrown: this is the path an abusive client drives hardest.
       return problemReply(
         ctx,
@@ -32,11 +35,16 @@ export function rateLimited(operation: Operation, services: Services, handler: H
     return handler(ctx);
   };
 
+  const count = (ctx: RequestContext, hash: string): HttpReply | Promise<HttpReply> => {
+    const hit = services.limiter.hit(limiterKey(operation, hash), WINDOW_MS);
+    return hit instanceof Promise ? hit.then((h) => decide(ctx, h)) : decide(ctx, hit);
+  };
+
   return (ctx) => {
     const caller = callerOf(ctx, services);
     const address = caller.ok ? caller.address : caller.peer;
     const source = address === undefined ? 'unknown' : sourceOf(address);
-    const hit = services.limiter.hit(`${operation}:${services.keyedHash(source)}`, WINDOW_MS);
-    return hit instanceof Promise ? hit.then((h) => decide(ctx, h)) : decide(ctx, hit);
+    const hash = services.keyedHash(source);
+    return typeof hash === 'string' ? count(ctx, hash) : hash.then((h) => count(ctx, h));
   };
 }

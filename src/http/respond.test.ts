@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { utf8Length } from './respond.js';
+import { envelopeSerialized, serialize, utf8Length } from './respond.js';
+import type { RequestContext } from './types.js';
 
 // Content-Length must be the byte count of what Node's encoder writes, so Node's own encoder is
 // the oracle here, not figures worked out by hand.
@@ -19,5 +20,15 @@ describe('utf8Length', () => {
     ['a lone low surrogate', 'a\uDC00b'],
   ])('counts %s as the encoder does', (_name, text) => {
     expect(utf8Length(text)).toBe(encodedLength(text));
+  });
+});
+
+describe('envelope Content-Length', () => {
+  // A runtime may make request ids of another shape than a 36-character UUID.
+  it.each(['short', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', `req-${'x'.repeat(60)}`])('is the body length for the request id %s', (requestId) => {
+    const ctx = { req: { origin: () => 'http://localhost' }, requestId, receivedAt: 0, publicUrl: undefined, params: {}, rate: undefined, caller: undefined } as unknown as RequestContext;
+    const reply = envelopeSerialized(ctx, serialize({ status: 'ok' }), 'no-store');
+    const at = reply.headers.indexOf('Content-Length');
+    expect(Number(reply.headers[at + 1])).toBe(encodedLength(reply.body ?? ''));
   });
 });

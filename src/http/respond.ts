@@ -39,15 +39,16 @@ export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId'>, cac
   if (rate === undefined) {
     return ['Cache-Control', cacheControl, 'X-Request-ID', ctx.requestId, 'Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS];
   }
-  return [
+  const headers = [
     'Cache-Control', cacheControl,
     'X-Request-ID', ctx.requestId,
     'Access-Control-Allow-Origin', '*',
     'Access-Control-Expose-Headers', EXPOSED_HEADERS,
     'RateLimit-Limit', rate.limit,
-    'RateLimit-Remaining', rate.remaining,
-    'RateLimit-Reset', rate.reset,
   ];
+  if (rate.remaining !== undefined) headers.push('RateLimit-Remaining', rate.remaining);
+  headers.push('RateLimit-Reset', rate.reset);
+  return headers;
 }
 
 export function jsonReply(
@@ -84,10 +85,11 @@ export function serialize(data: unknown): Serialized {
   return { json, bytes: utf8Length(json) };
 }
 
-/** The envelope around the data: its length is fixed, because request ids and timestamps are. */
-const META_OVERHEAD = utf8Length(
-  `{"data":,"meta":{"api_version":"v1","request_id":"00000000-0000-0000-0000-000000000000","requested_at":"2000-01-01T00:00:00.000Z"}}`,
-);
+/**
+ * The envelope around the data, less the request id: timestamps are always 24 ASCII characters
+ * (`isoTimestamp`), while the id is whatever the runtime's `newId` makes, so it is measured.
+ */
+const META_OVERHEAD = utf8Length(`{"data":,"meta":{"api_version":"v1","request_id":"","requested_at":"2000-01-01T00:00:00.000Z"}}`);
 
 /**
  * A success: `{ data, meta }` (spec §1 rule 3). Routes whose data never changes serialise it once
@@ -95,8 +97,9 @@ const META_OVERHEAD = utf8Length(
  */
 export function envelopeSerialized(ctx: RequestContext, data: Serialized, cacheControl: string, status = 200): HttpReply {
   // Request ids are UUIDs and timestamps ISO strings: neither needs JSON escaping.
+  const idBytes = utf8Length(ctx.requestId);
   const body = `{"data":${data.json},"meta":{"api_version":"v1","request_id":"${ctx.requestId}","requested_at":"${isoTimestamp(ctx.receivedAt)}"}}`;
-  return jsonReply(ctx, status, body, 'application/json', cacheControl, undefined, data.bytes + META_OVERHEAD);
+  return jsonReply(ctx, status, body, 'application/json', cacheControl, undefined, data.bytes + META_OVERHEAD + idBytes);
 }
 
 export function envelope(ctx: RequestContext, data: unknown, cacheControl: string, status = 200): HttpReply {

@@ -40,7 +40,8 @@ export interface HttpReply {
 /** `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, as header text. */
 export interface RateState {
   limit: string;
-  remaining: string;
+  /** Undefined when the store cannot tell (a platform binding): the header is then omitted. */
+  remaining: string | undefined;
   reset: string;
 }
 

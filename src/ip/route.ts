@@ -4,18 +4,58 @@ import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
 import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
-import type { Services } from '../services.js';
+import type { EdgeFacts, Services } from '../services.js';
 import type { ParsedAddress } from './address.js';
 import { callerOf } from './caller.js';
 import { countryName } from './country.js';
-import { NO_LOCATION, NO_NETWORK, type LocationInformation } from './geo.js';
+import { NO_LOCATION, NO_NETWORK, type LocationInformation, type NetworkInformation } from './geo.js';
 import { hostnameOrNull } from './hostname.js';
 import { isSpecialUse } from './special.js';
 
 /** A short deadline for the caller's PTR: /v1/ip must not wait on a slow reverse zone. */
 export const REVERSE_DEADLINE_MS = 500;
 
+/** Key order follows the spec's tables, so responses read the way the documentation does. */
+function locationOf(found: Omit<LocationInformation, 'country'>): LocationInformation {
+  return {
+    city: found.city,
+    region: found.region,
+    country: countryName(found.country_code),
+    country_code: found.country_code,
+    postal_code: found.postal_code,
+    timezone: found.timezone,
+    latitude: found.latitude,
+    longitude: found.longitude,
+  };
+}
+
+interface CallerFacts {
+  location: LocationInformation;
+  network: NetworkInformation;
+  colo: string | null;
+}
+
+/**
+ * On an edge runtime the platform's observation of the connection is the answer (spec §1
+ * rule 4): it saw where the caller came in, so its view is not looked up again, nor blanked for
+ * an address our special-use table would skip (the platform only sends what it observed).
+ */
+function observed(edge: EdgeFacts): CallerFacts {
+  return { location: locationOf(edge.location), network: edge.network, colo: edge.colo };
+}
+
 export function ipRoute(services: Services): RouteDefinition {
+  /** Our own data: special-use addresses get nothing (SPEC-NOTES, /v1/ip), public ones a lookup. */
+  const lookedUp = (address: ParsedAddress): CallerFacts => {
+    if (isSpecialUse(address)) return { location: NO_LOCATION, network: NO_NETWORK, colo: services.colo };
+    const city = services.geo.city.city(address);
+    return {
+      location: city === undefined ? NO_LOCATION : locationOf(city),
+      network: services.geo.asn.asn(address) ?? NO_NETWORK,
+      colo: services.colo,
+    };
+  };
+
   /**
    * The caller's PTR through the fixed resolver, never through the shared cache; null on any
    * failure. Requests from one address while its lookup is in flight share the hostname made
@@ -49,24 +89,8 @@ export function ipRoute(services: Services): RouteDefinition {
       throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
     }
     const address = caller.address;
-    const special = isSpecialUse(address);
-    const city = special ? undefined : services.geo.city.city(address);
-    const network = (special ? undefined : services.geo.asn.asn(address)) ?? NO_NETWORK;
-    // Key order follows the spec's tables, so responses read the way the documentation does.
-    const location: LocationInformation =
-      city === undefined
-        ? NO_LOCATION
-        : {
-            city: city.city,
-            region: city.region,
-            country: countryName(city.country_code),
-            country_code: city.country_code,
-            postal_code: city.postal_code,
-            timezone: city.timezone,
-            latitude: city.latitude,
-            longitude: city.longitude,
-          };
     const connection = ctx.req.connection();
+    const { location, network, colo } = connection.edge === undefined ? lookedUp(address) : observed(connection.edge);
     const reply = (reverse: string | null) =>
       envelope(
         ctx,
@@ -77,7 +101,7 @@ export function ipRoute(services: Services): RouteDefinition {
           network,
           location,
           connection: {
-            provider_colo: services.colo,
+            provider_colo: colo,
             http_protocol: connection.httpProtocol,
             tls_version: connection.tlsVersion,
           },

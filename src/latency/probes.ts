@@ -1,5 +1,8 @@
 import type { RegionId } from './regions.js';
 
+/** A URL probe's measurement request (`netdiag probe`): one GET of this path, answered 204. */
+export const PROBE_PATH = '/rtt';
+
 /** A probe that is not configured, not reachable, or did not answer in time (503 probe_unavailable). */
 export class ProbeUnavailable extends Error {
   constructor(message: string) {

@@ -1,9 +1,10 @@
-import type { Logger } from '../services.js';
-import type { LimiterStore, WindowHit } from './store.js';
+import { DeferredTimer } from '../deferred-timer.js';
+import type { Defer, Logger } from '../services.js';
+import type { LimiterStore, WindowHit, WindowVerdict } from './store.js';
 
 /** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
 export interface SharedStore {
-  hit(key: string, windowMs: number): Promise<WindowHit>;
+  hit(key: string, windowMs: number): Promise<WindowHit | WindowVerdict>;
   /** Resolves once the store answers again; used to notice recovery without risking a request. */
   ping(): Promise<void>;
   /** What to call it in logs. */
@@ -15,6 +16,8 @@ export interface FallbackOptions {
   timeoutMs: number;
   /** How often a store that failed is tried again in the background. */
   retryMs: number;
+  /** Keeps the recovery ping alive past a response (Workers' waitUntil). */
+  defer?: Defer;
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -42,21 +45,27 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export class FallbackLimiterStore implements LimiterStore {
   #down = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #timer: DeferredTimer;
 
   constructor(
     private readonly shared: SharedStore,
     private readonly local: LimiterStore,
     private readonly logger: Logger,
     private readonly options: FallbackOptions,
-  ) {}
+  ) {
+    this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
+  }
 
   get degraded(): boolean {
     return this.#down;
   }
 
-  hit(key: string, windowMs: number): WindowHit | Promise<WindowHit> {
-    if (this.#down) return this.local.hit(key, windowMs);
+  hit(key: string, windowMs: number): WindowHit | WindowVerdict | Promise<WindowHit | WindowVerdict> {
+    if (this.#down) {
+      // A recovery ping the runtime dropped (Workers) is scheduled again by the next request.
+      if (this.#timer.lost()) this.#retry();
+      return this.local.hit(key, windowMs);
+    }
     return within(this.shared.hit(key, windowMs), this.options.timeoutMs).catch((err: unknown) => {
       this.#fail(err);
       return this.local.hit(key, windowMs);
@@ -65,7 +74,7 @@ export class FallbackLimiterStore implements LimiterStore {
 
   /** Stops the background retry. */
   close(): void {
-    clearTimeout(this.#timer);
+    this.#timer.cancel();
   }
 
   #fail(err: unknown): void {
@@ -80,7 +89,7 @@ export class FallbackLimiterStore implements LimiterStore {
   }
 
   #retry(): void {
-    this.#timer = setTimeout(() => {
+    this.#timer.start(this.options.retryMs, () =>
       within(this.shared.ping(), this.options.timeoutMs).then(
         () => {
           this.#down = false;
@@ -89,8 +98,7 @@ export class FallbackLimiterStore implements LimiterStore {
         () => {
           this.#retry();
         },
-      );
-    }, this.options.retryMs);
-    (this.#timer as { unref?: () => void }).unref?.();
+      ),
+    );
   }
 }

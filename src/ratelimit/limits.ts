@@ -11,6 +11,17 @@ export const MAX_LIMIT = 100_000_000;
 /** Fixed window length (SPEC-NOTES, Rate limits). */
 export const WINDOW_MS = 60_000;
 
+/** The store key for one operation and one source's keyed hash: the one place its format is made. */
+export function limiterKey(operation: Operation, hash: string): string {
+  return `${operation}:${hash}`;
+}
+
+/** The operation a `limiterKey` was made for, or undefined for a key of another shape. */
+export function operationOfKey(key: string): Operation | undefined {
+  const name = key.slice(0, key.indexOf(':'));
+  return (OPERATIONS as readonly string[]).includes(name) ? (name as Operation) : undefined;
+}
+
 /** Parses `ip=120,dns=30,probe=30,events=60`; omitted operations keep the spec's limit. */
 export function parseLimits(value: string): Limits {
   const limits: Record<Operation, number> = { ...DEFAULT_LIMITS };

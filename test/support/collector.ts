@@ -41,6 +41,11 @@ export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0
     },
   };
   const server = createServer((req, res) => {
+    // What it received, for suites that cannot read this process's memory (workerd's).
+    if (req.method === 'GET' && req.url === '/received') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ attempts: collector.attempts, events: collector.events() }));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

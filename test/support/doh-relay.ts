@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
+import dnsPacket from 'dns-packet';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,23 +29,30 @@ export function selfSignedCertificate(): { certFile: string; keyFile: string } {
   return { certFile, keyFile };
 }
 
+/** Relays one DoH POST body to Knot over UDP and answers with Knot's reply. */
+function relay(upstreamPort: number, req: IncomingMessage, res: ServerResponse, fault?: (query: Buffer) => boolean): void {
+  if (req.method !== 'POST' || req.url !== '/dns-query' || req.headers['content-type'] !== 'application/dns-message') {
+    res.writeHead(400).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const query = Buffer.concat(chunks);
+    if (fault?.(query) === true) return;
+    const socket = createSocket('udp4');
+    socket.on('message', (message) => {
+      socket.close();
+      res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': message.length }).end(message);
+    });
+    socket.send(query, upstreamPort, '127.0.0.1');
+  });
+}
+
 export async function startDohRelay(upstreamPort: number): Promise<DohRelay> {
   const { certFile, keyFile } = selfSignedCertificate();
   const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
-    if (req.method !== 'POST' || req.url !== '/dns-query' || req.headers['content-type'] !== 'application/dns-message') {
-      res.writeHead(400).end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const socket = createSocket('udp4');
-      socket.on('message', (message) => {
-        socket.close();
-        res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': message.length }).end(message);
-      });
-      socket.send(Buffer.concat(chunks), upstreamPort, '127.0.0.1');
-    });
+    relay(upstreamPort, req, res);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -53,6 +62,39 @@ export async function startDohRelay(upstreamPort: number): Promise<DohRelay> {
     url: `https://127.0.0.1:${port}/dns-query`,
     caFile: certFile,
     close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/**
+ * FAKE for the faults no real resolver produces on demand, over plain HTTP on loopback (the
+ * Workers suites' upstream: workerd trusts no test certificate). It relays to Knot, except
+ * for questions under `fault.test`, whose first label picks the fault: `http-503` (an HTTP
+ * error), `garbage` (a 200 whose body is not a DNS message) and `silent` (no answer at all).
+ */
+export async function startFaultyDohFront(upstreamPort: number): Promise<{ url: string; close(): Promise<void> }> {
+  const silent = new Set<ServerResponse>();
+  const server = createHttpServer((req, res) => {
+    relay(upstreamPort, req, res, (query) => {
+      const name = dnsPacket.decode(query).questions?.[0]?.name.toLowerCase() ?? '';
+      if (!name.endsWith('.fault.test')) return false;
+      const fault = name.split('.')[0];
+      if (fault === 'http-503') res.writeHead(503).end();
+      else if (fault === 'garbage') res.writeHead(200, { 'Content-Type': 'application/dns-message' }).end(Buffer.from('not a dns message'));
+      else silent.add(res);
+      return true;
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${String(port)}/dns-query`,
+    close: async () => {
+      for (const res of silent) res.destroy();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');

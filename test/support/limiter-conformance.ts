@@ -1,7 +1,7 @@
 // One set of cases for every LimiterStore implementation (ARCHITECTURE.md §5): the in-process
 // store now, the Redis and cluster stores behind the same port later, so they cannot drift.
 import { describe, expect, it } from 'vitest';
-import type { LimiterStore } from '../../src/ratelimit/store.js';
+import type { LimiterStore, WindowHit, WindowVerdict } from '../../src/ratelimit/store.js';
 
 /** A clock the test moves by hand. */
 export class ManualClock {
@@ -21,6 +21,12 @@ export interface StoreFactory {
   dispose?(store: LimiterStore): Promise<void> | void;
 }
 
+/** A counting store's answer; fails the test if the store gave a bare verdict instead. */
+function counted(hit: WindowHit | WindowVerdict): WindowHit {
+  if (!('count' in hit)) throw new Error(`a counting store answered without a count: ${JSON.stringify(hit)}`);
+  return hit;
+}
+
 export function limiterConformance(name: string, factory: StoreFactory): void {
   describe(`${name} limiter store conformance`, () => {
     const withStore = async (fn: (store: LimiterStore, clock: ManualClock) => Promise<void>) => {
@@ -35,10 +41,10 @@ export function limiterConformance(name: string, factory: StoreFactory): void {
 
     it('counts hits within one window from 1', () =>
       withStore(async (store, clock) => {
-        const first = await store.hit('k', 60_000);
+        const first = counted(await store.hit('k', 60_000));
         expect(first).toEqual({ count: 1, resetAt: clock.now() + 60_000 });
         clock.advance(10_000);
-        const second = await store.hit('k', 60_000);
+        const second = counted(await store.hit('k', 60_000));
         expect(second.count).toBe(2);
         expect(second.resetAt).toBe(first.resetAt);
       }));
@@ -47,15 +53,15 @@ export function limiterConformance(name: string, factory: StoreFactory): void {
       withStore(async (store) => {
         await store.hit('a', 60_000);
         await store.hit('a', 60_000);
-        expect((await store.hit('b', 60_000)).count).toBe(1);
-        expect((await store.hit('a', 60_000)).count).toBe(3);
+        expect(counted(await store.hit('b', 60_000)).count).toBe(1);
+        expect(counted(await store.hit('a', 60_000)).count).toBe(3);
       }));
 
     it('opens a new window at count 1 once the old one has ended', () =>
       withStore(async (store, clock) => {
         for (let i = 0; i < 5; i++) await store.hit('k', 60_000);
         clock.advance(59_999);
-        expect((await store.hit('k', 60_000)).count).toBe(6);
+        expect(counted(await store.hit('k', 60_000)).count).toBe(6);
         clock.advance(1);
         const fresh = await store.hit('k', 60_000);
         expect(fresh).toEqual({ count: 1, resetAt: clock.now() + 60_000 });
@@ -64,7 +70,39 @@ export function limiterConformance(name: string, factory: StoreFactory): void {
     it('counts concurrent hits exactly once each', () =>
       withStore(async (store) => {
         const results = await Promise.all(Array.from({ length: 50 }, async () => store.hit('burst', 60_000)));
-        expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        expect(results.map((r) => counted(r).count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       }));
+  });
+}
+
+/**
+ * The cases a store that keeps its own limit and answers only yes or no (Workers' rate-limiting
+ * binding) can be held to: `limit` hits pass, the next is refused, keys are apart, and a reset
+ * time within the window is given. Its window is the platform's, so it is not moved by a clock.
+ */
+export function verdictConformance(name: string, factory: { create(): LimiterStore; limit: number }): void {
+  describe(`${name} limiter store conformance (verdicts)`, () => {
+    const verdict = (hit: WindowHit | WindowVerdict): WindowVerdict => {
+      if ('count' in hit) throw new Error('a verdict store answered with a count');
+      return hit;
+    };
+
+    it('passes the limit and refuses the hit after it, with a reset inside the window', async () => {
+      const store = factory.create();
+      const key = `k${String(Math.random())}`;
+      for (let i = 0; i < factory.limit; i++) expect(verdict(await store.hit(key, 60_000)).limited).toBe(false);
+      const over = verdict(await store.hit(key, 60_000));
+      expect(over.limited).toBe(true);
+      expect(over.resetAt).toBeGreaterThan(Date.now());
+      expect(over.resetAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    });
+
+    it('keeps keys apart', async () => {
+      const store = factory.create();
+      const a = `a${String(Math.random())}`;
+      for (let i = 0; i <= factory.limit; i++) await store.hit(a, 60_000);
+      expect(verdict(await store.hit(`b${String(Math.random())}`, 60_000)).limited).toBe(false);
+      expect(verdict(await store.hit(a, 60_000)).limited).toBe(true);
+    });
   });
 }

@@ -32,6 +32,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     clock,
     newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     keyedHash: (input) => `h(${input})`,
+    defer: () => undefined,
     trust: TRUST_NONE,
     trustHeader: 'x-forwarded-for',
     limiter: new MemoryLimiterStore(clock),

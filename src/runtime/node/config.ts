@@ -5,17 +5,9 @@ import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../ip/c
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, parseLimits, type Limits } from '../../ratelimit/limits.js';
+import { ConfigError, MAKE_A_KEY, collectorUrl, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, wholeNumber, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
 
-/** A configuration value that stops start-up; `variable` names the culprit. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError, type Env, type LogLevel };
 
 export type DnsUpstream =
   | { protocol: 'udp' | 'tcp'; host: string; port: number; text: string }
@@ -27,21 +19,11 @@ export type DnsUpstream =
  */
 export type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string; authorization: string | undefined };
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
-
-export interface Config {
+export interface Config extends DnsBounds {
   port: number;
   host: string | undefined;
   publicUrl: string | undefined;
   dnsUpstream: DnsUpstream;
-  dnsTimeoutMs: number;
-  dnsCacheSize: number;
-  /** Most bytes the DNS cache holds, by its estimate of each entry's memory. */
-  dnsCacheBytes: number;
-  /** An answer estimated above this is served but not cached (dnsdist's maximumEntrySize). */
-  dnsCacheMaxEntryBytes: number;
-  /** Most upstream lookups in flight at once; past it a lookup is 503 at once. */
-  dnsMaxOutstanding: number;
   trust: TrustPolicy;
   trustHeader: TrustedHeader;
   proxyProtocol: boolean;
@@ -73,39 +55,6 @@ export interface ListenerTimeouts {
   keepAliveMs: number;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
-
-/** An unset or empty variable means "use the default". */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function fail(variable: string, message: string): never {
-  throw new ConfigError(variable, message);
-}
-
-/** A variable read by a parser that throws a plain Error naming what is wrong with it. */
-function parsedWith<T>(env: Env, name: string, parse: (value: string) => T, fallback: T): T {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  try {
-    return parse(value);
-  } catch (err) {
-    return fail(name, (err as Error).message);
-  }
-}
-
-function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  // Digits only, and at most 16 of them so Number() is exact before the range check.
-  if (!/^[0-9]{1,16}$/.test(value) || Number(value) < min || Number(value) > max) {
-    fail(name, `must be a whole number from ${min} to ${max}, got "${value}"`);
-  }
-  return Number(value);
-}
-
 function timeouts(env: Env): ListenerTimeouts {
   const headersMs = wholeNumber(env, 'NETDIAG_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestMs = wholeNumber(env, 'NETDIAG_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
@@ -123,17 +72,6 @@ function hostPort(name: string, authority: string, defaultPort: number): { host:
   const port = match[3] === undefined ? defaultPort : Number(match[3]);
   if (port < 1 || port > 65535) fail(name, `port ${port} is out of range`);
   return { host, port };
-}
-
-function parseUrl(name: string, value: string, protocols: readonly string[]): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    fail(name, `"${value}" is not a URL`);
-  }
-  if (!protocols.includes(url.protocol)) fail(name, `"${value}" must use ${protocols.join(' or ')}`);
-  return url;
 }
 
 function dnsUpstream(env: Env): DnsUpstream {
@@ -198,26 +136,7 @@ function eventsSink(env: Env): EventsSink {
   const name = 'NETDIAG_EVENTS_SINK';
   const value = read(env, name) ?? 'log';
   if (value === 'log' || value === 'none') return { kind: value };
-  if (/^https?:/.test(value)) {
-    const url = parseUrl(name, value, ['http:', 'https:']);
-    let authorization: string | undefined;
-    if (url.username !== '' || url.password !== '') {
-      let user: string;
-      let password: string;
-      try {
-        user = decodeURIComponent(url.username);
-        password = decodeURIComponent(url.password);
-      } catch {
-        return fail(name, 'the credentials in the URL are not valid percent-encoding');
-      }
-      // RFC 7617 §2: user-id and password joined by a colon, which the user-id must not contain.
-      if (user.includes(':')) fail(name, 'the user name in the URL must not contain ":"');
-      authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
-      url.username = '';
-      url.password = '';
-    }
-    return { kind: 'http', url: url.href, authorization };
-  }
+  if (/^https?:/.test(value)) return { kind: 'http', ...collectorUrl(name, value) };
   return fail(name, `"${value}" must be log, none or an http(s):// URL`);
 }
 
@@ -237,19 +156,13 @@ function tls(env: Env): Config['tls'] {
   return { cert, key };
 }
 
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
-
-const MAKE_A_KEY = 'make one with `openssl rand -base64 32` and set the same value on every instance';
-
 /**
  * With Redis the key is required (SPEC-NOTES, Rate limits): a key generated and kept in Redis
  * would sit beside the hashes it keys, and the whole IPv4 space can be tried against them.
  */
 function rateLimitKey(env: Env, redisUrl: string | undefined): string | undefined {
-  const name = 'NETDIAG_RATE_LIMIT_KEY';
-  const key = read(env, name);
-  if (key === undefined && redisUrl !== undefined) fail(name, `is required with NETDIAG_REDIS_URL: ${MAKE_A_KEY}`);
-  if (key !== undefined && key.length < 32) fail(name, `must be at least 32 characters of secret, got ${String(key.length)}: ${MAKE_A_KEY}`);
+  const key = secretKey(env);
+  if (key === undefined && redisUrl !== undefined) fail('NETDIAG_RATE_LIMIT_KEY', `is required with NETDIAG_REDIS_URL: ${MAKE_A_KEY}`);
   return key;
 }
 
@@ -266,12 +179,6 @@ function listenHost(env: Env): string | undefined {
     fail('HOST', `"${host}" is not an IP address or host name`);
   }
   return host;
-}
-
-function logLevel(env: Env): LogLevel {
-  const level = (read(env, 'NETDIAG_LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(level)) fail('NETDIAG_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  return level;
 }
 
 /** What `netdiag probe` reads: where to listen, TLS and logging; nothing else applies to it. */
@@ -296,14 +203,6 @@ export function loadProbeConfig(env: Env): ProbeConfig {
 /** Reads and validates every variable (SPEC-NOTES, operator interface). Throws ConfigError. */
 export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }): Config {
   const host = listenHost(env);
-
-  let publicUrl: string | undefined;
-  const publicValue = read(env, 'NETDIAG_PUBLIC_URL');
-  if (publicValue !== undefined) {
-    const url = parseUrl('NETDIAG_PUBLIC_URL', publicValue, ['http:', 'https:']);
-    if (url.search !== '' || url.hash !== '') fail('NETDIAG_PUBLIC_URL', 'must not have a query or fragment');
-    publicUrl = url.href.replace(/\/+$/, '');
-  }
 
   const trust = parsedWith(env, 'NETDIAG_TRUST_PROXY', parseTrustList, TRUST_NONE);
 
@@ -330,13 +229,9 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
   return {
     port: wholeNumber(env, 'PORT', defaults.port, 0, 65535),
     host,
-    publicUrl,
+    publicUrl: publicUrl(env),
     dnsUpstream: dnsUpstream(env),
-    dnsTimeoutMs: wholeNumber(env, 'NETDIAG_DNS_TIMEOUT_MS', 2000, 1, 60_000),
-    dnsCacheSize: wholeNumber(env, 'NETDIAG_DNS_CACHE_SIZE', 10_000, 0, 10_000_000),
-    dnsCacheBytes: wholeNumber(env, 'NETDIAG_DNS_CACHE_BYTES', 64 * 1024 * 1024, 0, 16 * 1024 * 1024 * 1024),
-    dnsCacheMaxEntryBytes: wholeNumber(env, 'NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES', 32 * 1024, 1, 1024 * 1024),
-    dnsMaxOutstanding: wholeNumber(env, 'NETDIAG_DNS_MAX_OUTSTANDING', 1_000, 1, 100_000),
+    ...dnsBounds(env),
     trust,
     trustHeader: trustHeader(env),
     proxyProtocol: proxyValue === 'on',
@@ -349,10 +244,10 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     workers,
     probes: probes(env),
     eventsSink: eventsSink(env),
-    eventsQueueSize: wholeNumber(env, 'NETDIAG_EVENTS_QUEUE', 10_000, 1, 1_000_000),
+    eventsQueueSize: eventsQueueSize(env),
     tls: tls(env),
     timeouts: timeouts(env),
     logLevel: logLevel(env),
-    accessLog: accessValue === 'on',
+    accessLog: onOff(env, 'NETDIAG_ACCESS_LOG', false),
   };
 }

@@ -51,7 +51,7 @@ class NodeRequest implements HttpRequest {
 function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
   // HTTP/2 has no connection header (RFC 9113 §8.2.2): ending the stream is enough there.
   if (incoming.httpVersionMajor >= 2) {
-    outgoing.writeHead(reply.status, Object.fromEntries(headerPairs(reply.headers)));
+    (outgoing as Http2ServerResponse).writeHead(reply.status, Object.fromEntries(headerPairs(reply.headers)));
   } else {
     if (reply.close === true) reply.headers.push('Connection', 'close');
     (outgoing as ServerResponse).writeHead(reply.status, reply.headers);

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { OPENAPI_JSON } from '../../generated/openapi-document.js';
 
-/** The OpenAPI document's path: `openapi/openapi.yaml` at the package root (src/ and dist/ alike). */
+/** The source of the document: the generated module is built from it (scripts/generate.mjs). */
 export const OPENAPI_PATH = new URL('../../../openapi/openapi.yaml', import.meta.url);
 
-/** Read once at start-up and handed to the core as data. */
+/** Parsed once at start-up and handed to the core as data. */
 export function loadOpenApi(): unknown {
-  return parse(readFileSync(OPENAPI_PATH, 'utf8'));
+  return JSON.parse(OPENAPI_JSON);
 }

@@ -5,10 +5,10 @@ import type { Logger } from '../../services.js';
 import { randomUUID } from 'node:crypto';
 import { detachedProblem } from '../../http/respond.js';
 import type { ProblemCode } from '../../http/problems.js';
+import { PROBE_PATH } from '../../latency/probes.js';
 import { MAX_HEADER_BYTES, checkingInterval, clientErrorHandler, listen } from './server.js';
 
-/** The measurement request: the edge times one GET of this path over an open connection. */
-export const PROBE_PATH = '/rtt';
+export { PROBE_PATH } from '../../latency/probes.js';
 /**
  * How long the probe holds an idle connection open. Far longer than the service's 5 s: the
  * edge keeps one connection per region open on purpose and exercises it every 15 s.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import type { Clock, Logger, Services } from '../../services.js';
+import type { Clock, Defer, Logger, Services } from '../../services.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
 import type { ResolverRuntime } from '../../dns/resolver.js';
@@ -12,6 +12,12 @@ import { loadOpenApi } from './openapi.js';
 import { nodeProbes, type NodeProbes } from './probe-client.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * The process outlives every response, so deferred work needs nothing to keep it alive; what
+ * must finish at shutdown (the events queue) is flushed by the drain (serve.ts).
+ */
+const processDefer: Defer = () => undefined;
 
 function eventSink(config: Config, logger: Logger): EventSink {
   const sink = config.eventsSink;
@@ -28,6 +34,7 @@ export function nodeServices(config: Config, logger: pino.Logger): Services & { 
     clock: systemClock,
     newId: () => randomUUID(),
     keyedHash: limiter.keyedHash,
+    defer: processDefer,
     trust: config.trust,
     trustHeader: config.trustHeader,
     limiter: limiter.store,

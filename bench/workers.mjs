@@ -1,0 +1,131 @@
+// CPU time per request inside workerd beside Node (issue 14): the same routes, the same local
+// peers, in interleaved rounds. The Workers build runs under `wrangler dev` (workerd with
+// miniflare's local bindings); the figure is the CPU of the workerd processes alone, which also
+// run miniflare's entry worker in front of ours (request.cf, the dev proxy): an upper bound on
+// what the Worker itself costs. Node is `netdiag serve`, one process. Rate limits are set far
+// above the load; the limiter is a Durable Object counter (the Workers default) on one side and
+// the in-process store on the other, as each runtime ships.
+// Usage: npm run bench:workers [-- --rounds 3 --duration 5 --connections 16]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { cpuSeconds, listeningPort, load, median, startChild } from './lib.mjs';
+
+const { values: opts } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' } },
+});
+const rounds = Number(opts.rounds);
+const duration = Number(opts.duration);
+const connections = Number(opts.connections);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const HIGH = 100_000_000;
+const LIMITS = `ip=${HIGH},dns=${HIGH},probe=${HIGH},events=${HIGH}`;
+const EVENT = JSON.stringify({
+  event: 'speed_test_completed',
+  event_id: '3b241101-e2bb-4255-8caf-4136c566a962',
+  properties: { source: 'cli', mode: 'full', download_mbps: 412.5, upload_mbps: 38.2, latency_ms: 11.4, jitter_ms: 1.2, tool_version: '1.4.0' },
+});
+const ROUTES = [
+  { name: 'health', path: '/v1/health' },
+  { name: 'dns-cached', path: '/v1/dns/resolve?name=cached.bench.test&type=A' },
+  // One public caller: Node hears it from a trusted proxy, Workers from the platform's header.
+  { name: 'ip', path: '/v1/ip', node: { 'X-Forwarded-For': '8.8.8.8' }, workers: { 'CF-Connecting-IP': '8.8.8.8' } },
+  { name: 'events', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT },
+];
+
+/** Every process below `pid` whose command is workerd. */
+function workerdPids(pid) {
+  const found = [];
+  const walk = (p) => {
+    let children = [];
+    try {
+      children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return;
+    }
+    for (const child of children) {
+      try {
+        if (readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'workerd') found.push(child);
+      } catch {
+        // gone
+      }
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const dnsScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
+const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
+const udp = await startChild(process.execPath, [dnsScript], {}, (line) => Number(line));
+const doh = await startChild(process.execPath, [dnsScript, '--doh'], {}, (line) => Number(line));
+const collector = await startChild(process.execPath, [collectorScript, 'accept'], {}, (line) => Number(line));
+const collectorUrl = `http://127.0.0.1:${collector.port}/ingest`;
+
+const node = await startChild(
+  process.execPath,
+  [cli, 'serve'],
+  { PORT: '0', HOST: '127.0.0.1', NETDIAG_RATE_LIMITS: LIMITS, NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${udp.port}`, NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_EVENTS_SINK: collectorUrl },
+  listeningPort,
+);
+
+const workersPort = 18787;
+const wrangler = spawn(
+  `${root}node_modules/.bin/wrangler`,
+  ['dev', '--ip', '127.0.0.1', '--port', String(workersPort), '--local', '--log-level', 'warn',
+    '--var', `NETDIAG_RATE_LIMITS:${LIMITS}`, '--var', `NETDIAG_DNS_UPSTREAM:http://127.0.0.1:${doh.port}/dns-query`,
+    '--var', `NETDIAG_EVENTS_SINK:${collectorUrl}`, '--var', 'NETDIAG_RATE_LIMIT_KEY:bench-key-bench-key-bench-key-bench-key'],
+  { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+);
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${workersPort}/v1/health`)).ok) break;
+  } catch {
+    if (i > 120) throw new Error('wrangler dev did not start');
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+const workerd = workerdPids(wrangler.pid);
+const workerdCpu = () => workerd.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+console.log(`node ${process.version}; workerd processes ${workerd.join(', ')}; ${rounds} rounds of ${duration} s, ${connections} connections`);
+
+/** A load run against a target whose CPU is read by `cpu()`; returns µs per request and rps. */
+async function run(url, route, headers, cpu) {
+  const before = cpu();
+  const result = await load({ url, method: route.method, headers: { ...route.headers, ...headers }, body: route.body, pid: node.child.pid, duration, connections });
+  const used = cpu() - before;
+  const completed = result.ok + result.bad;
+  if (result.bad > 0) console.warn(`  ${route.name}: ${result.bad} answers not 2xx`);
+  return { rps: result.rps, cpuUs: (used * 1e6) / completed };
+}
+
+const rows = [];
+for (const route of ROUTES) {
+  const n = { rps: [], cpu: [] };
+  const w = { rps: [], cpu: [] };
+  for (let i = 0; i < rounds; i++) {
+    const a = await run(`http://127.0.0.1:${node.port}${route.path}`, route, route.node, () => cpuSeconds(node.child.pid));
+    const b = await run(`http://127.0.0.1:${workersPort}${route.path}`, route, route.workers, workerdCpu);
+    n.rps.push(a.rps);
+    n.cpu.push(a.cpuUs);
+    w.rps.push(b.rps);
+    w.cpu.push(b.cpuUs);
+  }
+  rows.push({
+    route: route.name,
+    'node µs CPU/req': Number(median(n.cpu).toFixed(1)),
+    'workerd µs CPU/req': Number(median(w.cpu).toFixed(1)),
+    'node req/s': Math.round(median(n.rps)),
+    'workerd req/s': Math.round(median(w.rps)),
+  });
+}
+console.table(rows);
+
+process.kill(-wrangler.pid, 'SIGTERM');
+await once(wrangler, 'exit');
+for (const child of [node, collector, doh, udp]) await child.stop();
+process.exit(0);

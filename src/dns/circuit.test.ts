@@ -1,0 +1,25 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Circuit } from './circuit.js';
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Circuit on a runtime that drops deferred work', () => {
+  it('schedules its recovery probe again when the scheduled one never ran, and closes on its answer', async () => {
+    vi.useFakeTimers();
+    let probes = 0;
+    const circuit = new Circuit(() => { probes += 1; return Promise.resolve(); }, silent, () => undefined, { threshold: 1, baseMs: 1_000, maxMs: 1_000 });
+    circuit.failure('deadline');
+    expect(circuit.admits()).toBe(false);
+    // Time passes but the timer never fires (Workers ended the request's waitUntil).
+    vi.clearAllTimers();
+    vi.setSystemTime(Date.now() + 10_000);
+    expect(circuit.admits()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(probes).toBe(1);
+    expect(circuit.admits()).toBe(true);
+  });
+});

@@ -1,0 +1,33 @@
+import { WINDOW_MS, operationOfKey, type Operation } from '../../ratelimit/limits.js';
+import type { SharedStore } from '../../ratelimit/fallback-store.js';
+import type { WindowVerdict } from '../../ratelimit/store.js';
+import type { Clock } from '../../services.js';
+
+/**
+ * The platform's rate-limiting binding, one per operation, each with its limit and a 60 s period
+ * in wrangler.jsonc. It answers only `{ success }`, counts per Cloudflare location and is
+ * approximate (its documentation's words), so `RateLimit-Remaining` is omitted (SPEC-NOTES) and
+ * the reset is the end of the current minute, the best it can be told. Cheaper than a Durable
+ * Object per caller, for operators who prefer that to an exact, global count.
+ */
+export class BindingLimiterStore implements SharedStore {
+  readonly name = 'rate-limiting binding';
+
+  constructor(
+    private readonly bindings: Readonly<Record<Operation, RateLimit>>,
+    private readonly clock: Clock,
+  ) {}
+
+  async hit(key: string): Promise<WindowVerdict> {
+    const operation = operationOfKey(key);
+    if (operation === undefined) throw new Error(`a limiter key without an operation: ${key.slice(0, key.indexOf(':'))}`);
+    const { success } = await this.bindings[operation].limit({ key });
+    const now = this.clock.now();
+    return { limited: !success, resetAt: now - (now % WINDOW_MS) + WINDOW_MS };
+  }
+
+  /** A key no caller has: the binding answering at all is what counts. */
+  async ping(): Promise<void> {
+    await this.bindings.ip.limit({ key: 'ping' });
+  }
+}

@@ -1,0 +1,98 @@
+import { waitUntil } from 'cloudflare:workers';
+import { DnsCache } from '../../dns/cache.js';
+import { dohTransport } from '../../dns/doh.js';
+import { createResolver } from '../../dns/resolver.js';
+import { HttpEventSink } from '../../events/http-sink.js';
+import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
+import { TRUST_NONE } from '../../ip/trust.js';
+import { NO_PROBES } from '../../latency/probes.js';
+import { FallbackLimiterStore, type SharedStore } from '../../ratelimit/fallback-store.js';
+import { OPERATIONS, type Operation } from '../../ratelimit/limits.js';
+import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
+import type { Clock, Defer, Logger, Services } from '../../services.js';
+import { OPENAPI_JSON } from '../../generated/openapi-document.js';
+import { analyticsEngineSink } from './analytics-engine-sink.js';
+import { LIMIT_BINDINGS, type WorkersConfig } from './config.js';
+import type { WorkerEnv } from './env.js';
+import { webCryptoHasher } from './keyed-hash.js';
+import { BindingLimiterStore } from './limiter-binding.js';
+import { DurableObjectLimiterStore } from './limiter-durable-object.js';
+import { consoleLogger } from './logger.js';
+import { workersProbes } from './probes.js';
+
+const clock: Clock = { now: () => Date.now() };
+
+/**
+ * `waitUntil` from `cloudflare:workers` belongs to the request being served. Work deferred from
+ * a timer that fired after every request ended has no request to belong to: it runs while the
+ * isolate lives, and its owner schedules it again if it was dropped (DeferredTimer).
+ */
+const defer: Defer = (work) => {
+  try {
+    waitUntil(work);
+  } catch {
+    // No request in progress: nothing to attach to.
+  }
+};
+
+/** A store shared by every isolate, with this isolate's own counters while it fails (SPEC-NOTES). */
+function limiterStore(config: WorkersConfig, env: WorkerEnv, logger: Logger) {
+  let shared: SharedStore;
+  if (config.limiter === 'binding') {
+    const bindings = {} as Record<Operation, RateLimit>;
+    for (const operation of OPERATIONS) bindings[operation] = env[LIMIT_BINDINGS[operation]] as RateLimit;
+    shared = new BindingLimiterStore(bindings, clock);
+  } else {
+    shared = new DurableObjectLimiterStore(env.RATE_LIMITER as NonNullable<WorkerEnv['RATE_LIMITER']>, clock);
+  }
+  // A Durable Object call across the world takes tens of milliseconds; a second is a fault.
+  return new FallbackLimiterStore(shared, new MemoryLimiterStore(clock), logger, { timeoutMs: 1_000, retryMs: 5_000, defer });
+}
+
+function eventSink(config: WorkersConfig, env: WorkerEnv, logger: Logger): EventSink {
+  const sink = config.eventsSink;
+  switch (sink.kind) {
+    case 'none':
+      return NONE_SINK;
+    case 'log':
+      return logSink(logger);
+    case 'analytics-engine':
+      return analyticsEngineSink(env.ANALYTICS as AnalyticsEngineDataset);
+    case 'http':
+      // Backoff bounded well inside waitUntil's 30 s, so a retry is not cut off mid-wait.
+      return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, defer, maxBackoffMs: 10_000 });
+  }
+}
+
+/** Every port, built from the validated configuration and the Worker's bindings. */
+export function workersServices(config: WorkersConfig, env: WorkerEnv): Services {
+  const logger = consoleLogger(config.logLevel);
+  return {
+    clock,
+    newId: () => crypto.randomUUID(),
+    keyedHash: webCryptoHasher(config.rateLimitKey),
+    defer,
+    // The platform verified the caller (CF-Connecting-IP): no proxy is trusted, no header read.
+    trust: TRUST_NONE,
+    trustHeader: 'x-forwarded-for',
+    limiter: limiterStore(config, env, logger),
+    dns: createResolver({
+      transport: dohTransport(config.dohUrl),
+      timeoutMs: config.dnsTimeoutMs,
+      cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
+      maxOutstanding: config.dnsMaxOutstanding,
+      logger,
+      defer,
+    }),
+    limits: config.limits,
+    // Location and network come with each request (request.cf); these answer nothing.
+    geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
+    colo: null,
+    events: eventSink(config, env, logger),
+    probes: config.probes.size === 0 ? NO_PROBES : workersProbes(config.probes, env.REGION_PROBE, logger),
+    publicUrl: config.publicUrl,
+    openapi: JSON.parse(OPENAPI_JSON),
+    logger,
+    accessLog: config.accessLog,
+  };
+}

@@ -1,0 +1,43 @@
+// Regional probes on Workers: a Durable Object placed by location hint, and a URL probe (a real
+// `netdiag probe` on loopback) as on Node.
+import { inject, describe, expect, it } from 'vitest';
+import { expectContract } from '../support/contract.js';
+import { codeOf, workerWith } from './worker.js';
+
+const TEMPLATE = '/v1/latency/regions/{region}/probe';
+
+describe('probes in workerd', () => {
+  it('a Durable Object probe answers a measured round trip', async () => {
+    const worker = workerWith({ NETDIAG_PROBES: 'weur=durable-object,apac-se=durable-object' });
+    for (const region of ['weur', 'apac-se']) {
+      const res = await worker.send(`/v1/latency/regions/${region}/probe`, { caller: '198.51.100.30' });
+      expectContract('GET', TEMPLATE, res);
+      expect(res.status).toBe(200);
+      const data = (res.body as { data: { region: string; edge_to_region_rtt_ms: number; measurement_scope: string } }).data;
+      expect(data.region).toBe(region);
+      expect(data.edge_to_region_rtt_ms).toBeGreaterThanOrEqual(0);
+      expect(data.measurement_scope).toBe('provider_edge_to_regional_probe');
+    }
+  });
+
+  it('a region without a probe is 503 probe_unavailable', async () => {
+    const res = await workerWith({ NETDIAG_PROBES: 'weur=durable-object' }).send('/v1/latency/regions/oc/probe', { caller: '198.51.100.31' });
+    expectContract('GET', TEMPLATE, res);
+    expect(res.status).toBe(503);
+    expect(codeOf(res)).toBe('probe_unavailable');
+  });
+
+  it('a URL probe (netdiag probe) answers as on Node', async () => {
+    const worker = workerWith({ NETDIAG_PROBES: `enam=${inject('probeUrl')}` });
+    const res = await worker.send('/v1/latency/regions/enam/probe', { caller: '198.51.100.32' });
+    expectContract('GET', TEMPLATE, res);
+    expect(res.status).toBe(200);
+    expect((res.body as { data: { edge_to_region_rtt_ms: number } }).data.edge_to_region_rtt_ms).toBeGreaterThan(0);
+  });
+
+  it('a URL probe with nothing listening is 503 probe_unavailable', async () => {
+    const res = await workerWith({ NETDIAG_PROBES: 'enam=http://127.0.0.1:9' }).send('/v1/latency/regions/enam/probe', { caller: '198.51.100.33' });
+    expect(res.status).toBe(503);
+    expect(codeOf(res)).toBe('probe_unavailable');
+  });
+});
