@@ -1,25 +1,27 @@
 // CPU time per request inside workerd beside Node (issue 14): the same routes, the same local
-// peers, in interleaved rounds. The Workers build runs under `wrangler dev` (workerd with
-// miniflare's local bindings); the figure is the CPU of the workerd processes alone, which also
-// run miniflare's entry worker in front of ours (request.cf, the dev proxy): an upper bound on
-// what the Worker itself costs. Node is `netdiag serve`, one process. Rate limits are set far
+// peers, in interleaved rounds. The Worker is the bundle wrangler deploys, served by workerd alone
+// (bench/workerd-host.mjs: no dev proxy, Durable Objects in memory in the same process), and a
+// bare Worker in a workerd of its own answers a constant body as the baseline; the figures are
+// the CPU of each workerd process (utime + stime) over the requests it completed. request.cf is
+// sent in workerd's cf-blob header as the edge would set it. Node is `netdiag serve`, one process. Rate limits are set far
 // above the load; the limiter is a Durable Object counter (the Workers default) on one side and
 // the in-process store on the other, as each runtime ships.
 // Usage: npm run bench:workers [-- --rounds 3 --duration 5 --connections 16]
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuSeconds, listeningPort, load, median, startChild } from './lib.mjs';
 
 const { values: opts } = parseArgs({
-  options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' } },
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '16' },
+  },
 });
 const rounds = Number(opts.rounds);
 const duration = Number(opts.duration);
 const connections = Number(opts.connections);
-const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const HIGH = 100_000_000;
 const LIMITS = `ip=${HIGH},dns=${HIGH},probe=${HIGH},events=${HIGH}`;
@@ -61,6 +63,7 @@ function workerdPids(pid) {
 
 const dnsScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
+const hostScript = fileURLToPath(new URL('./workerd-host.mjs', import.meta.url));
 const udp = await startChild(process.execPath, [dnsScript], {}, (line) => Number(line));
 const doh = await startChild(process.execPath, [dnsScript, '--doh'], {}, (line) => Number(line));
 const collector = await startChild(process.execPath, [collectorScript, 'accept'], {}, (line) => Number(line));
@@ -73,23 +76,22 @@ const node = await startChild(
   listeningPort,
 );
 
-const workersPort = 18787;
-const wrangler = spawn(
-  `${root}node_modules/.bin/wrangler`,
-  ['dev', '--ip', '127.0.0.1', '--port', String(workersPort), '--local', '--log-level', 'warn',
-    '--var', `NETDIAG_RATE_LIMITS:${LIMITS}`, '--var', `NETDIAG_DNS_UPSTREAM:http://127.0.0.1:${doh.port}/dns-query`,
-    '--var', `NETDIAG_EVENTS_SINK:${collectorUrl}`, '--var', 'NETDIAG_RATE_LIMIT_KEY:bench-key-bench-key-bench-key-bench-key'],
-  { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, stdio: ['ignore', 'ignore', 'inherit'], detached: true },
-);
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${workersPort}/v1/health`)).ok) break;
-  } catch {
-    if (i > 120) throw new Error('wrangler dev did not start');
-  }
-  await new Promise((resolve) => setTimeout(resolve, 500));
-}
-const workerd = workerdPids(wrangler.pid);
+const vars = {
+  NETDIAG_RATE_LIMITS: LIMITS,
+  NETDIAG_DNS_UPSTREAM: `http://127.0.0.1:${doh.port}/dns-query`,
+  NETDIAG_EVENTS_SINK: collectorUrl,
+  NETDIAG_RATE_LIMIT_KEY: 'bench-key-bench-key-bench-key-bench-key',
+  NETDIAG_LIMITER: 'durable-object',
+};
+const CF = JSON.stringify({ colo: 'DFW', city: 'Austin', region: 'Texas', country: 'US', postalCode: '78701', timezone: 'America/Chicago', latitude: '30.27130', longitude: '-97.74260', asn: 395747, asOrganization: 'Example', httpProtocol: 'HTTP/1.1', tlsVersion: 'TLSv1.3' });
+const port = (line) => (/^[0-9]+$/.test(line) ? Number(line) : undefined);
+const host = await startChild(process.execPath, [hostScript], { NETDIAG_BENCH_VARS: JSON.stringify(vars) }, port);
+const workersPort = host.port;
+const bare = await startChild(process.execPath, [hostScript, 'bare'], {}, port);
+const bareWorkerd = workerdPids(bare.child.pid);
+const bareCpu = () => bareWorkerd.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+const workerd = workerdPids(host.child.pid);
+if (workerd.length === 0 || bareWorkerd.length === 0) throw new Error('no workerd process found under the hosts');
 const workerdCpu = () => workerd.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 console.log(`node ${process.version}; workerd processes ${workerd.join(', ')}; ${rounds} rounds of ${duration} s, ${connections} connections`);
 
@@ -99,7 +101,7 @@ async function run(url, route, headers, cpu) {
   const result = await load({ url, method: route.method, headers: { ...route.headers, ...headers }, body: route.body, pid: node.child.pid, duration, connections });
   const used = cpu() - before;
   const completed = result.ok + result.bad;
-  if (result.bad > 0) console.warn(`  ${route.name}: ${result.bad} answers not 2xx`);
+  if (result.bad > 0) console.warn(`  ${route.name} at ${url}: ${result.bad} answers not 2xx`);
   return { rps: result.rps, cpuUs: (used * 1e6) / completed };
 }
 
@@ -107,9 +109,13 @@ const rows = [];
 for (const route of ROUTES) {
   const n = { rps: [], cpu: [] };
   const w = { rps: [], cpu: [] };
+  const z = { rps: [], cpu: [] };
   for (let i = 0; i < rounds; i++) {
+    const c = await run(`http://127.0.0.1:${bare.port}${route.path}`, { ...route, name: 'bare' }, { 'cf-blob': CF }, bareCpu);
+    z.rps.push(c.rps);
+    z.cpu.push(c.cpuUs);
     const a = await run(`http://127.0.0.1:${node.port}${route.path}`, route, route.node, () => cpuSeconds(node.child.pid));
-    const b = await run(`http://127.0.0.1:${workersPort}${route.path}`, route, route.workers, workerdCpu);
+    const b = await run(`http://127.0.0.1:${workersPort}${route.path}`, route, { 'cf-blob': CF, ...route.workers }, workerdCpu);
     n.rps.push(a.rps);
     n.cpu.push(a.cpuUs);
     w.rps.push(b.rps);
@@ -119,13 +125,13 @@ for (const route of ROUTES) {
     route: route.name,
     'node µs CPU/req': Number(median(n.cpu).toFixed(1)),
     'workerd µs CPU/req': Number(median(w.cpu).toFixed(1)),
+    'bare Worker µs CPU/req': Number(median(z.cpu).toFixed(1)),
+    'netdiag in workerd µs/req': Number((median(w.cpu) - median(z.cpu)).toFixed(1)),
     'node req/s': Math.round(median(n.rps)),
     'workerd req/s': Math.round(median(w.rps)),
   });
 }
 console.table(rows);
 
-process.kill(-wrangler.pid, 'SIGTERM');
-await once(wrangler, 'exit');
-for (const child of [node, collector, doh, udp]) await child.stop();
+for (const child of [host, bare, node, collector, doh, udp]) await child.stop();
 process.exit(0);

@@ -1,3 +1,5 @@
+import { isRegionId, type RegionId } from '../latency/regions.js';
+
 /**
  * Reading operator settings: the parts every runtime shares (Node's environment, Workers' vars),
  * so a variable means the same and fails the same way wherever it is set (SPEC-NOTES, operator
@@ -150,4 +152,34 @@ export function secretKey(env: Env): string | undefined {
   const key = read(env, name);
   if (key !== undefined && key.length < 32) fail(name, `must be at least 32 characters of secret, got ${String(key.length)}: ${MAKE_A_KEY}`);
   return key;
+}
+
+/**
+ * `NETDIAG_PROBES`: `region=target` pairs, comma-separated, each region one of the seven and
+ * named once; `target` is read by the runtime's own rule.
+ */
+export function regionEntries<T>(env: Env, expected: string, target: (region: RegionId, value: string) => T): Map<RegionId, T> {
+  const name = 'NETDIAG_PROBES';
+  const value = read(env, name);
+  const result = new Map<RegionId, T>();
+  if (value === undefined) return result;
+  for (const raw of value.split(',')) {
+    const entry = raw.trim();
+    const eq = entry.indexOf('=');
+    if (eq === -1) fail(name, `"${entry}" is not ${expected}`);
+    const region = entry.slice(0, eq);
+    if (!isRegionId(region)) fail(name, `unknown region "${region}"`);
+    if (result.has(region)) fail(name, `region "${region}" is given twice`);
+    result.set(region, target(region, entry.slice(eq + 1)));
+  }
+  return result;
+}
+
+/** A probe's URL: http(s), no credentials, query or fragment (a path prefix is kept). */
+export function probeUrl(region: RegionId, value: string): string {
+  const name = 'NETDIAG_PROBES';
+  const url = parseUrl(name, value, ['http:', 'https:']);
+  if (url.username !== '' || url.password !== '') fail(name, `the URL for "${region}" must not carry credentials`);
+  if (url.search !== '' || url.hash !== '') fail(name, `the URL for "${region}" must not have a query or fragment`);
+  return url.href;
 }

@@ -1,4 +1,5 @@
 import type { CachedResult, DnsCache } from './cache.js';
+import { Coalescer } from '../coalescer.js';
 import { Circuit } from './circuit.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
@@ -33,7 +34,10 @@ export interface ResolverOptions {
   /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
   maxOutstanding?: number;
   logger?: Logger;
-  /** Keeps the circuit's recovery probe alive past a response (Workers' waitUntil). */
+  /**
+   * Keeps work alive past the response that started it (Workers' waitUntil): the circuit's
+   * recovery probe, and lookups other requests share (Coalescer).
+   */
   defer?: Defer;
 }
 
@@ -45,12 +49,15 @@ export interface ResolverRuntime extends Resolver {
   close(): Promise<void>;
 }
 
+/** A caller that joined a lookup in flight and outlived its own deadline waiting for it. */
+const missedDeadline = () => new DnsFailure('timeout', 'deadline', 'deadline');
+
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined }: ResolverOptions): ResolverRuntime {
-  const inflight = new Map<string, Promise<DnsResult>>();
+  const inflight = new Coalescer<DnsResult>(defer);
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
-  const inflightUncached = new Map<string, Promise<DnsResult>>();
+  const inflightUncached = new Coalescer<DnsResult>(defer);
   let outstanding = 0;
 
   async function ask(via: DnsTransport, query: Uint8Array, signal: AbortSignal, name: string, type: DnsType) {
@@ -121,26 +128,23 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
       const key = `${type} ${name}`;
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
-      let pending = inflight.get(key);
-      if (pending === undefined) {
-        pending = lookup(name, type, timeoutMs)
-          .then((result) => {
+      const pending = inflight.run(
+        key,
+        () =>
+          lookup(name, type, timeoutMs).then((result) => {
             cache.set(key, result);
             return result;
-          })
-          .finally(() => inflight.delete(key));
-        inflight.set(key, pending);
-      }
+          }),
+        timeoutMs,
+        missedDeadline,
+      );
       return pending.then((result) => ({ result, maxAge: result.cacheTtl }));
     },
     resolveUncached(name, type, deadlineMs) {
       // Keyed by the deadline too: a caller with a shorter one must not wait on a longer one.
       const key = `${type} ${name} ${deadlineMs}`;
-      let pending = inflightUncached.get(key);
-      if (pending === undefined) {
-        pending = lookup(name, type, Math.min(deadlineMs, timeoutMs)).finally(() => inflightUncached.delete(key));
-        inflightUncached.set(key, pending);
-      }
+      const deadline = Math.min(deadlineMs, timeoutMs);
+      const pending = inflightUncached.run(key, () => lookup(name, type, deadline), deadline, missedDeadline);
       return pending;
     },
   };

@@ -1,4 +1,5 @@
 import { reverseNameOf } from '../dns/names.js';
+import { Coalescer } from '../coalescer.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
@@ -62,25 +63,21 @@ export function ipRoute(services: Services): RouteDefinition {
    * from it (the resolver shares the query itself), so a burst of them costs one promise and one
    * validation, not one each; the entry goes when the answer comes, so nothing is kept.
    */
-  const pendingHostnames = new Map<string, Promise<string | null>>();
+  const pendingHostnames = new Coalescer<string | null>(services.defer);
   const reverseHostname = (address: ParsedAddress): Promise<string | null> => {
     const name = reverseNameOf(address);
-    let pending = pendingHostnames.get(name);
-    if (pending === undefined) {
-      pending = services.dns.resolveUncached(name, 'PTR', REVERSE_DEADLINE_MS).then(
-        (result) => {
-          pendingHostnames.delete(name);
-          const answer = result.answers.find((a) => a.type === 'PTR');
-          return answer?.type === 'PTR' ? hostnameOrNull(answer.target) : null;
-        },
-        () => {
-          pendingHostnames.delete(name);
-          return null;
-        },
-      );
-      pendingHostnames.set(name, pending);
-    }
-    return pending;
+    return pendingHostnames
+      .run(
+        name,
+        () =>
+          services.dns.resolveUncached(name, 'PTR', REVERSE_DEADLINE_MS).then((result) => {
+            const answer = result.answers.find((a) => a.type === 'PTR');
+            return answer?.type === 'PTR' ? hostnameOrNull(answer.target) : null;
+          }),
+        REVERSE_DEADLINE_MS,
+        () => new Error('deadline'),
+      )
+      .catch(() => null);
   };
 
   const handler = rateLimited('ip', services, (ctx) => {

@@ -3,9 +3,9 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../ip/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
-import { isRegionId, type RegionId } from '../../latency/regions.js';
+import type { RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, parseLimits, type Limits } from '../../ratelimit/limits.js';
-import { ConfigError, MAKE_A_KEY, collectorUrl, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, wholeNumber, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
+import { ConfigError, MAKE_A_KEY, probeUrl, regionEntries, collectorUrl, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, wholeNumber, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
 
 export { ConfigError, type Env, type LogLevel };
 
@@ -113,23 +113,7 @@ function geoPath(env: Env, name: string): string | undefined {
 }
 
 function probes(env: Env): Map<RegionId, string> {
-  const name = 'NETDIAG_PROBES';
-  const value = read(env, name);
-  const result = new Map<RegionId, string>();
-  if (value === undefined) return result;
-  for (const raw of value.split(',')) {
-    const entry = raw.trim();
-    const eq = entry.indexOf('=');
-    const region = eq === -1 ? entry : entry.slice(0, eq);
-    if (eq === -1) fail(name, `"${entry}" is not region=url`);
-    if (!isRegionId(region)) fail(name, `unknown region "${region}"`);
-    if (result.has(region)) fail(name, `region "${region}" is given twice`);
-    const url = parseUrl(name, entry.slice(eq + 1), ['http:', 'https:']);
-    if (url.username !== '' || url.password !== '') fail(name, `the URL for "${region}" must not carry credentials`);
-    if (url.search !== '' || url.hash !== '') fail(name, `the URL for "${region}" must not have a query or fragment`);
-    result.set(region, url.href);
-  }
-  return result;
+  return regionEntries(env, 'region=url', probeUrl);
 }
 
 function eventsSink(env: Env): EventsSink {

@@ -1,5 +1,5 @@
-import { ConfigError, collectorUrl, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, MAKE_A_KEY, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
-import { isRegionId, type RegionId } from '../../latency/regions.js';
+import { ConfigError, collectorUrl, probeUrl, regionEntries, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, MAKE_A_KEY, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
+import type { RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
 
@@ -69,29 +69,11 @@ function dohUrl(env: Env): string {
  * it serves, and the other may only be a URL probe.
  */
 function probes(env: Env): Map<RegionId, WorkersProbe> {
-  const name = 'NETDIAG_PROBES';
-  const value = read(env, name);
-  const result = new Map<RegionId, WorkersProbe>();
-  if (value === undefined) return result;
-  for (const raw of value.split(',')) {
-    const entry = raw.trim();
-    const eq = entry.indexOf('=');
-    if (eq === -1) fail(name, `"${entry}" is not region=durable-object or region=url`);
-    const region = entry.slice(0, eq);
-    const target = entry.slice(eq + 1);
-    if (!isRegionId(region)) fail(name, `unknown region "${region}"`);
-    if (result.has(region)) fail(name, `region "${region}" is given twice`);
-    if (target === 'durable-object') {
-      result.set(region, { kind: 'durable-object' });
-      continue;
-    }
-    const url = parseUrl(name, target, ['http:', 'https:']);
-    if (url.username !== '' || url.password !== '') fail(name, `the URL for "${region}" must not carry credentials`);
-    if (url.search !== '' || url.hash !== '') fail(name, `the URL for "${region}" must not have a query or fragment`);
-    result.set(region, { kind: 'url', url: url.href });
-  }
+  const result = regionEntries<WorkersProbe>(env, 'region=durable-object or region=url', (region, target) =>
+    target === 'durable-object' ? { kind: 'durable-object' } : { kind: 'url', url: probeUrl(region, target) },
+  );
   if (result.get('apac-ne')?.kind === 'durable-object' && result.get('apac-se')?.kind === 'durable-object') {
-    fail(name, 'apac-ne and apac-se cannot both be durable-object: one "apac" location hint serves one of them; give the other a URL probe');
+    fail('NETDIAG_PROBES', 'apac-ne and apac-se cannot both be durable-object: one "apac" location hint serves one of them; give the other a URL probe');
   }
   return result;
 }

@@ -42,9 +42,10 @@ export function workersProbes(config: ReadonlyMap<RegionId, WorkersProbe>, names
   const calls = new Map<RegionId, () => Promise<unknown>>();
   for (const [region, probe] of config) {
     if (probe.kind === 'durable-object' && namespace !== undefined) {
-      // One object per region, by name; the hint counts only when the object is first made.
-      const stub = namespace.get(namespace.idFromName(region), { locationHint: LOCATION_HINT[region] });
-      calls.set(region, () => stub.ping());
+      // One object per region, by name; the hint counts only when the object is first made. A
+      // stub is an I/O object of the request that made it, so each measurement gets its own.
+      const id = namespace.idFromName(region);
+      calls.set(region, () => namespace.get(id, { locationHint: LOCATION_HINT[region] }).ping());
     } else if (probe.kind === 'url') {
       const url = `${probe.url.replace(/\/+$/, '')}${PROBE_PATH}`;
       calls.set(region, async () => {
