@@ -7,6 +7,17 @@ import autocannon from 'autocannon';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+const random = (n) => Math.floor(Math.random() * n);
+
+/** A public IPv4 address, not in any special-use range (TEST-NETs, private, CGNAT, multicast …). */
+export function publicCaller() {
+  for (;;) {
+    const a = 1 + random(223);
+    if ([10, 100, 127, 169, 172, 192, 198, 203].includes(a)) continue;
+    return `${a}.${random(256)}.${random(256)}.${1 + random(254)}`;
+  }
+}
+
 /** utime + stime of a process, in seconds (proc(5), fields 14 and 15). */
 export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -63,11 +74,19 @@ export function listeningPort(line) {
   }
 }
 
-/** One load run; returns requests/s, latency percentiles and server CPU µs per request. */
-export async function load({ url, method = 'GET', headers, body, pid, duration, connections, tree = false }) {
+/**
+ * One load run; returns requests/s, latency percentiles and server CPU µs per request. With
+ * `callerHeader`, every request names a new public caller in that header, as real traffic does
+ * (per-caller limiter state and lookups are then paid for, not shared).
+ */
+export async function load({ url, method = 'GET', headers, body, pid, duration, connections, tree = false, callerHeader }) {
   const cpuOf = tree ? treeCpuSeconds : cpuSeconds;
   const before = cpuOf(pid);
-  const result = await autocannon({ url, method, headers, body, duration, connections, pipelining: 1 });
+  const requests =
+    callerHeader === undefined
+      ? undefined
+      : [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, [callerHeader]: publicCaller() } }) }];
+  const result = await autocannon({ url, method, headers, body, duration, connections, pipelining: 1, requests });
   const cpu = cpuOf(pid) - before;
   const completed = result.requests.total;
   const bad = result.non2xx + result.errors + result.timeouts;

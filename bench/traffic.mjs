@@ -2,6 +2,7 @@
 // route, a new public caller for most requests (behind the trusted loopback proxy), a few heavy
 // callers who run into their limits, and bad input of every kind the spec names.
 import { Pool } from 'undici';
+import { publicCaller } from './lib.mjs';
 
 const EVENT = (id) =>
   JSON.stringify({
@@ -11,15 +12,6 @@ const EVENT = (id) =>
   });
 
 const random = (n) => Math.floor(Math.random() * n);
-
-/** A public IPv4 address, not in any special-use range (TEST-NETs, private, CGNAT, multicast …). */
-function publicCaller() {
-  for (;;) {
-    const a = 1 + random(223);
-    if ([10, 100, 127, 169, 172, 192, 198, 203].includes(a)) continue;
-    return `${a}.${random(256)}.${random(256)}.${1 + random(254)}`;
-  }
-}
 
 const HEAVY = Array.from({ length: 20 }, publicCaller);
 const NAMES = Array.from({ length: 50 }, (_, i) => `name${i}.bench.test`);

@@ -88,6 +88,22 @@ describe.skipIf(!haveKnot)('npm run dev:workers', () => {
     expect((res.body as { data: { answers: { address: string }[] } }).data.answers.map((a) => a.address)).toEqual(['192.0.2.10']);
   });
 
+  // Separate HTTP requests are separate request contexts in workerd, which refuses to let one
+  // request settle a promise another made: the shared query must still reach every waiter.
+  it('identical concurrent misses from separate requests share one upstream query, and each gets the answer', async () => {
+    const name = `slow-${String(Date.now())}.example.test`;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => get(`/v1/dns/resolve?name=${name}&type=A`, { headers: { 'CF-Connecting-IP': `203.0.113.${String(20 + i)}` } })),
+    );
+    for (const res of results) {
+      expectContract('GET', '/v1/dns/resolve', res);
+      expect(res.status).toBe(200);
+      expect((res.body as { data: { response_code: string } }).data.response_code).toBe('name_error');
+    }
+    const counted = (await (await fetch(new URL(`/queries?name=${name}`, front.url))).json()) as { queries: number };
+    expect(counted.queries).toBe(1);
+  });
+
   it('events 202, and 404, 405, OPTIONS, HEAD and CORS as on Node', async () => {
     const event = { event: 'speed_test_started', event_id: crypto.randomUUID(), properties: { source: 'web' } };
     const accepted = await get('/v1/events', { method: 'POST', headers: { 'Content-Type': 'application/json', 'CF-Connecting-IP': '203.0.113.12' }, body: JSON.stringify(event) });

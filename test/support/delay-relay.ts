@@ -23,9 +23,15 @@ function at(due: number, fn: () => void): void {
   else setImmediate(() => { at(due, fn); });
 }
 
-function forward(from: Socket, to: Socket, delayMs: number): void {
+/**
+ * Forwards `from` to `to`, each chunk `delayMs` late, in order. The returned `close()` queues the
+ * other side's disappearance behind what is still in flight, so a peer that answers and hangs up
+ * at once still has its answer delivered first (a close on a timer of its own raced the last
+ * chunk under load, and the client saw the connection reset before the answer).
+ */
+function forward(from: Socket, to: Socket, delayMs: number): { close(): void } {
   // One queue per direction, released in order as each chunk's time comes.
-  const queue: { due: number; chunk: Buffer | null }[] = [];
+  const queue: { due: number; chunk: Buffer | 'end' | 'close' }[] = [];
   let pumping = false;
   const pump = () => {
     const head = queue[0];
@@ -35,12 +41,15 @@ function forward(from: Socket, to: Socket, delayMs: number): void {
     }
     at(head.due, () => {
       queue.shift();
-      if (head.chunk === null) to.end();
-      else if (!to.destroyed) to.write(head.chunk);
+      if (head.chunk === 'end') to.end();
+      // After an orderly end, `to` closes by itself once its data is flushed.
+      else if (head.chunk === 'close') {
+        if (!to.writableEnded) to.destroy();
+      } else if (!to.destroyed) to.write(head.chunk);
       pump();
     });
   };
-  const enqueue = (chunk: Buffer | null) => {
+  const enqueue = (chunk: Buffer | 'end' | 'close') => {
     queue.push({ due: performance.now() + delayMs, chunk });
     if (!pumping) {
       pumping = true;
@@ -51,8 +60,9 @@ function forward(from: Socket, to: Socket, delayMs: number): void {
     enqueue(chunk);
   });
   from.on('end', () => {
-    enqueue(null);
+    enqueue('end');
   });
+  return { close: () => { enqueue('close'); } };
 }
 
 export async function startDelayRelay(target: { host: string; port: number }, oneWayMs: number): Promise<DelayRelay> {
@@ -64,17 +74,22 @@ export async function startDelayRelay(target: { host: string; port: number }, on
       if (client.destroyed) return;
       const upstream = createConnection(target);
       sockets.add(upstream);
-      // A side that closes takes the other down only after what it sent has been delivered.
-      upstream.on('close', () => {
-        sockets.delete(upstream);
-        setTimeout(() => client.destroy(), oneWayMs + 1);
-      });
-      client.on('close', () => setTimeout(() => upstream.destroy(), oneWayMs + 1));
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
+      upstream.on('close', () => sockets.delete(upstream));
+      // Errors end in 'close', handled below; until the upstream connects, either side's close
+      // takes the other down at once.
+      upstream.on('error', () => undefined);
+      client.on('error', () => undefined);
+      const early = () => { upstream.destroy(); client.destroy(); };
+      upstream.once('close', early);
+      client.once('close', early);
       upstream.once('connect', () => {
-        forward(client, upstream, oneWayMs);
-        forward(upstream, client, oneWayMs);
+        upstream.off('close', early);
+        client.off('close', early);
+        // A side that closes takes the other down only after what it sent has been delivered.
+        const toUpstream = forward(client, upstream, oneWayMs);
+        const toClient = forward(upstream, client, oneWayMs);
+        upstream.on('close', () => { toClient.close(); });
+        client.on('close', () => { toUpstream.close(); });
         client.resume();
       });
     });

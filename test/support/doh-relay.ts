@@ -29,8 +29,11 @@ export function selfSignedCertificate(): { certFile: string; keyFile: string } {
   return { certFile, keyFile };
 }
 
-/** Relays one DoH POST body to Knot over UDP and answers with Knot's reply. */
-function relay(upstreamPort: number, req: IncomingMessage, res: ServerResponse, fault?: (query: Buffer) => boolean): void {
+/**
+ * Relays one DoH POST body to Knot over UDP and answers with Knot's reply. `fault` may answer
+ * itself (true), let the query through (false) or hold it for a number of milliseconds first.
+ */
+function relay(upstreamPort: number, req: IncomingMessage, res: ServerResponse, fault?: (query: Buffer) => boolean | number): void {
   if (req.method !== 'POST' || req.url !== '/dns-query' || req.headers['content-type'] !== 'application/dns-message') {
     res.writeHead(400).end();
     return;
@@ -39,13 +42,18 @@ function relay(upstreamPort: number, req: IncomingMessage, res: ServerResponse, 
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const query = Buffer.concat(chunks);
-    if (fault?.(query) === true) return;
-    const socket = createSocket('udp4');
-    socket.on('message', (message) => {
-      socket.close();
-      res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': message.length }).end(message);
-    });
-    socket.send(query, upstreamPort, '127.0.0.1');
+    const verdict = fault?.(query) ?? false;
+    if (verdict === true) return;
+    const forward = () => {
+      const socket = createSocket('udp4');
+      socket.on('message', (message) => {
+        socket.close();
+        res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': message.length }).end(message);
+      });
+      socket.send(query, upstreamPort, '127.0.0.1');
+    };
+    if (verdict === false) forward();
+    else setTimeout(forward, verdict);
   });
 }
 
@@ -69,17 +77,30 @@ export async function startDohRelay(upstreamPort: number): Promise<DohRelay> {
   };
 }
 
+/** Milliseconds the front holds a question whose first label starts with `slow-`. */
+export const SLOW_MS = 400;
+
 /**
  * FAKE for the faults no real resolver produces on demand, over plain HTTP on loopback (the
  * Workers suites' upstream: workerd trusts no test certificate). It relays to Knot, except
  * for questions under `fault.test`, whose first label picks the fault: `http-503` (an HTTP
  * error), `garbage` (a 200 whose body is not a DNS message) and `silent` (no answer at all).
+ * A question whose first label starts with `slow-` reaches Knot SLOW_MS late, so concurrent
+ * requests overlap; `GET /queries?name=N` says how many queries for N the front has received.
  */
 export async function startFaultyDohFront(upstreamPort: number): Promise<{ url: string; close(): Promise<void> }> {
   const silent = new Set<ServerResponse>();
+  const received = new Map<string, number>();
   const server = createHttpServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/queries?') === true) {
+      const name = new URL(req.url, 'http://front').searchParams.get('name')?.toLowerCase() ?? '';
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ name, queries: received.get(name) ?? 0 }));
+      return;
+    }
     relay(upstreamPort, req, res, (query) => {
       const name = dnsPacket.decode(query).questions?.[0]?.name.toLowerCase() ?? '';
+      received.set(name, (received.get(name) ?? 0) + 1);
+      if (name.startsWith('slow-')) return SLOW_MS;
       if (!name.endsWith('.fault.test')) return false;
       const fault = name.split('.')[0];
       if (fault === 'http-503') res.writeHead(503).end();
