@@ -29,6 +29,13 @@ export default tseslint.config(
     },
   },
   {
+    // The page's script runs in the browser (tsconfig.web.json: DOM types, no Node).
+    files: ['web/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './tsconfig.web.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The core must stay runtime-free so the same app can run on Workers (ARCHITECTURE.md §1).
     files: ['src/**/*.ts'],
     ignores: ['src/runtime/node/**', 'src/runtime/workers/**', 'src/cli/**', 'src/**/*.test.ts'],

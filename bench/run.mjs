@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { load, median, rssMiB, startChild } from './lib.mjs';
 import { runScale } from './scale.mjs';
 import { runStartup } from './startup.mjs';
+import { runTargets } from './targets.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -172,3 +173,6 @@ if (opts.only === undefined || opts.only.split(',').includes('scale')) {
   });
   await scaleUpstream.stop();
 }
+
+// The speed-test targets (issue 15): GB/s and CPU per GB against a bare server moving the same bytes.
+if (opts.only === undefined || opts.only.split(',').includes('targets')) await runTargets({ rounds, durationS: duration });

@@ -21,7 +21,7 @@ function newest(dir) {
 
 const inputs = Math.max(
   newest(join(root, 'src')),
-  ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml', 'scripts/generate.mjs'].map((f) => statSync(join(root, f)).mtimeMs),
+  ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map((f) => statSync(join(root, f)).mtimeMs),
 );
 if (!process.argv.includes('--always') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
 

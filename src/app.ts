@@ -10,6 +10,8 @@ import { latencyRoutes } from './latency/routes.js';
 import { openApiRoute } from './openapi/route.js';
 import type { ConnectionFacts, Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
+import { speedTestTargets } from './speedtest/targets.js';
+import { pageRoutes } from './page/route.js';
 
 export interface App {
   /** The core: one request in, one reply out; synchronous where no route needs to wait. */
@@ -24,6 +26,17 @@ export interface App {
  * thin runtimes"). Data flow: request id and clock → route and method gate → (rate limit) →
  * handler → reply or problem; handlers never set CORS or request-id headers themselves.
  */
+/** A pull stream over the chunks: the next one is made only when the client has taken the last. */
+function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done === true) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+}
+
 export function createApp(services: Services): App {
   const router = new Router();
   for (const route of [
@@ -34,6 +47,8 @@ export function createApp(services: Services): App {
     dnsRoute(services),
     eventsRoute(services),
     openApiRoute(services.openapi),
+    ...speedTestTargets(services),
+    ...pageRoutes(services),
   ]) {
     router.add(route);
   }
@@ -102,8 +117,10 @@ export function createApp(services: Services): App {
       body: request.body,
       connection: () => connection,
     });
-    const body = request.method === 'HEAD' ? null : reply.body;
-    return new Response(body, { status: reply.status, headers: headerPairs(reply.headers) });
+    const headers = headerPairs(reply.headers);
+    if (request.method === 'HEAD') return new Response(null, { status: reply.status, headers });
+    if (reply.stream !== undefined) return new Response(streamOf(reply.stream.chunks()), { status: reply.status, headers });
+    return new Response(reply.body, { status: reply.status, headers });
   };
 
   return { handle, fetch };

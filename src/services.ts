@@ -87,4 +87,6 @@ export interface Services {
   logger: Logger;
   /** Log one line per request (at info). Off by default: the cheapest privacy is not writing. */
   accessLog: boolean;
+  /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
+  speedTestTargets: boolean;
 }

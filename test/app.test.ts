@@ -30,7 +30,7 @@ describe('app.fetch', () => {
   });
 
   it('resets a rate-limit window after 60 s of its clock', async () => {
-    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1 } });
+    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1 } });
     const app = createApp(services);
     expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).toBe(200);
     services.clock.advance(59_000);

@@ -236,7 +236,7 @@ describe('every route', () => {
 });
 
 describe('errors', () => {
-  it.each(['/', '/v1', '/v1/health/', '/v1/HEALTH', '/v2/health', '/v1/latency/regions/weur', '/v1/latency/regions/weur/probe/x'])(
+  it.each(['/v1', '/v1/health/', '/v1/HEALTH', '/v2/health', '/v1/latency/regions/weur', '/v1/latency/regions/weur/probe/x'])(
     '%s is 404 not_found',
     async (path) => {
       const res = await send(`${server.url}${path}`);

@@ -24,12 +24,23 @@ export interface HttpRequest {
   connection(): ConnectionFacts;
 }
 
+/**
+ * A body too large to hold as one value (the speed-test download): `length` bytes in chunks,
+ * pulled one at a time so each runtime writes them as fast as the client reads and no faster.
+ */
+export interface StreamedBody {
+  length: number;
+  chunks(): Iterator<Uint8Array>;
+}
+
 /** What the core answers; each runtime writes it in its own way. `body` null means no body. */
 export interface HttpReply {
   status: number;
   /** Flat `[name, value, name, value, …]`, in the order they are written. */
   headers: string[];
   body: string | null;
+  /** Written instead of `body` when present (never for HEAD). */
+  stream?: StreamedBody;
   /**
    * The request body was not read to its end (a 413 or 415): the runtime closes the connection
    * after this reply instead of reading the rest to reuse it (HTTP/1.1 `Connection: close`).

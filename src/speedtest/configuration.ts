@@ -25,16 +25,18 @@ const upload = (bytes: number, count: number): Measurement => ({
   request_count: count,
 });
 
+/** The engine's first rounds: about 10 MB down and 7 MB up, up to 1 MB per request. */
 const LIGHT: Measurement[] = [
   latency(1),
   download(100_000, 1),
   latency(20),
-  download(100_000, 5),
-  download(1_000_000, 4),
-  upload(100_000, 4),
-  upload(1_000_000, 3),
+  download(100_000, 9),
+  download(1_000_000, 8),
+  upload(100_000, 8),
+  upload(1_000_000, 6),
 ];
 
+/** The engine's whole ladder (its packet-loss step left out, see above). */
 const FULL: Measurement[] = [
   latency(1),
   download(100_000, 1),
@@ -55,6 +57,12 @@ const FULL: Measurement[] = [
 /** The largest single transfer in any plan, so clients can size buffers before they start. */
 const largest = (plan: Measurement[]) => Math.max(...plan.map((m) => m.bytes_per_request ?? 0));
 
+/**
+ * What the speed-test targets send or read in one request at most: the plans' largest transfer,
+ * so the configuration never asks for more than the server allows (issue 15).
+ */
+export const MAX_BYTES_PER_REQUEST = largest(FULL);
+
 export const SPEED_TEST_CONFIGURATION = {
   configuration_version: 1,
   execution: 'client',
@@ -71,7 +79,7 @@ export const SPEED_TEST_CONFIGURATION = {
   },
   // Bounds the service enforces on what a client sends back (spec §2 and §8).
   limits: {
-    max_bytes_per_request: largest(FULL),
+    max_bytes_per_request: MAX_BYTES_PER_REQUEST,
     max_test_duration_ms: 3_600_000,
     max_download_mbps: 1_000_000,
     max_upload_mbps: 1_000_000,
@@ -82,7 +90,7 @@ export const SPEED_TEST_CONFIGURATION = {
     tool_version_max_length: 40,
   },
   modes: [
-    { id: 'light', description: 'Quick check: latency and small download and upload transfers up to 1 MB.', measurements: LIGHT },
+    { id: 'light', description: 'Quick check: latency, then about 10 MB down and 7 MB up in transfers of up to 1 MB.', measurements: LIGHT },
     {
       id: 'full',
       description: 'Full test: latency, then download ramping from 100 kB to 250 MB and upload from 100 kB to 50 MB.',

@@ -51,6 +51,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     openapi,
     logger: memoryLogger(),
     accessLog: false,
+    speedTestTargets: true,
     ...overrides,
   } as Services & { clock: ManualClock };
 }

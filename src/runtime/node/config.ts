@@ -44,6 +44,7 @@ export interface Config extends DnsBounds {
   timeouts: ListenerTimeouts;
   logLevel: LogLevel;
   accessLog: boolean;
+  speedTestTargets: boolean;
 }
 
 export interface ListenerTimeouts {
@@ -233,5 +234,6 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     timeouts: timeouts(env),
     logLevel: logLevel(env),
     accessLog: onOff(env, 'NETDIAG_ACCESS_LOG', false),
+    speedTestTargets: onOff(env, 'NETDIAG_SPEEDTEST_TARGETS', true),
   };
 }

@@ -57,8 +57,38 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
     (outgoing as ServerResponse).writeHead(reply.status, reply.headers);
   }
   // HEAD keeps every header of the GET, Content-Length included, and sends no body.
-  if (reply.body === null || incoming.method === 'HEAD') outgoing.end();
+  if (incoming.method === 'HEAD') outgoing.end();
+  else if (reply.stream !== undefined) writeStream(outgoing, reply.stream.chunks());
+  else if (reply.body === null) outgoing.end();
   else outgoing.end(reply.body);
+}
+
+/**
+ * Writes a streamed body as fast as the client takes it: the next chunk only after `drain`, so
+ * a slow reader holds one chunk of ours, never the whole body. A client that goes away stops it.
+ */
+function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
+  // Both response classes are Writables; the union of their overloads is not callable as such.
+  const writable = outgoing as ServerResponse;
+  let gone = false;
+  writable.once('close', () => {
+    gone = true;
+  });
+  const pump = (): void => {
+    for (;;) {
+      if (gone) return;
+      const next = chunks.next();
+      if (next.done === true) {
+        writable.end();
+        return;
+      }
+      if (!writable.write(next.value)) {
+        writable.once('drain', pump);
+        return;
+      }
+    }
+  };
+  pump();
 }
 
 /**

@@ -50,5 +50,6 @@ export function nodeServices(config: Config, logger: pino.Logger): Services & { 
     openapi: loadOpenApi(),
     logger,
     accessLog: config.accessLog,
+    speedTestTargets: config.speedTestTargets,
   };
 }

@@ -25,6 +25,7 @@ export interface WorkersConfig extends DnsBounds {
   eventsQueueSize: number;
   logLevel: LogLevel;
   accessLog: boolean;
+  speedTestTargets: boolean;
 }
 
 /** The DoH default: a host name, since production Workers cannot fetch an IP-literal URL. */
@@ -34,11 +35,12 @@ export const WORKERS_DOH_DEFAULT = 'https://cloudflare-dns.com/dns-query';
 export const WORKERS_DNS_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** The one binding per operation that `NETDIAG_LIMITER=binding` needs. */
-export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT'>> = {
+export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT'>> = {
   ip: 'IP_RATE_LIMIT',
   dns: 'DNS_RATE_LIMIT',
   probe: 'PROBE_RATE_LIMIT',
   events: 'EVENTS_RATE_LIMIT',
+  speedtest: 'SPEEDTEST_RATE_LIMIT',
 };
 
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])$/;
@@ -121,6 +123,7 @@ export function loadWorkersConfig(env: WorkerEnv): WorkersConfig {
     eventsQueueSize: eventsQueueSize(vars),
     logLevel: logLevel(vars),
     accessLog: onOff(vars, 'NETDIAG_ACCESS_LOG', false),
+    speedTestTargets: onOff(vars, 'NETDIAG_SPEEDTEST_TARGETS', true),
   };
   if (config.limiter === 'durable-object') requireBinding(env, 'RATE_LIMITER', 'NETDIAG_LIMITER', 'durable-object');
   else for (const binding of Object.values(LIMIT_BINDINGS)) requireBinding(env, binding, 'NETDIAG_LIMITER', 'binding');

@@ -18,6 +18,7 @@ export interface WorkerEnv {
   DNS_RATE_LIMIT?: RateLimit;
   PROBE_RATE_LIMIT?: RateLimit;
   EVENTS_RATE_LIMIT?: RateLimit;
+  SPEEDTEST_RATE_LIMIT?: RateLimit;
   /** Workers Analytics Engine dataset for accepted events. */
   ANALYTICS?: AnalyticsEngineDataset;
 }

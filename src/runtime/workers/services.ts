@@ -94,5 +94,6 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
     openapi: JSON.parse(OPENAPI_JSON),
     logger,
     accessLog: config.accessLog,
+    speedTestTargets: config.speedTestTargets,
   };
 }

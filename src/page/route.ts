@@ -1,0 +1,56 @@
+import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_BEFORE, PAGE_JS } from '../generated/page-assets.js';
+import { CACHE } from '../http/headers.js';
+import { Problem } from '../http/problems.js';
+import { rateLimited } from '../http/rate-limit.js';
+import { jsonReply } from '../http/respond.js';
+import type { RouteDefinition } from '../http/router.js';
+import type { HttpReply, RequestContext } from '../http/types.js';
+import { callerOf } from '../ip/caller.js';
+import type { Services } from '../services.js';
+
+/**
+ * `GET /` (SPEC-NOTES, "Beyond the spec's routes"): a browser, whose `Accept` names `text/html`,
+ * gets the page; any other client (curl sends `*∕*`) gets the caller's address and a newline as
+ * text/plain, as ifconfig.co does. Both name the caller by the /v1/ip rule, count against the
+ * `ip` limit, and are never cached (spec §1 rule 5: request-specific results); `Vary: Accept`
+ * tells any cache between that the two answers differ.
+ */
+
+/**
+ * Everything the page loads comes from this origin (issue 15: no CDN, no other origin); the
+ * policy makes a browser refuse anything else, so a mistake shows up as a blocked request.
+ */
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const wantsHtml = (ctx: RequestContext): boolean => (ctx.req.header('accept') ?? '').toLowerCase().includes('text/html');
+
+function root(services: Services) {
+  return (ctx: RequestContext): HttpReply => {
+    const caller = callerOf(ctx, services);
+    if (!caller.ok) throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
+    if (!wantsHtml(ctx)) {
+      return jsonReply(ctx, 200, `${caller.address.text}\n`, 'text/plain; charset=utf-8', CACHE.noStore, { Vary: 'Accept' });
+    }
+    // The canonical address text holds only hex digits, dots and colons: nothing to escape.
+    const html = PAGE_HTML_BEFORE + caller.address.text + PAGE_HTML_AFTER;
+    return jsonReply(ctx, 200, html, 'text/html; charset=utf-8', CACHE.noStore, {
+      Vary: 'Accept',
+      'Content-Security-Policy': PAGE_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
+  };
+}
+
+/** The page's script and style: the same for everyone, so cacheable like the regions list. */
+function asset(body: string, contentType: string) {
+  return (ctx: RequestContext): HttpReply => jsonReply(ctx, 200, body, contentType, CACHE.regions, { 'X-Content-Type-Options': 'nosniff' });
+}
+
+export function pageRoutes(services: Services): RouteDefinition[] {
+  return [
+    { path: '/', GET: rateLimited('ip', services, root(services)) },
+    { path: '/app.js', GET: asset(PAGE_JS, 'text/javascript; charset=utf-8') },
+    { path: '/app.css', GET: asset(PAGE_CSS, 'text/css; charset=utf-8') },
+  ];
+}

@@ -1,0 +1,133 @@
+// The page in a real browser (issue 15): Debian's chromium driven by playwright-core, against the
+// real server with Knot as its DNS upstream, a real `netdiag probe` and an analytics collector.
+// Screenshots at desktop and phone width are written to test-results/ as artifacts.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCollector, type Collector } from './support/collector.js';
+import { startKnot, type Knot } from './support/knot.js';
+import { startProbeProcess, type ProbeProcess } from './support/probe.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { requireCommands } from './support/system.js';
+import { eventually } from './support/wait.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+const ready = requireCommands('page in chromium', ['chromium', 'knotd', 'curl'], 'chromium knot curl');
+
+/** The properties each event may carry (openapi.yaml, AnalyticsProperties). */
+const COMPLETED_KEYS = ['source', 'tool_version', 'mode', 'duration_ms', 'download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'streaming_quality', 'gaming_quality', 'video_call_quality'];
+
+describe.skipIf(!ready)('the page in headless Chromium', () => {
+  let knot: Knot;
+  let probe: ProbeProcess;
+  let collector: Collector;
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    knot = await startKnot();
+    probe = await startProbeProcess();
+    collector = await startCollector('accept');
+    server = await startTestServer({
+      NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`,
+      NETDIAG_PROBES: `weur=http://127.0.0.1:${String(probe.port)}`,
+      NETDIAG_EVENTS_SINK: collector.url,
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 20_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close();
+    await collector.close();
+    await probe.kill('SIGTERM');
+    await knot.close();
+  });
+
+  /** A fresh page that records the origin of every request it makes. */
+  async function open(base: string, width = 1280, height = 900): Promise<{ page: Page; requested: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${base}/`);
+    return { page, requested };
+  }
+
+  it('curl / gets the caller address as text/plain and a newline', async () => {
+    // Asynchronous: the server runs in this process, and a synchronous child would block it.
+    const { stdout: out } = await promisify(execFile)('curl', ['-s', '-i', `${server.url}/`], { encoding: 'utf8' });
+    expect(out).toMatch(/^content-type: text\/plain; charset=utf-8\r$/im);
+    expect(out).toMatch(/^cache-control: no-store\r$/im);
+    expect(out.endsWith('\r\n\r\n127.0.0.1\n')).toBe(true);
+  });
+
+  it('shows the address, a DNS lookup of Knot, both round trips of a region, and runs the light test to the end', async () => {
+    const { page, requested } = await open(server.url);
+    await expect.poll(() => page.textContent('#address')).toBe('127.0.0.1');
+    await expect.poll(() => page.textContent('#connection [data-field="ip_version"]')).toBe('IPv4');
+
+    await page.fill('#dns-name', 'www.example.test');
+    await page.selectOption('#dns-type', 'A');
+    await page.click('#dns-form button[type=submit]');
+    await page.waitForSelector('#dns-answers:not([hidden])');
+    expect(await page.textContent('#dns-answers tbody')).toContain('192.0.2.10');
+
+    const weur = page.locator('#regions li[data-region="weur"] .detail');
+    await expect.poll(() => weur.textContent(), { timeout: 10_000 }).toMatch(/^you → server [0-9.]+ ms, server → region [0-9.]+ ms$/);
+
+    await page.selectOption('#speed-mode', 'light');
+    await page.click('#speed-start');
+    await expect.poll(() => page.textContent('#speed-status'), { timeout: 90_000, interval: 250 }).toBe('Done.');
+    await page.screenshot({ path: `${ARTIFACTS}page-desktop.png`, fullPage: true });
+    for (const name of ['download', 'upload']) {
+      const shown = (await page.textContent(`#speed-results [data-metric="${name}"]`)) ?? '';
+      expect(Number(/^([0-9.]+) Mbps$/.exec(shown)?.[1])).toBeGreaterThan(0);
+    }
+    expect(await page.locator('#speed-chart rect').count()).toBeGreaterThan(10);
+
+    const events = () => collector.events();
+    expect(await eventually(() => events().some((e) => e.event === 'speed_test_completed'), 10_000)).toBe(true);
+    const started = events().find((e) => e.event === 'speed_test_started');
+    const completed = events().find((e) => e.event === 'speed_test_completed');
+    expect(started?.event_id).toBe(completed?.event_id);
+    expect(Object.keys(started?.properties as object).sort()).toEqual(['mode', 'source', 'tool_version']);
+    expect(Object.keys(completed?.properties as object).sort()).toEqual([...COMPLETED_KEYS].sort());
+    expect((completed?.properties as { source: string }).source).toBe('web');
+    const delivered = JSON.stringify(events());
+    expect(delivered).not.toContain('127.0.0.1');
+    expect(delivered).not.toContain(await page.evaluate(() => navigator.userAgent));
+
+    // Nothing the page loaded or called came from anywhere but this server.
+    expect(requested.length).toBeGreaterThan(40);
+    expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+  }, 120_000);
+
+  it('fits a phone-width screen without sideways scrolling', async () => {
+    const { page } = await open(server.url, 390, 844);
+    await expect.poll(() => page.textContent('#connection [data-field="ip_version"]')).toBe('IPv4');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${ARTIFACTS}page-phone.png`, fullPage: true });
+  });
+
+  it('with the targets off the page shows the failure, and speed_test_failed arrives', async () => {
+    const off = await startTestServer({ NETDIAG_SPEEDTEST_TARGETS: 'off', NETDIAG_EVENTS_SINK: collector.url });
+    try {
+      const { page } = await open(off.url);
+      await page.selectOption('#speed-mode', 'light');
+      await page.click('#speed-start');
+      await page.waitForSelector('#speed-error:not([hidden])', { timeout: 30_000 });
+      expect(await page.textContent('#speed-error')).toContain('404');
+      expect(await eventually(() => collector.events().some((e) => e.event === 'speed_test_failed'), 10_000)).toBe(true);
+      const failed = collector.events().find((e) => e.event === 'speed_test_failed');
+      expect(failed?.properties).toMatchObject({ source: 'web', mode: 'light', failure_reason: 'engine_error' });
+    } finally {
+      await off.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,47 @@
+// Small helpers the page's parts share: element lookup, API calls and problem text.
+
+/** The element a selector names; the page always has it, so a miss is a bug worth a throw. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the element type it knows
+export function $<T extends HTMLElement = HTMLElement>(selector: string): T {
+  const found = document.querySelector<T>(selector);
+  if (found === null) throw new Error(`the page has no ${selector}`);
+  return found;
+}
+
+export function text(selector: string, value: string): void {
+  $(selector).textContent = value;
+}
+
+export interface ProblemDoc {
+  title?: string;
+  detail?: string;
+  status?: number;
+}
+
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; problem: ProblemDoc };
+
+/** A GET of this server's API: the envelope's `data`, or the problem document (spec §7). */
+export async function api<T>(path: string): Promise<ApiResult<T>> {
+  try {
+    const res = await fetch(path, { headers: { Accept: 'application/json' } });
+    const body = (await res.json()) as { data?: T } & ProblemDoc;
+    if (res.ok && body.data !== undefined) return { ok: true, data: body.data };
+    return { ok: false, problem: body };
+  } catch (err) {
+    return { ok: false, problem: { title: 'Network error', detail: err instanceof Error ? err.message : String(err) } };
+  }
+}
+
+export function problemText(problem: ProblemDoc): string {
+  return problem.detail ?? problem.title ?? 'The request failed.';
+}
+
+export function formatMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
+}
+
+export function formatMbps(bps: number | undefined): string {
+  if (bps === undefined) return '–';
+  const mbps = bps / 1e6;
+  return `${mbps < 10 ? mbps.toFixed(2) : mbps.toFixed(0)} Mbps`;
+}

@@ -1,0 +1,166 @@
+// The page's script: the caller's connection, a DNS lookup, regional latency and the speed test,
+// all through this server's own API (same origin; nothing is fetched from anywhere else).
+import { runSpeedTest } from './speedtest.js';
+import { $, api, formatMs, problemText, text } from './dom.js';
+
+interface IpData {
+  address: string;
+  ip_version: string;
+  reverse_hostname: string | null;
+  network: { asn: number | null; organization: string | null };
+  location: { city: string | null; region: string | null; country: string | null };
+  connection: { provider_colo: string | null; http_protocol: string | null; tls_version: string | null };
+}
+
+const joined = (parts: (string | null)[], none = 'unknown'): string => parts.filter((p) => p !== null && p !== '').join(', ') || none;
+
+async function showConnection(): Promise<void> {
+  const res = await api<IpData>('/v1/ip');
+  if (!res.ok) {
+    const error = $('#connection-error');
+    error.textContent = `Connection details unavailable: ${problemText(res.problem)}`;
+    error.hidden = false;
+    return;
+  }
+  const d = res.data;
+  text('#address', d.address);
+  const field = (name: string, value: string): void => {
+    text(`#connection [data-field="${name}"]`, value);
+  };
+  field('ip_version', d.ip_version === 'ipv6' ? 'IPv6' : 'IPv4');
+  field('reverse_hostname', d.reverse_hostname ?? 'none');
+  field('network', d.network.asn === null ? 'unknown' : joined([`AS${String(d.network.asn)}`, d.network.organization]));
+  field('location', joined([d.location.city, d.location.region, d.location.country]));
+  field('edge', d.connection.provider_colo ?? 'not reported');
+  field('protocol', joined([d.connection.http_protocol, d.connection.tls_version], 'not observed'));
+}
+
+interface DnsAnswer {
+  name: string;
+  type: string;
+  ttl_seconds: number;
+  address?: string;
+  target?: string;
+  preference?: number;
+  exchange?: string;
+  value?: string;
+}
+
+function answerData(a: DnsAnswer): string {
+  if (a.address !== undefined) return a.address;
+  if (a.target !== undefined) return a.target;
+  if (a.exchange !== undefined) return `${String(a.preference)} ${a.exchange}`;
+  return a.value ?? '';
+}
+
+function setUpDns(): void {
+  const form = $<HTMLFormElement>('#dns-form');
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = $<HTMLInputElement>('#dns-name').value.trim();
+    const type = $<HTMLSelectElement>('#dns-type').value;
+    const table = $<HTMLTableElement>('#dns-answers');
+    const error = $('#dns-error');
+    error.hidden = true;
+    table.hidden = true;
+    text('#dns-status', `Looking up ${name} ${type}…`);
+    void api<{ response_code: string; answers: DnsAnswer[] }>(`/v1/dns/resolve?name=${encodeURIComponent(name)}&type=${encodeURIComponent(type)}`).then((res) => {
+      if (!res.ok) {
+        text('#dns-status', '');
+        error.textContent = problemText(res.problem);
+        error.hidden = false;
+        return;
+      }
+      const { answers, response_code } = res.data;
+      text('#dns-status', `${String(answers.length)} answer${answers.length === 1 ? '' : 's'} (${response_code.replace('_', ' ')}).`);
+      const body = table.tBodies[0];
+      if (body === undefined) return;
+      body.replaceChildren(
+        ...answers.map((a) => {
+          const row = document.createElement('tr');
+          for (const cell of [a.name, a.type, answerData(a), String(a.ttl_seconds)]) {
+            const td = document.createElement('td');
+            td.textContent = cell;
+            row.append(td);
+          }
+          return row;
+        }),
+      );
+      table.hidden = answers.length === 0;
+    });
+  });
+}
+
+/** The browser's own round trip to this server: median request-to-first-byte of a few requests. */
+async function clientRtt(): Promise<number | undefined> {
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const url = `/v1/health?rtt=${String(i)}-${String(Date.now())}`;
+    try {
+      await (await fetch(url, { cache: 'no-store' })).arrayBuffer();
+    } catch {
+      continue;
+    }
+    const entry = performance.getEntriesByName(new URL(url, location.href).href).at(-1) as PerformanceResourceTiming | undefined;
+    if (entry !== undefined && entry.responseStart > 0) samples.push(entry.responseStart - entry.requestStart);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+async function showRegions(): Promise<void> {
+  const list = $('#regions');
+  const note = $('#regions-note');
+  const res = await api<{ regions: { id: string; name: string; available: boolean }[] }>('/v1/latency/regions');
+  if (!res.ok) {
+    note.textContent = problemText(res.problem);
+    note.hidden = false;
+    return;
+  }
+  const available = res.data.regions.filter((r) => r.available);
+  if (available.length === 0) {
+    note.textContent = 'This server has no regional probes configured.';
+    note.hidden = false;
+    return;
+  }
+  const client = await clientRtt();
+  const rows = await Promise.all(
+    available.map(async (region) => {
+      const probe = await api<{ edge_to_region_rtt_ms: number }>(`/v1/latency/regions/${region.id}/probe`);
+      return { region, edge: probe.ok ? probe.data.edge_to_region_rtt_ms : undefined, problem: probe.ok ? undefined : problemText(probe.problem) };
+    }),
+  );
+  const longest = Math.max(1, ...rows.map((r) => (r.edge ?? 0) + (client ?? 0)));
+  list.replaceChildren(
+    ...rows.map(({ region, edge, problem }) => {
+      const item = document.createElement('li');
+      item.dataset.region = region.id;
+      const label = document.createElement('span');
+      label.textContent = region.name;
+      const bar = document.createElement('span');
+      bar.className = 'bar';
+      bar.setAttribute('aria-hidden', 'true');
+      for (const [cls, ms] of [['client', client], ['edge', edge]] as const) {
+        const part = document.createElement('span');
+        part.className = cls;
+        part.style.width = `${String(((ms ?? 0) / longest) * 100)}%`;
+        bar.append(part);
+      }
+      const detail = document.createElement('small');
+      detail.className = 'detail';
+      detail.textContent =
+        edge === undefined
+          ? `unavailable: ${problem ?? ''}`
+          : `you → server ${client === undefined ? 'not measured' : formatMs(client)}, server → region ${formatMs(edge)}`;
+      item.append(label, bar, detail);
+      return item;
+    }),
+  );
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  setUpDns();
+  void showConnection();
+  void showRegions();
+  void runSpeedTest();
+});
