@@ -49,6 +49,8 @@ export interface Observed {
   status: number;
   headers: Headers;
   body: unknown;
+  /** The raw body, for media types that are not JSON. */
+  text?: string;
 }
 
 /**
@@ -84,7 +86,9 @@ export function expectContract(method: string, template: string, res: Observed):
   const media = response.content[contentType];
   expect(media, `content type ${contentType} documented for ${res.status}`).toBeDefined();
   if (media === undefined) return;
-  const { ok, text } = check(`body ${at} ${contentType}`, res.body);
+  // A body that is not JSON (the page, the plain address, the download) is checked as its text.
+  const body = contentType.endsWith('json') ? res.body : res.text;
+  const { ok, text } = check(`body ${at} ${contentType}`, body);
   expect(ok, `body of ${method} ${template} ${res.status}: ${text}`).toBe(true);
 }
 
