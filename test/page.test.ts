@@ -49,14 +49,22 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     await knot.close();
   });
 
-  /** A fresh page that records the origin of every request it makes. */
-  async function open(base: string, width = 1280, height = 900): Promise<{ page: Page; requested: string[] }> {
+  /**
+   * A fresh page that records every request it makes and every request its Content-Security-Policy
+   * refused (a refused request never reaches the network, so it is no `request` event).
+   */
+  async function open(base: string, width = 1280, height = 900): Promise<{ page: Page; requested: string[]; refused: () => Promise<string[]> }> {
     const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { refused: string[] }).refused = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(event.blockedURI));
+    });
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(`${base}/`);
-    return { page, requested };
+    return { page, requested, refused: () => page.evaluate(() => (window as unknown as { refused: string[] }).refused) };
   }
 
   it('curl / gets the caller address as text/plain and a newline', async () => {
@@ -68,7 +76,7 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
   });
 
   it('shows the address, a DNS lookup of Knot, both round trips of a region, and runs the light test to the end', async () => {
-    const { page, requested } = await open(server.url);
+    const { page, requested, refused } = await open(server.url);
     await expect.poll(() => page.textContent('#address')).toBe('127.0.0.1');
     await expect.poll(() => page.textContent('#connection [data-field="ip_version"]')).toBe('IPv4');
 
@@ -103,9 +111,11 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     expect(delivered).not.toContain('127.0.0.1');
     expect(delivered).not.toContain(await page.evaluate(() => navigator.userAgent));
 
-    // Nothing the page loaded or called came from anywhere but this server.
+    // Nothing the page loaded or called came from anywhere but this server, and it tried nothing
+    // else either (the engine's own defaults would post the result to its vendor).
     expect(requested.length).toBeGreaterThan(40);
     expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+    expect(await refused()).toEqual([]);
   }, 120_000);
 
   it('fits a phone-width screen without sideways scrolling', async () => {
