@@ -61,7 +61,7 @@ export default tseslint.config(
     rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS.filter((g) => g.name !== 'Buffer')] },
   },
   {
-    files: ['**/*.js', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
+    files: ['**/*.js', 'bin/*.mjs', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     // Its parser options (no project service) kept: replacing languageOptions whole dropped them.
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },

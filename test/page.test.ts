@@ -7,9 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCollector, type Collector } from './support/collector.js';
-import { startKnot, type Knot } from './support/knot.js';
-import { startProbeProcess, type ProbeProcess } from './support/probe.js';
+import type { Collector } from './support/collector.js';
+import { startDeployment, type Deployment } from './support/deployment.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually } from './support/wait.js';
@@ -22,31 +21,21 @@ const ready = requireCommands('page in chromium', ['chromium', 'knotd', 'curl'],
 const COMPLETED_KEYS = ['source', 'tool_version', 'mode', 'duration_ms', 'download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'streaming_quality', 'gaming_quality', 'video_call_quality'];
 
 describe.skipIf(!ready)('the page in headless Chromium', () => {
-  let knot: Knot;
-  let probe: ProbeProcess;
+  let deployment: Deployment;
   let collector: Collector;
   let server: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    knot = await startKnot();
-    probe = await startProbeProcess();
-    collector = await startCollector('accept');
-    server = await startTestServer({
-      NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`,
-      NETDIAG_PROBES: `weur=http://127.0.0.1:${String(probe.port)}`,
-      NETDIAG_EVENTS_SINK: collector.url,
-    });
+    deployment = await startDeployment();
+    ({ server, collector } = deployment);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 20_000 });
   }, 60_000);
 
   afterAll(async () => {
     await browser.close();
-    await server.close();
-    await collector.close();
-    await probe.kill('SIGTERM');
-    await knot.close();
+    await deployment.close();
   });
 
   /**

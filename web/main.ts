@@ -1,5 +1,7 @@
 // The page's script: the caller's connection, a DNS lookup, regional latency and the speed test,
 // all through this server's own API (same origin; nothing is fetched from anywhere else).
+import { answerText } from '../src/dns/answer-text.js';
+import type { DnsAnswer } from '../src/dns/types.js';
 import { runSpeedTest } from './speedtest.js';
 import { $, api, formatMs, problemText, text } from './dom.js';
 
@@ -35,24 +37,6 @@ async function showConnection(): Promise<void> {
   field('protocol', joined([d.connection.http_protocol, d.connection.tls_version], 'not observed'));
 }
 
-interface DnsAnswer {
-  name: string;
-  type: string;
-  ttl_seconds: number;
-  address?: string;
-  target?: string;
-  preference?: number;
-  exchange?: string;
-  value?: string;
-}
-
-function answerData(a: DnsAnswer): string {
-  if (a.address !== undefined) return a.address;
-  if (a.target !== undefined) return a.target;
-  if (a.exchange !== undefined) return `${String(a.preference)} ${a.exchange}`;
-  return a.value ?? '';
-}
-
 function setUpDns(): void {
   const form = $<HTMLFormElement>('#dns-form');
   form.addEventListener('submit', (event) => {
@@ -78,7 +62,7 @@ function setUpDns(): void {
       body.replaceChildren(
         ...answers.map((a) => {
           const row = document.createElement('tr');
-          for (const cell of [a.name, a.type, answerData(a), String(a.ttl_seconds)]) {
+          for (const cell of [a.name, a.type, answerText(a), String(a.ttl_seconds)]) {
             const td = document.createElement('td');
             td.textContent = cell;
             row.append(td);

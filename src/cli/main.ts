@@ -1,100 +1,119 @@
 #!/usr/bin/env node
-import type pino from 'pino';
-import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/config.js';
-import { createLogger, flushAndExit, routeConsole } from '../runtime/node/logger.js';
+// The `netdiag` command: the servers (serve, probe) and the client commands against any
+// deployment (ip, dns, latency, speedtest, config). Arguments parsed by commander; exit status 0
+// on success, 1 when the API or the network failed, 2 for bad usage (SPEC-NOTES, Commands).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
+import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';
+import { outputFor, type Output } from './output.js';
+import { VERSION } from './version.js';
 
-const HELP = `netdiag: privacy-first network information and diagnostics API
-
-Usage:
-  netdiag serve      run the API (configuration from the environment; see README)
-  netdiag probe      run a regional latency probe (PORT, default 8081; HOST, NETDIAG_TLS_*)
-  netdiag --help     show this text
-`;
-
-/** Grace for in-flight requests on SIGTERM (SPEC-NOTES, Privacy and lifecycle). */
-const DRAIN_GRACE_MS = 5_000;
-
-interface Running {
-  drain(graceMs: number): Promise<void>;
+interface ClientOptions {
+  url: string;
+  json?: boolean;
+  timeout: number;
 }
 
-function configError(err: unknown): void {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`netdiag: invalid ${err.variable}: ${err.message}\n`);
-    process.exit(2);
-  }
-}
-
-/**
- * Loads the configuration (a bad value: one line naming it, exit 2), starts, and drains on
- * SIGTERM or SIGINT. The handlers go in before the socket listens, so a SIGTERM that arrives
- * as soon as the process announces itself still drains instead of killing it.
- */
-async function run<C extends { logLevel: LogLevel }>(load: (env: Env) => C, start: (config: C, logger: pino.Logger) => Promise<Running>): Promise<void> {
-  let config: C;
+function parseUrl(value: string): string {
+  let url: URL;
   try {
-    config = load(process.env);
-  } catch (err) {
-    configError(err);
-    throw err;
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not a URL; give one like https://netdiag.example.net');
   }
-  const logger = createLogger(config.logLevel);
-  // Libraries that print (ioredis warns through console.warn) go through the JSON log too.
-  routeConsole(logger);
-  const starting = start(config, logger);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'draining');
-    void starting
-      .then((running) => running.drain(DRAIN_GRACE_MS))
-      .then(() => {
-        logger.info({}, 'stopped');
-        flushAndExit(logger, 0);
-      });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('only http: and https: URLs are served');
+  if (url.search !== '' || url.hash !== '') throw new InvalidArgumentError('give the deployment\'s base URL, without a query or fragment');
+  return url.href;
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0 || seconds > 3600) throw new InvalidArgumentError('give seconds, more than 0 and at most 3600');
+  return seconds;
+}
+
+/** --url, --json and --timeout, the same on every client command. */
+function clientCommand(program: Command, name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .addOption(new Option('--url <url>', 'the deployment to ask').env('NETDIAG_URL').default(DEFAULT_URL).argParser(parseUrl))
+    .option('--json', "print the API's data as JSON, for scripts")
+    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (in a speed test: with no data for this long)').default(10).argParser(parseSeconds));
+}
+
+/** Runs a client command with its client and output; it throws ApiFailure when it fails. */
+function act<A extends unknown[]>(body: (client: Client, out: Output, ...args: A) => Promise<void>) {
+  return async (...args: [...A, ClientOptions, Command]): Promise<void> => {
+    const options = args[args.length - 2] as ClientOptions;
+    await body(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), ...(args.slice(0, -2) as A));
   };
-  process.on('SIGTERM', () => {
-    stop('SIGTERM');
-  });
-  process.on('SIGINT', () => {
-    stop('SIGINT');
+}
+
+function program(): Command {
+  const root = new Command('netdiag')
+    .description('Privacy-first network information and diagnostics: the API server, its regional probe, and a client for any deployment.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    // Usage errors and --help come back here as CommanderErrors (main), not as process.exit.
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)');
+
+  root
+    .command('serve')
+    .description('run the API (configuration from the environment; see the README)')
+    .action(async () => {
+      const { serve } = await import('./server-process.js');
+      await serve();
+    });
+  root
+    .command('probe')
+    .description('run a regional latency probe (PORT, default 8081; HOST; NETDIAG_TLS_CERT and NETDIAG_TLS_KEY)')
+    .action(async () => {
+      const { probe } = await import('./server-process.js');
+      await probe();
+    });
+
+  clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them').action(act(ipCommand));
+  clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')
+    .argument('<name>', 'the name to resolve')
+    .argument('[type]', 'A, AAAA, CNAME, MX, NS, TXT or PTR (for PTR, give an address as the name)', 'A')
+    .action(act((client, out, name: string, type: string) => dnsCommand(client, out, name, type)));
+  clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
+    .argument('[region]', 'one region id (all available regions when none is named)')
+    .action(act((client, out, region: string | undefined) => latencyCommand(client, out, region)));
+  clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
+    .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
+    .option('--no-analytics', 'send no analytics events')
+    .action(async (options: ClientOptions & { mode: string; analytics: boolean }) => {
+      const { speedtestCommand } = await import('./speedtest-command.js');
+      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics });
+    });
+  clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
+  return root;
+}
+
+async function main(): Promise<void> {
+  // A reader that stops early (`netdiag config | head`) is no error; the output just ends.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
   });
   try {
-    await starting;
+    await program().parseAsync(process.argv);
   } catch (err) {
-    // A configuration fault found while opening what it names (a geo database that is not one).
-    configError(err);
-    throw err;
+    if (err instanceof CommanderError) {
+      // commander has printed the help, the version or the usage error already.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+    } else if (err instanceof ApiFailure) {
+      process.stderr.write(`netdiag: ${err.message}\n`);
+      process.exitCode = 1;
+    } else {
+      // Anything else (a server that failed to start) ends the process, whatever it holds open.
+      process.stderr.write(`netdiag: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    }
   }
 }
 
-async function main(argv: string[]): Promise<void> {
-  const command = argv[0] ?? 'serve';
-  switch (command) {
-    // Each command loads only its own modules: the probe stays small without the API's code.
-    case 'serve': {
-      const { startServe } = await import('../runtime/node/serve.js');
-      await run(loadConfig, startServe);
-      return;
-    }
-    case 'probe': {
-      const { startProbe } = await import('../runtime/node/probe-server.js');
-      await run(loadProbeConfig, startProbe);
-      return;
-    }
-    case '--help':
-    case '-h':
-    case 'help':
-      process.stdout.write(HELP);
-      return;
-    default:
-      process.stderr.write(`netdiag: unknown command "${command}"\n\n${HELP}`);
-      process.exit(2);
-  }
-}
-
-main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`netdiag: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+await main();

@@ -1,0 +1,84 @@
+// The client commands' view of a deployment: requests to its API with a deadline, the
+// envelope's `data` on success, and a failure that says what went wrong (exit 1) otherwise.
+
+export const DEFAULT_URL = 'http://localhost:8080';
+
+/** A failure of the API or the network: printed as one message, exit code 1. */
+export class ApiFailure extends Error {}
+
+export interface Client {
+  base: string;
+  timeoutMs: number;
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+}
+
+/**
+ * `title: detail` of a problem document (spec §7), the title alone when there is no detail, or
+ * the start of whatever else came.
+ */
+export function problemText(body: string, status: number): string {
+  try {
+    const { title, detail } = JSON.parse(body) as { title?: unknown; detail?: unknown };
+    if (typeof title === 'string') return typeof detail === 'string' ? `${title}: ${detail}` : title;
+  } catch {
+    // Not JSON: the raw text below.
+  }
+  const text = body.slice(0, 200).trim();
+  return text === '' ? `HTTP ${String(status)}` : `HTTP ${String(status)}: ${text}`;
+}
+
+export function clientFor(url: string, timeoutMs: number): Client {
+  const base = url.replace(/\/+$/, '');
+  const call = async <T>(path: string, init: RequestInit): Promise<T> => {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      text = await res.text();
+    } catch (err) {
+      throw new ApiFailure(connectionFailure(base, err, timeoutMs));
+    }
+    if (!res.ok) throw new ApiFailure(problemText(text, res.status));
+    let body: { data?: T };
+    try {
+      body = JSON.parse(text) as { data?: T };
+    } catch {
+      body = {};
+    }
+    if (body.data === undefined) throw new ApiFailure(`${base}${path} answered ${String(res.status)} without the API's envelope; is this a netdiag server?`);
+    return body.data;
+  };
+  return {
+    base,
+    timeoutMs,
+    get: <T>(path: string) => call<T>(path, { headers: { Accept: 'application/json' } }),
+    post: <T>(path: string, body: unknown) => call<T>(path, { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  };
+}
+
+/** Socket error codes in words; any other code is shown as it is. */
+const CONNECT_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is netdiag running there?)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved just now',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'no route to the network',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection closed unexpectedly',
+};
+
+/** What failed to connect, in words: the cause Node puts under fetch's "fetch failed". */
+export function connectionFailure(base: string, err: unknown, timeoutMs: number): string {
+  if (err instanceof DOMException && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+    return `no answer from ${base} within ${String(timeoutMs)} ms`;
+  }
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  const code = cause?.code;
+  // fetch refuses the Fetch standard's "bad ports" (9, 25, 6000, …) before connecting.
+  if (cause?.message === 'bad port') return `cannot reach ${base}: fetch refuses that port (a "bad port" in the Fetch standard); serve netdiag on another`;
+  const why = (code === undefined ? undefined : CONNECT_FAILURES[code]) ?? code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return `cannot reach ${base}: ${why}`;
+}

@@ -1,0 +1,117 @@
+// The client commands: ip, dns, latency and config against any deployment's API.
+import { answerText } from '../dns/answer-text.js';
+import type { DnsAnswer } from '../dns/types.js';
+import { ApiFailure, type Client } from './client.js';
+import { pairs, print, table, type Output } from './output.js';
+
+interface IpData {
+  address: string;
+  ip_version: string;
+  reverse_hostname: string | null;
+  network: { asn: number | null; organization: string | null };
+  location: { city: string | null; region: string | null; country: string | null; country_code: string | null; timezone: string | null };
+  connection: { provider_colo: string | null; http_protocol: string | null; tls_version: string | null };
+}
+
+const orNone = (value: string | number | null | undefined, none = '-'): string => (value === null || value === undefined || value === '' ? none : String(value));
+const joined = (parts: (string | null)[]): string => parts.filter((p) => p !== null && p !== '').join(', ') || '-';
+
+export async function ipCommand(client: Client, out: Output): Promise<void> {
+  const d = await client.get<IpData>('/v1/ip');
+  if (out.json) {
+    print(JSON.stringify(d, null, 2));
+    return;
+  }
+  print(
+    pairs(out, [
+      ['address', d.address],
+      ['version', d.ip_version === 'ipv6' ? 'IPv6' : 'IPv4'],
+      ['reverse name', orNone(d.reverse_hostname)],
+      ['network', d.network.asn === null ? '-' : joined([`AS${String(d.network.asn)}`, d.network.organization])],
+      ['location', joined([d.location.city, d.location.region, d.location.country])],
+      ['timezone', orNone(d.location.timezone)],
+      ['edge', orNone(d.connection.provider_colo)],
+      ['protocol', joined([d.connection.http_protocol, d.connection.tls_version])],
+    ]),
+  );
+}
+
+export async function dnsCommand(client: Client, out: Output, name: string, type: string): Promise<void> {
+  const query = `name=${encodeURIComponent(name)}&type=${encodeURIComponent(type.toUpperCase())}`;
+  const d = await client.get<{ query: { name: string; type: string }; response_code: string; answers: DnsAnswer[] }>(`/v1/dns/resolve?${query}`);
+  if (out.json) {
+    print(JSON.stringify(d, null, 2));
+    return;
+  }
+  print(`${d.query.name} ${d.query.type}: ${d.response_code}`);
+  if (d.answers.length > 0) print(table(out, [['NAME', 'TYPE', 'TTL', 'DATA'], ...d.answers.map((a) => [a.name, a.type, String(a.ttl_seconds), answerText(a)])]));
+}
+
+/** This client's own round trip to the API: median time to the response headers of a few health requests on a warm connection. */
+async function clientRtt(client: Client): Promise<number> {
+  await client.get('/v1/health');
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const res = await fetch(`${client.base}/v1/health`, { signal: AbortSignal.timeout(client.timeoutMs) });
+    samples.push(performance.now() - started);
+    await res.arrayBuffer();
+  }
+  samples.sort((a, b) => a - b);
+  return samples[2] ?? 0;
+}
+
+export async function latencyCommand(client: Client, out: Output, region: string | undefined): Promise<void> {
+  const { regions } = await client.get<{ regions: { id: string; name: string; available: boolean }[] }>('/v1/latency/regions');
+  const chosen = region === undefined ? regions.filter((r) => r.available) : regions.filter((r) => r.id === region);
+  if (region !== undefined && chosen.length === 0) {
+    // The API says which ids exist: let it name them.
+    await client.get(`/v1/latency/regions/${encodeURIComponent(region)}/probe`).catch((err: unknown) => {
+      throw err instanceof ApiFailure ? new ApiFailure(`region "${region}": ${err.message}`) : err;
+    });
+  }
+  const client_rtt = await clientRtt(client);
+  const rows = [];
+  for (const r of chosen) {
+    const probe = await client.get<{ edge_to_region_rtt_ms: number }>(`/v1/latency/regions/${r.id}/probe`);
+    rows.push({ region: r.id, name: r.name, edge_to_region_rtt_ms: probe.edge_to_region_rtt_ms, client_to_api_rtt_ms: Math.round(client_rtt * 1000) / 1000 });
+  }
+  if (out.json) {
+    print(JSON.stringify({ regions: rows }, null, 2));
+    return;
+  }
+  if (rows.length === 0) {
+    print('This deployment has no regional probes configured.');
+    return;
+  }
+  print(
+    table(out, [
+      ['REGION', 'NAME', 'YOU → API', 'API → REGION', 'TOTAL'],
+      ...rows.map((r) => [r.region, r.name, `${r.client_to_api_rtt_ms.toFixed(1)} ms`, `${r.edge_to_region_rtt_ms.toFixed(1)} ms`, `${(r.client_to_api_rtt_ms + r.edge_to_region_rtt_ms).toFixed(1)} ms`]),
+    ]),
+  );
+}
+
+interface Configuration {
+  engine: string;
+  modes: { id: string; description: string; measurements: { type: string; packet_count?: number; bytes_per_request?: number; request_count?: number }[] }[];
+  limits: Record<string, number>;
+}
+
+export async function configCommand(client: Client, out: Output): Promise<void> {
+  const d = await client.get<Configuration>('/v1/speed-test/configuration');
+  if (out.json) {
+    print(JSON.stringify(d, null, 2));
+    return;
+  }
+  print(`engine ${d.engine}`);
+  for (const mode of d.modes) {
+    print(`\n${mode.id}: ${mode.description}`);
+    print(
+      table(out, [
+        ['STEP', 'TYPE', 'COUNT', 'BYTES'],
+        ...mode.measurements.map((m, i) => [String(i + 1), m.type, String(m.packet_count ?? m.request_count ?? ''), m.bytes_per_request === undefined ? '' : String(m.bytes_per_request)]),
+      ]),
+    );
+  }
+}

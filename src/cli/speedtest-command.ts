@@ -1,0 +1,157 @@
+// `netdiag speedtest`: the configuration's plan for a mode run from Node (speedtest-run.ts), a
+// progress bar on a terminal, the result as a table or JSON, and the analytics events the
+// configuration advertises with `source: "cli"` (spec §2 and §6), unless --no-analytics.
+import { randomUUID } from 'node:crypto';
+import cliProgress from 'cli-progress';
+import { ApiFailure, type Client } from './client.js';
+import { pairs, print, type Output } from './output.js';
+import { qualities } from './speedtest-metrics.js';
+import { SpeedTestFailure, SpeedTestRun, type Measurement, type Progress, type Result } from './speedtest-run.js';
+import { TOOL_VERSION } from './version.js';
+
+interface Configuration {
+  modes: { id: string; measurements: Measurement[] }[];
+  analytics: { events: string[]; endpoint: string };
+}
+
+export interface SpeedTestOptions {
+  mode: string;
+  analytics: boolean;
+}
+
+/** Exit status after an interrupt (128 + SIGINT), as shells report it. */
+export const CANCELLED_EXIT = 130;
+
+const round2 = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
+const mbps = (bps: number | undefined) => round2(bps === undefined ? undefined : bps / 1e6);
+
+function formatMbps(value: number | undefined): string {
+  if (value === undefined) return '-';
+  return `${value.toFixed(value < 10 ? 2 : value < 1000 ? 1 : 0)} Mbps`;
+}
+const formatMs = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
+
+/** The result as scripts get it (--json): every field present, null where nothing was measured. */
+function report(mode: string, r: Result) {
+  const classes = qualities({ download: r.download?.bps, upload: r.upload?.bps, latency: r.latency, jitter: r.jitter, downLoadedLatency: r.downLoadedLatency, upLoadedLatency: r.upLoadedLatency });
+  const notes: string[] = [];
+  for (const [name, bw] of [['download', r.download], ['upload', r.upload]] as const) {
+    if (bw?.shortRequestsOnly === true) notes.push(`every ${name} request took under 10 ms, so the ${name} rate counts them all (the engine counts only requests of 10 ms or more); a full test gives a firmer figure`);
+  }
+  if (r.downLoadedLatency === undefined && r.upLoadedLatency === undefined) notes.push('no transfer lasted 250 ms, so there is no loaded latency and the quality classes stay pending');
+  return {
+    mode,
+    download_mbps: mbps(r.download?.bps) ?? null,
+    upload_mbps: mbps(r.upload?.bps) ?? null,
+    latency_ms: round2(r.latency) ?? null,
+    jitter_ms: round2(r.jitter) ?? null,
+    download_loaded_latency_ms: round2(r.downLoadedLatency) ?? null,
+    upload_loaded_latency_ms: round2(r.upLoadedLatency) ?? null,
+    streaming_quality: classes.streaming,
+    gaming_quality: classes.gaming,
+    video_call_quality: classes.video_call,
+    duration_ms: Math.round(r.durationMs),
+    requests: r.requests,
+    download_requests_counted: r.download?.counted ?? 0,
+    upload_requests_counted: r.upload?.counted ?? 0,
+    notes,
+  };
+}
+
+/** A bar on standard error when it is a terminal; nothing otherwise (pipes, files, CI logs). */
+function progressBar(): { update(p: Progress): void; stop(): void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: ' {bar} {percentage}% | {phase}', hideCursor: true, clearOnComplete: true, barsize: 30 },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(p) {
+      if (!started) {
+        bar.start(p.total, p.done, { phase: p.phase });
+        started = true;
+      }
+      bar.setTotal(p.total);
+      bar.update(p.done, { phase: p.phase });
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
+  const config = await client.get<Configuration>('/v1/speed-test/configuration');
+  const mode = config.modes.find((m) => m.id === options.mode);
+  if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
+
+  // One random id per test (spec §2, event_id); only the events the configuration names.
+  const eventId = randomUUID();
+  const send = async (event: string, properties: Record<string, string | number | undefined>) => {
+    if (!options.analytics || !config.analytics.events.includes(event)) return;
+    const defined = Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined));
+    try {
+      await client.post(config.analytics.endpoint, { event, event_id: eventId, properties: { source: 'cli', tool_version: TOOL_VERSION, ...defined } });
+    } catch (err) {
+      // The measurement stands without its event; say so rather than drop it unseen.
+      process.stderr.write(`netdiag: the ${event} event was not accepted: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  };
+
+  const run = new SpeedTestRun(client.base, client.timeoutMs);
+  const bar = progressBar();
+  const interrupt = () => {
+    run.cancel();
+  };
+  process.once('SIGINT', interrupt);
+  const started = performance.now();
+  await send('speed_test_started', { mode: mode.id });
+  let result: Result;
+  try {
+    result = await run.run(mode.measurements, (p) => {
+      bar.update(p);
+    });
+  } catch (err) {
+    bar.stop();
+    if (!(err instanceof SpeedTestFailure)) throw err;
+    await send('speed_test_failed', { mode: mode.id, failure_reason: err.reason, duration_ms: Math.round(performance.now() - started) });
+    process.stderr.write(`netdiag: the speed test ${err.reason === 'cancelled' ? 'was cancelled' : `failed: ${err.message}`}\n`);
+    return err.reason === 'cancelled' ? CANCELLED_EXIT : 1;
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+    run.close();
+  }
+  bar.stop();
+  const r = report(mode.id, result);
+  await send('speed_test_completed', {
+    mode: mode.id,
+    duration_ms: r.duration_ms,
+    download_mbps: r.download_mbps ?? undefined,
+    upload_mbps: r.upload_mbps ?? undefined,
+    latency_ms: r.latency_ms ?? undefined,
+    jitter_ms: r.jitter_ms ?? undefined,
+    streaming_quality: r.streaming_quality,
+    gaming_quality: r.gaming_quality,
+    video_call_quality: r.video_call_quality,
+  });
+  if (out.json) {
+    print(JSON.stringify(r, null, 2));
+    return 0;
+  }
+  print(
+    pairs(out, [
+      ['download', formatMbps(r.download_mbps ?? undefined)],
+      ['upload', formatMbps(r.upload_mbps ?? undefined)],
+      ['latency', formatMs(r.latency_ms ?? undefined)],
+      ['jitter', formatMs(r.jitter_ms ?? undefined)],
+      ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
+      ['streaming', r.streaming_quality],
+      ['gaming', r.gaming_quality],
+      ['video call', r.video_call_quality],
+      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${mode.id} mode)`],
+    ]),
+  );
+  for (const note of r.notes) print(`note: ${note}`);
+  return 0;
+}

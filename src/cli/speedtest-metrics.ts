@@ -1,0 +1,139 @@
+// The speed test's figures from its raw timings, computed as the browser engine the
+// configuration names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
+// ScoresCalculations), so `netdiag speedtest` and the page report the same quantities.
+
+/** One request's timing, in milliseconds. */
+export interface Timing {
+  /** Time to the response's first byte less the server's own Server-Timing duration. */
+  ping: number;
+  /** What the rate is computed over: ping + body time for a download, time to first byte for an upload. */
+  duration: number;
+  /** Bits per second, when the request moved bytes. */
+  bps?: number;
+}
+
+/** Requests shorter than this say more about timer and scheduling noise than the link (the engine's bandwidthMinRequestDuration). */
+export const MIN_BANDWIDTH_REQUEST_MS = 10;
+/** A round whose fastest request took longer than this ends its direction (bandwidthFinishRequestDuration). */
+export const FINISH_REQUEST_MS = 1_000;
+/** Loaded latency counts only rounds whose every request took at least this long (loadedRequestMinDuration). */
+export const LOADED_REQUEST_MIN_MS = 250;
+/** And of those, the last this many side pings (loadedLatencyMaxPoints). */
+export const LOADED_LATENCY_MAX_POINTS = 20;
+/** Pause between side pings while a transfer runs (loadedLatencyThrottle). */
+export const LOADED_LATENCY_THROTTLE_MS = 400;
+
+/** Linear interpolation between closest ranks, the engine's percentile. */
+export function percentile(values: number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = (sorted.length - 1) * p;
+  const lo = sorted[Math.floor(idx)] ?? 0;
+  const hi = sorted[Math.ceil(idx)] ?? lo;
+  return lo + (hi - lo) * (idx % 1);
+}
+
+/** Median of the pings. */
+export const latencyOf = (pings: number[]): number | undefined => percentile(pings, 0.5);
+
+/** Mean absolute difference of consecutive pings; needs two. */
+export function jitterOf(pings: number[]): number | undefined {
+  if (pings.length < 2) return undefined;
+  let sum = 0;
+  for (let i = 1; i < pings.length; i++) sum += Math.abs((pings[i] ?? 0) - (pings[i - 1] ?? 0));
+  return sum / (pings.length - 1);
+}
+
+export interface Bandwidth {
+  bps: number;
+  /** How many requests the figure counts. */
+  counted: number;
+  /** True when no request reached MIN_BANDWIDTH_REQUEST_MS and every timed request was counted instead. */
+  shortRequestsOnly: boolean;
+}
+
+/**
+ * The 90th percentile of per-request rates over requests of at least 10 ms. Next to a fast
+ * server (a LAN, loopback) every request of a light test can be shorter than that, and the
+ * engine would then report nothing; the client counts them all instead and says so, rather than
+ * reporting no rate or hiding that the figure rests on short requests.
+ */
+export function bandwidthOf(timings: Timing[]): Bandwidth | undefined {
+  const rated = timings.filter((t): t is Timing & { bps: number } => t.bps !== undefined && t.bps > 0);
+  const long = rated.filter((t) => t.duration >= MIN_BANDWIDTH_REQUEST_MS);
+  const basis = long.length > 0 ? long : rated;
+  const bps = percentile(basis.map((t) => t.bps), 0.9);
+  return bps === undefined ? undefined : { bps, counted: basis.length, shortRequestsOnly: long.length === 0 };
+}
+
+/** The side pings of rounds long enough to load the link, the last 20 of them, as the engine picks them. */
+export function loadedPings(rounds: { timings: Timing[]; sidePings: number[] }[]): number[] {
+  return rounds
+    .filter((r) => r.timings.length > 0 && Math.min(...r.timings.map((t) => t.duration)) >= LOADED_REQUEST_MIN_MS)
+    .flatMap((r) => r.sidePings)
+    .slice(-LOADED_LATENCY_MAX_POINTS);
+}
+
+export type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
+const QUALITIES: Quality[] = ['bad', 'poor', 'average', 'good', 'great'];
+
+/** The engine's scaleThreshold: the range value after the last domain bound the value reaches. */
+const scale = (domain: number[], range: number[]) => (value: number): number => {
+  let i = 0;
+  while (i < domain.length && value >= (domain[i] ?? Infinity)) i++;
+  return range[i] ?? 0;
+};
+
+// Points per input, the engine's aimMeasurementScoring (milliseconds, bits per second).
+const POINTS = {
+  packetLoss: scale([0.01, 0.05, 0.25, 0.5], [10, 5, 0, -10, -20]),
+  latency: scale([10, 20, 50, 100, 500], [20, 10, 5, 0, -10, -20]),
+  loadedLatencyIncrease: scale([10, 20, 50, 100, 500], [20, 10, 5, 0, -10, -20]),
+  jitter: scale([10, 20, 100, 500], [10, 5, 0, -10, -20]),
+  download: scale([1e6, 1e7, 5e7, 1e8], [0, 5, 10, 20, 30]),
+  upload: scale([1e6, 1e7, 5e7, 1e8], [0, 5, 10, 20, 30]),
+};
+type Input = keyof typeof POINTS;
+
+// The three experiences, their inputs and the point totals that reach each class (aimExperiencesDefs).
+const EXPERIENCES: Record<'streaming' | 'gaming' | 'video_call', { input: Input[]; thresholds: number[] }> = {
+  streaming: { input: ['latency', 'packetLoss', 'download', 'loadedLatencyIncrease'], thresholds: [15, 20, 40, 60] },
+  gaming: { input: ['latency', 'packetLoss', 'loadedLatencyIncrease'], thresholds: [5, 15, 25, 30] },
+  video_call: { input: ['latency', 'jitter', 'packetLoss', 'loadedLatencyIncrease'], thresholds: [5, 15, 25, 40] },
+};
+
+export interface Summary {
+  download?: number;
+  upload?: number;
+  latency?: number;
+  jitter?: number;
+  downLoadedLatency?: number;
+  upLoadedLatency?: number;
+}
+
+/**
+ * The streaming, gaming and video-call classes, or `pending` where an input is missing. Packet
+ * loss, which v1 has no measurement for, scores as none lost, as the engine scores it when it did
+ * not measure it; the loaded-latency increase is the larger loaded latency less the idle one.
+ */
+export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'> {
+  const loaded = s.downLoadedLatency !== undefined || s.upLoadedLatency !== undefined ? Math.max(s.downLoadedLatency ?? -Infinity, s.upLoadedLatency ?? -Infinity) : undefined;
+  const values: Partial<Record<Input, number>> = {
+    packetLoss: 0,
+    latency: s.latency,
+    jitter: s.jitter,
+    download: s.download,
+    upload: s.upload,
+    loadedLatencyIncrease: s.latency !== undefined && s.latency !== 0 && loaded !== undefined ? loaded - s.latency : undefined,
+  };
+  const classify = ({ input, thresholds }: { input: Input[]; thresholds: number[] }): Quality | 'pending' => {
+    let points = 0;
+    for (const name of input) {
+      const value = values[name];
+      if (value === undefined) return 'pending';
+      points += POINTS[name](value);
+    }
+    return QUALITIES[scale(thresholds, [0, 1, 2, 3, 4])(Math.max(0, points))] ?? 'pending';
+  };
+  return { streaming: classify(EXPERIENCES.streaming), gaming: classify(EXPERIENCES.gaming), video_call: classify(EXPERIENCES.video_call) };
+}
