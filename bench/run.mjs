@@ -16,6 +16,7 @@ import { load, median, rssMiB, startChild } from './lib.mjs';
 import { runScale } from './scale.mjs';
 import { runStartup } from './startup.mjs';
 import { runTargets } from './targets.mjs';
+import { runMetrics } from './metrics.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -176,3 +177,6 @@ if (opts.only === undefined || opts.only.split(',').includes('scale')) {
 
 // The speed-test targets (issue 15): GB/s and CPU per GB against a bare server moving the same bytes.
 if (opts.only === undefined || opts.only.split(',').includes('targets')) await runTargets({ rounds, durationS: duration });
+
+// What /metrics costs (issue 17): the same service with and without NETDIAG_METRICS_PORT.
+if (opts.only === undefined || opts.only.split(',').includes('metrics')) await runMetrics({ rounds, durationS: duration });

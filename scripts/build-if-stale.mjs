@@ -19,16 +19,37 @@ function newest(dir) {
   return latest;
 }
 
-const inputs = Math.max(
+const mtime = (f) => statSync(join(root, f)).mtimeMs;
+const sources = Math.max(
   newest(join(root, 'src')),
-  ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map((f) => statSync(join(root, f)).mtimeMs),
+  ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
 );
+// The lockfile too: a dependency's new types can change what compiles.
+const inputs = Math.max(sources, mtime('package-lock.json'));
 if (!process.argv.includes('--always') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
+
+// A production install (`npm prune --omit=dev` after the build, README "Production install")
+// has no compiler: it runs the dist/ it was given, and one without dist/ says how to make one
+// rather than failing on a missing tsc.
+const compiler = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+if (!existsSync(compiler)) {
+  if (existsSync(stamp) && existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+    // `npm prune` rewrites the lockfile after the build; only a source newer than the build is news.
+    if (statSync(stamp).mtimeMs < sources) process.stderr.write('netdiag: sources or settings are newer than dist/, and this install has no compiler: running dist/ as built\n');
+    process.exit(0);
+  }
+  process.stderr.write(
+    'netdiag: dist/ is not built, and this install has no compiler (development dependencies were omitted).\n' +
+      'Build where they are installed, then drop them: npm ci && npm run build && npm prune --omit=dev\n' +
+      '(README, "Production install").\n',
+  );
+  process.exit(1);
+}
 
 // The modules compiled from the OpenAPI document come first: the build imports them.
 const generate = spawnSync(process.execPath, [join(root, 'scripts', 'generate.mjs')], { stdio: 'inherit' });
 if (generate.status !== 0) process.exit(generate.status ?? 1);
 
-const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const tsc = spawnSync(process.execPath, [compiler, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -12,6 +12,7 @@ import type { ConnectionFacts, Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
 import { speedTestTargets } from './speedtest/targets.js';
 import { pageRoutes } from './page/route.js';
+import { methodLabel } from './metrics/port.js';
 
 export interface App {
   /** The core: one request in, one reply out; synchronous where no route needs to wait. */
@@ -52,7 +53,7 @@ export function createApp(services: Services): App {
   ]) {
     router.add(route);
   }
-  const { logger, accessLog } = services;
+  const { logger, accessLog, metrics } = services;
 
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {
     if (err instanceof Problem) return problemReply(ctx, err.code, err.message, err.headers);
@@ -64,6 +65,7 @@ export function createApp(services: Services): App {
   // Access log, when enabled: route pattern and outcome only, never the caller's address,
   // User-Agent, query or body (SPEC-NOTES, Privacy).
   const log = (ctx: RequestContext, route: string | null, reply: HttpReply): HttpReply => {
+    if (metrics.enabled) metrics.request(route ?? 'unmatched', methodLabel(ctx.req.method), reply.status, (performance.now() - ctx.startedAt) / 1000);
     if (accessLog) {
       logger.info({
         request_id: ctx.requestId,
@@ -81,6 +83,8 @@ export function createApp(services: Services): App {
       req,
       requestId: services.newId(),
       receivedAt: services.clock.now(),
+      // A monotonic start for the duration metric, read only when metrics record.
+      startedAt: metrics.enabled ? performance.now() : 0,
       publicUrl: services.publicUrl,
       params: {},
       rate: undefined,

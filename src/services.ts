@@ -5,6 +5,7 @@ import type { TrustedHeader } from './ip/caller-address.js';
 import type { EventSink } from './events/sink.js';
 import type { LatencyProbes } from './latency/probes.js';
 import type { Resolver } from './dns/resolver.js';
+import type { Metrics } from './metrics/port.js';
 import type { AsnLookup, CityLookup, LocationInformation, NetworkInformation } from './ip/geo.js';
 
 /** What the runtime observed about the connection a request came in on. */
@@ -89,4 +90,6 @@ export interface Services {
   accessLog: boolean;
   /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
   speedTestTargets: boolean;
+  /** Where request counts and durations and 429s go (`NETDIAG_METRICS_PORT`); NO_METRICS when off. */
+  metrics: Metrics;
 }

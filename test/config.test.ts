@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/process.js';
+import { runCli, serveCli } from './support/process.js';
+import { freePort } from './support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-config-'));
 const notPem = join(dir, 'not.pem');
@@ -107,6 +108,39 @@ describe('start-up configuration', () => {
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^netdiag: invalid ${variable}: `))]);
   });
+
+  it('states the effective configuration in one line at start-up, without a credential or token', async () => {
+    const [metricsPort, closed] = [await freePort(), await freePort()];
+    const serving = await serveCli({
+      NETDIAG_TRUST_PROXY: 'loopback',
+      NETDIAG_EVENTS_SINK: 'https://collector-user:collector-pass@collector.example/ingest?token=sink-token',
+      NETDIAG_DNS_UPSTREAM: 'https://dns.example/dns-query?key=doh-token',
+      NETDIAG_REDIS_URL: `redis://:redis-pass@127.0.0.1:${String(closed)}/0`,
+      NETDIAG_RATE_LIMIT_KEY: 'rate-limit-secret-0123456789abcdefghijklmnop',
+      NETDIAG_PROBES: 'weur=http://127.0.0.1:9/rtt-base',
+      NETDIAG_METRICS_PORT: String(metricsPort),
+    });
+    try {
+      const lines = serving.stdout().split('\n').filter((l) => l.includes('"msg":"configuration"'));
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+      expect(line).toMatchObject({
+        // PORT=0: the line states the port asked for; the `listening` line says which it got.
+        listeners: { api: 'http://127.0.0.1:0', tls: false, proxy_protocol: false, metrics: `http://127.0.0.1:${String(metricsPort)}/metrics` },
+        trust_proxy: 'loopback',
+        dns_upstream: 'https://dns.example/dns-query',
+        events_sink: 'https://collector.example/ingest',
+        limiter: `redis redis://127.0.0.1:${String(closed)}/0`,
+        workers: 1,
+        probes: { weur: 'http://127.0.0.1:9/rtt-base' },
+        geo: { city: 'embedded DB-IP Lite city', asn: 'embedded ASN table' },
+      });
+      for (const secret of ['collector-pass', 'collector-user', 'sink-token', 'doh-token', 'redis-pass', 'rate-limit-secret']) expect(serving.stdout()).not.toContain(secret);
+    } finally {
+      serving.child.kill('SIGTERM');
+      await serving.exited;
+    }
+  }, 20_000);
 
   it('--help describes the commands', async () => {
     const run = await runCli(['--help']);

@@ -39,7 +39,21 @@ export interface ResolverOptions {
    * recovery probe, and lookups other requests share (Coalescer).
    */
   defer?: Defer;
+  /** Where cache and upstream outcomes are reported, for metrics. */
+  observer?: ResolverObserver;
 }
+
+/** What a lookup's status will be: the answer, or the failure class of SPEC-NOTES, DNS. */
+export type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout';
+
+/** Receives the resolver's outcomes (Node's metrics); nothing about the name asked. */
+export interface ResolverObserver {
+  cache(hit: boolean): void;
+  /** One lookup's outcome; `seconds` when it went upstream, undefined when refused locally (circuit open, outstanding cap). */
+  upstream(outcome: UpstreamOutcome, seconds: number | undefined): void;
+}
+
+const OUTCOMES: Record<DnsFailure['kind'], UpstreamOutcome> = { invalid: 'bad_gateway', too_large: 'bad_gateway', timeout: 'timeout', unavailable: 'unavailable' };
 
 /** The resolver and what a runtime needs to watch and stop it. */
 export interface ResolverRuntime extends Resolver {
@@ -54,7 +68,7 @@ const missedDeadline = () => new DnsFailure('timeout', 'deadline', 'deadline');
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined }: ResolverOptions): ResolverRuntime {
+export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
   const inflight = new Coalescer<DnsResult>(defer);
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Coalescer<DnsResult>(defer);
@@ -89,9 +103,17 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
   }
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
-    if (!circuit.admits()) throw new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open');
-    if (outstanding >= maxOutstanding) throw new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap');
+    const refusal = !circuit.admits()
+      ? new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open')
+      : outstanding >= maxOutstanding
+        ? new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap')
+        : undefined;
+    if (refusal !== undefined) {
+      observer?.upstream('unavailable', undefined);
+      throw refusal;
+    }
     outstanding += 1;
+    const started = observer === undefined ? 0 : performance.now();
     // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running
     // until it fires, and firing costs an exception object each time.
     const deadline = new AbortController();
@@ -101,8 +123,10 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     try {
       const result = await exchange(name, type, deadline.signal);
       circuit.success();
+      observer?.upstream('answer', (performance.now() - started) / 1000);
       return result;
     } catch (err) {
+      if (err instanceof DnsFailure) observer?.upstream(OUTCOMES[err.kind], (performance.now() - started) / 1000);
       if (err instanceof DnsFailure) {
         // Only the upstream's own faults count: a reply it sent (even a bad one) proves it is
         // there, and a caller's PTR under its short deadline may miss it on a slow reverse zone
@@ -127,6 +151,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     resolve(name, type) {
       const key = `${type} ${name}`;
       const cached = cache.get(key);
+      observer?.cache(cached !== undefined);
       if (cached !== undefined) return cached;
       const pending = inflight.run(
         key,

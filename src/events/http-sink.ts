@@ -53,6 +53,9 @@ export class HttpEventSink implements EventSink {
   readonly #timer: DeferredTimer;
   #failures = 0;
   #dropped = 0;
+  /** Monotonic totals for metrics: events delivered, and events lost to the queue bound. */
+  #deliveredTotal = 0;
+  #lostTotal = 0;
   #closing = false;
   /** When drops were last logged: at most one warning a minute, however long an overload lasts. */
   #dropLoggedAt = -Infinity;
@@ -70,6 +73,25 @@ export class HttpEventSink implements EventSink {
     this.#backoffMs = options.backoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
+  }
+
+  /** Events waiting for the collector now. */
+  get depth(): number {
+    return this.#queue.length;
+  }
+
+  /** Events the collector has accepted (2xx) since start. */
+  get delivered(): number {
+    return this.#deliveredTotal;
+  }
+
+  /**
+   * Events dropped at the queue bound since start, never to be delivered. A drop that takes an
+   * event of the batch in flight counts once that batch is known to have failed; if it is
+   * delivered after all, the event counts as delivered, so the total only ever grows.
+   */
+  get dropped(): number {
+    return this.#lostTotal;
   }
 
   accept(event: ReceivedEvent): void {
@@ -101,6 +123,8 @@ export class HttpEventSink implements EventSink {
     if (over <= 0) return;
     this.#queue.drop(over);
     this.#dropped += over;
+    // With a batch in flight the drop may have taken its events; that is settled when it ends.
+    if (this.#inFlight === undefined) this.#lostTotal = Math.max(this.#lostTotal, this.#dropped);
     const now = Date.now();
     if (now - this.#dropLoggedAt >= DROP_LOG_INTERVAL_MS) {
       // `dropped` is the count since the last of these lines (the first one: this drop).
@@ -161,6 +185,8 @@ export class HttpEventSink implements EventSink {
         const trimmed = Math.min(batch.length, this.#dropped - droppedBefore);
         this.#dropped -= trimmed;
         this.#queue.drop(batch.length - trimmed);
+        this.#deliveredTotal += batch.length;
+        this.#lostTotal = Math.max(this.#lostTotal, this.#dropped);
         if (this.#failures > 0) this.#logger.info({ dropped: this.#dropped }, 'analytics collector reachable again');
         this.#failures = 0;
         return true;
@@ -171,6 +197,7 @@ export class HttpEventSink implements EventSink {
           this.#logger.warn({ reason: failureReason(err) }, 'analytics collector failing; events are queued');
         }
         this.#failures += 1;
+        this.#lostTotal = Math.max(this.#lostTotal, this.#dropped);
         return false;
       } finally {
         this.#inFlight = undefined;

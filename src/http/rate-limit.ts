@@ -24,6 +24,7 @@ export function rateLimited(operation: Operation, services: Services, handler: H
     const remaining = counted ? String(Math.max(0, limit - hit.count)) : undefined;
     ctx.rate = { limit: limitText, remaining, reset };
     if (counted ? hit.count > limit : hit.limited) {
+      services.metrics.rateLimited(operation);
       // Returned, not thrown: this is the path an abusive client drives hardest.
       return problemReply(
         ctx,

@@ -62,6 +62,8 @@ export interface RequestContext {
   requestId: string;
   /** Milliseconds since the epoch when the request was received. */
   receivedAt: number;
+  /** `performance.now()` at receipt when metrics record (for the duration histogram), else 0. */
+  startedAt: number;
   /** The configured base of problem `type` URIs; the request's origin when undefined. */
   publicUrl: string | undefined;
   /** Path parameters of the matched route. */

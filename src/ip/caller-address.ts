@@ -3,7 +3,8 @@ import { forwardedChain, xForwardedForChain } from './forwarded.js';
 import type { TrustPolicy } from './trust.js';
 
 export type CallerResult =
-  | { ok: true; address: ParsedAddress }
+  /** `forwarded`: taken from a trusted proxy's header, so the connection's own facts are that proxy's hop. */
+  | { ok: true; address: ParsedAddress; forwarded: boolean }
   | { ok: false; reason: string; peer: ParsedAddress | undefined };
 
 /**
@@ -44,7 +45,7 @@ function chainOf(header: TrustedHeader, value: string): (string | undefined)[] {
 export function resolveCaller(peerText: string | undefined, headers: { header(name: string): string | undefined }, trust: TrustPolicy, header: TrustedHeader): CallerResult {
   const peer = peerText === undefined ? undefined : parseAddress(peerText);
   if (peer === undefined) return { ok: false, reason: 'the peer address is not known', peer };
-  if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer };
+  if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer, forwarded: false };
 
   const value = headers.header(header);
   const chain = value === undefined ? undefined : chainOf(header, value);
@@ -58,9 +59,9 @@ export function resolveCaller(peerText: string | undefined, headers: { header(na
     if (hop === undefined) {
       return { ok: false, reason: `the ${header} header holds an entry that is not an address`, peer };
     }
-    if (!trust.trusts(hop)) return { ok: true, address: hop };
+    if (!trust.trusts(hop)) return { ok: true, address: hop, forwarded: true };
     leftmost = hop;
   }
   // Every hop is trusted: the request started inside the trusted network, at its first hop.
-  return leftmost === undefined ? { ok: false, reason: `empty ${header} header`, peer } : { ok: true, address: leftmost };
+  return leftmost === undefined ? { ok: false, reason: `empty ${header} header`, peer } : { ok: true, address: leftmost, forwarded: true };
 }

@@ -99,8 +99,11 @@ export function ipRoute(services: Services): RouteDefinition {
           location,
           connection: {
             provider_colo: colo,
-            http_protocol: connection.httpProtocol,
-            tls_version: connection.tlsVersion,
+            // Behind a proxy that forwards by header, this connection is the proxy's hop: its
+            // protocol and TLS are not the caller's, and the header says nothing of them.
+            // PROXY protocol v2 carries the caller's own (its ALPN and SSL TLVs).
+            http_protocol: caller.forwarded ? null : connection.httpProtocol,
+            tls_version: caller.forwarded ? null : connection.tlsVersion,
           },
           data_provenance: 'observed_connection',
         },

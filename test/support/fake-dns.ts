@@ -49,7 +49,21 @@ function reply(fault: Fault, query: dnsPacket.DecodedPacket, send: (b: Buffer) =
   }
 }
 
+/**
+ * The UDP port is the system's choice and the TCP side takes the same number, which another
+ * socket on the machine may hold already (suites run in parallel): then both start again.
+ */
 export async function startFakeDns(fault: Fault): Promise<FakeDns> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startFakeDnsOnce(fault);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 20) throw err;
+    }
+  }
+}
+
+async function startFakeDnsOnce(fault: Fault): Promise<FakeDns> {
   const udp: Socket = createSocket('udp4');
   let queries = 0;
   udp.on('message', (message, rinfo) => {
@@ -75,8 +89,13 @@ export async function startFakeDns(fault: Fault): Promise<FakeDns> {
     });
     socket.on('error', () => undefined);
   });
-  tcp.listen(port, '127.0.0.1');
-  await once(tcp, 'listening');
+  try {
+    tcp.listen(port, '127.0.0.1');
+    await once(tcp, 'listening');
+  } catch (err) {
+    udp.close();
+    throw err;
+  }
 
   return {
     port,

@@ -8,6 +8,7 @@ import { TRUST_NONE } from '../../src/ip/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
 import type { Logger, Services } from '../../src/services.js';
+import { NO_METRICS } from '../../src/metrics/port.js';
 import { openapi } from './contract.js';
 import { ManualClock } from './limiter-conformance.js';
 
@@ -47,6 +48,7 @@ export function testServices(overrides: Partial<Services> = {}): Services & { cl
     colo: null,
     probes: NO_PROBES,
     events: NONE_SINK,
+    metrics: NO_METRICS,
     publicUrl: undefined,
     openapi,
     logger: memoryLogger(),

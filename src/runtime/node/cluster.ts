@@ -6,6 +6,7 @@ import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Logger } from '../../services.js';
 import { answerLimiterRequests } from './cluster-store.js';
 import type { Config } from './config.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 
 export interface RunningCluster {
   port: number;
@@ -69,6 +70,13 @@ export async function startCluster(config: Config, logger: Logger): Promise<Runn
   });
   const ports = await Promise.all(listening);
   const port = ports[0] ?? 0;
+  // The workers' metrics, summed (counters, histograms, most gauges) by prom-client's aggregator.
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics !== undefined) {
+    const { AggregatorRegistry } = await import('prom-client');
+    const aggregator = new AggregatorRegistry();
+    metricsServer = await startMetricsServer(config.metrics, { contentType: aggregator.contentType, render: () => aggregator.clusterMetrics() }, logger);
+  }
   logger.info({ port, workers: count, role: 'primary' }, 'listening');
 
   const drain = async (graceMs: number) => {
@@ -81,6 +89,7 @@ export async function startCluster(config: Config, logger: Logger): Promise<Runn
     }, graceMs + 5_000);
     await Promise.all(exits);
     clearTimeout(timer);
+    await metricsServer?.close();
   };
   return { port, drain };
 }

@@ -45,6 +45,8 @@ export interface Config extends DnsBounds {
   logLevel: LogLevel;
   accessLog: boolean;
   speedTestTargets: boolean;
+  /** The Prometheus listener (`NETDIAG_METRICS_PORT`, `NETDIAG_METRICS_HOST`); off when undefined. */
+  metrics: { port: number; host: string } | undefined;
 }
 
 export interface ListenerTimeouts {
@@ -158,12 +160,26 @@ function trustHeader(env: Env): TrustedHeader {
   return value;
 }
 
-function listenHost(env: Env): string | undefined {
-  const host = read(env, 'HOST');
+function listenHost(env: Env, name = 'HOST'): string | undefined {
+  const host = read(env, name);
   if (host !== undefined && isIP(host) === 0 && !/^[a-zA-Z0-9.-]{1,253}$/.test(host)) {
-    fail('HOST', `"${host}" is not an IP address or host name`);
+    fail(name, `"${host}" is not an IP address or host name`);
   }
   return host;
+}
+
+/**
+ * The metrics listener: off unless NETDIAG_METRICS_PORT is set; on loopback unless
+ * NETDIAG_METRICS_HOST says otherwise, since what it shows is for the operator's scraper only.
+ */
+function metricsListener(env: Env, apiPort: number): Config['metrics'] {
+  if (read(env, 'NETDIAG_METRICS_PORT') === undefined) {
+    if (read(env, 'NETDIAG_METRICS_HOST') !== undefined) fail('NETDIAG_METRICS_HOST', 'has no effect without NETDIAG_METRICS_PORT');
+    return undefined;
+  }
+  const port = wholeNumber(env, 'NETDIAG_METRICS_PORT', 0, 0, 65535);
+  if (port !== 0 && port === apiPort) fail('NETDIAG_METRICS_PORT', `must differ from PORT (${String(apiPort)})`);
+  return { port, host: listenHost(env, 'NETDIAG_METRICS_HOST') ?? '127.0.0.1' };
 }
 
 /** What `netdiag probe` reads: where to listen, TLS and logging; nothing else applies to it. */
@@ -211,8 +227,9 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
   const accessValue = read(env, 'NETDIAG_ACCESS_LOG') ?? 'off';
   if (accessValue !== 'on' && accessValue !== 'off') fail('NETDIAG_ACCESS_LOG', `must be on or off, got "${accessValue}"`);
 
+  const port = wholeNumber(env, 'PORT', defaults.port, 0, 65535);
   return {
-    port: wholeNumber(env, 'PORT', defaults.port, 0, 65535),
+    port,
     host,
     publicUrl: publicUrl(env),
     dnsUpstream: dnsUpstream(env),
@@ -235,5 +252,6 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     logLevel: logLevel(env),
     accessLog: onOff(env, 'NETDIAG_ACCESS_LOG', false),
     speedTestTargets: onOff(env, 'NETDIAG_SPEEDTEST_TARGETS', true),
+    metrics: metricsListener(env, port),
   };
 }

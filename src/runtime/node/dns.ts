@@ -1,6 +1,6 @@
 import { DnsCache } from '../../dns/cache.js';
 import { dohTransport } from '../../dns/doh.js';
-import { createResolver, type ResolverRuntime } from '../../dns/resolver.js';
+import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../dns/resolver.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import type { Clock, Logger } from '../../services.js';
 import type { Config } from './config.js';
@@ -19,12 +19,13 @@ export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport
   }
 }
 
-export function nodeResolver(config: Config, clock: Clock, logger?: Logger): ResolverRuntime {
+export function nodeResolver(config: Config, clock: Clock, logger?: Logger, observer?: ResolverObserver): ResolverRuntime {
   return createResolver({
     transport: upstreamTransport(config.dnsUpstream),
     timeoutMs: config.dnsTimeoutMs,
     cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
     maxOutstanding: config.dnsMaxOutstanding,
     logger,
+    observer,
   });
 }

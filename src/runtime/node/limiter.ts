@@ -13,6 +13,10 @@ export const SHARED_STORE = { timeoutMs: 100, retryMs: 1_000 } as const;
 
 export interface NodeLimiter {
   store: LimiterStore;
+  /** `local`: this process's counters alone; `shared`: Redis or the cluster primary, with a fallback. */
+  kind: 'local' | 'shared';
+  /** True while a shared store has failed and the in-process counters stand in. */
+  degraded: () => boolean;
   /** The keyed hash of rate-limit sources (SPEC-NOTES, Privacy). */
   keyedHash: (input: string) => string;
   /** Settles once the store is ready to share counts (or has given up for now). */
@@ -48,6 +52,8 @@ export function nodeLimiter(config: Config, logger: Logger, clock: Clock): NodeL
     const ready = () => redis.whenConnected(2_000);
     return {
       store,
+      kind: 'shared',
+      degraded: () => store.degraded,
       keyedHash,
       ready,
       close: () => {
@@ -58,7 +64,7 @@ export function nodeLimiter(config: Config, logger: Logger, clock: Clock): NodeL
   }
   if (cluster.isWorker) {
     const store = new FallbackLimiterStore(new ClusterLimiterStore(process as Channel, clock), local, logger, SHARED_STORE);
-    return { store, keyedHash, ready: () => Promise.resolve(), close: () => { store.close(); } };
+    return { store, kind: 'shared', degraded: () => store.degraded, keyedHash, ready: () => Promise.resolve(), close: () => { store.close(); } };
   }
-  return { store: local, keyedHash, ready: () => Promise.resolve(), close: () => undefined };
+  return { store: local, kind: 'local', degraded: () => false, keyedHash, ready: () => Promise.resolve(), close: () => undefined };
 }

@@ -129,6 +129,11 @@ class WarmProbe {
     this.#timer.unref();
   }
 
+  /** Whether the last exchange with the probe succeeded; undefined before the first. */
+  get reachable(): boolean | undefined {
+    return this.#state === 'up' ? true : this.#state === 'down' ? false : undefined;
+  }
+
   #up(): void {
     if (this.#state !== 'up') this.logger.info({ region: this.region }, 'probe reachable');
     this.#state = 'up';
@@ -147,6 +152,8 @@ class WarmProbe {
 }
 
 export interface NodeProbes extends LatencyProbes {
+  /** Whether each configured region's probe answered its last exchange (undefined: not yet known). */
+  reachable(region: RegionId): boolean | undefined;
   close(): Promise<void>;
 }
 
@@ -165,6 +172,7 @@ export function nodeProbes(configured: ReadonlyMap<RegionId, string>, logger: Lo
       if (probe === undefined) return Promise.reject(new ProbeUnavailable(`No probe is configured for region ${region}.`));
       return probe.measure();
     },
+    reachable: (region) => probes.get(region)?.reachable,
     async close() {
       await Promise.all([...probes.values()].map((p) => p.close()));
     },

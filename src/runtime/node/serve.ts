@@ -8,6 +8,9 @@ import type { Socket } from 'node:net';
 import { acceptProxyProtocol } from './proxy-protocol.js';
 import { closeAllHttp1, closeIdleHttp1, createNodeServer, listen, trackSessions, type NodeServer } from './server.js';
 import { nodeServices } from './services.js';
+import { configurationSummary } from './config-summary.js';
+import type { NodeMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
 
 /** How long shutdown waits for the events queue to reach the collector. */
 const EVENTS_FLUSH_MS = 3_000;
@@ -15,6 +18,8 @@ const EVENTS_FLUSH_MS = 3_000;
 export interface RunningServer {
   server: NodeServer;
   port: number;
+  /** The metrics listener's port, when this process serves one. */
+  metricsPort: number | undefined;
   /** Stops accepting, lets in-flight requests finish within `graceMs`, then closes the rest. */
   drain(graceMs?: number): Promise<void>;
 }
@@ -24,11 +29,18 @@ export interface RunningServer {
  * workers, forked from it (node:cluster re-runs the same command in each), run the server.
  */
 export function startServe(config: Config, logger: pino.Logger): Promise<{ drain(graceMs: number): Promise<void> }> {
+  // Said once, by the process the operator started (a cluster's workers are its copies).
+  if (cluster.isPrimary) logger.info(configurationSummary(config, workerCount(config), process.env.NETDIAG_TRUST_PROXY), 'configuration');
   return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
 }
 
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
-  const services = nodeServices(config, logger);
+  // A cluster worker records too; its primary serves every worker's metrics, aggregated.
+  const metrics = config.metrics === undefined ? undefined : await workerMetrics();
+  const services = nodeServices(config, logger, metrics);
+  const metricsServer = config.metrics !== undefined && metrics !== undefined && cluster.isPrimary
+    ? await startMetricsServer(config.metrics, { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() }, logger)
+    : undefined;
   await services.limiterRuntime.ready();
   const app = createApp(services);
   const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl));
@@ -50,7 +62,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       server.close(() => {
         clearTimeout(timer);
         // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
-        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS), services.dnsRuntime.close()]).then(() => {
+        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS), services.dnsRuntime.close(), metricsServer?.close()]).then(() => {
           services.limiterRuntime.close();
           resolve();
         });
@@ -61,5 +73,17 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       for (const session of sessions) session.close();
     });
 
-  return { server, port, drain };
+  return { server, port, metricsPort: metricsServer?.port, drain };
+}
+
+/** The metrics of this process; in a cluster worker, also handed to prom-client's aggregation. */
+async function workerMetrics(): Promise<NodeMetrics> {
+  const [{ nodeMetrics }, { AggregatorRegistry }] = await Promise.all([import('./metrics.js'), import('prom-client')]);
+  const metrics = nodeMetrics();
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    // Its constructor installs the worker's answer to the primary's requests.
+    new AggregatorRegistry();
+  }
+  return metrics;
 }

@@ -10,6 +10,8 @@ import { HttpEventSink } from '../../events/http-sink.js';
 import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
 import { loadOpenApi } from './openapi.js';
 import { nodeProbes, type NodeProbes } from './probe-client.js';
+import type { NodeMetrics } from './metrics.js';
+import { NO_METRICS } from '../../metrics/port.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -26,10 +28,16 @@ function eventSink(config: Config, logger: Logger): EventSink {
   return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger });
 }
 
-/** Builds the Node implementations of every port from the validated configuration. */
-export function nodeServices(config: Config, logger: pino.Logger): Services & { probes: NodeProbes; limiterRuntime: NodeLimiter; dnsRuntime: ResolverRuntime } {
+/**
+ * Builds the Node implementations of every port from the validated configuration; with
+ * `metrics`, each is observed for /metrics.
+ */
+export function nodeServices(config: Config, logger: pino.Logger, metrics?: NodeMetrics): Services & { probes: NodeProbes; limiterRuntime: NodeLimiter; dnsRuntime: ResolverRuntime } {
   const limiter = nodeLimiter(config, logger, systemClock);
-  const dns = nodeResolver(config, systemClock, logger);
+  const dns = nodeResolver(config, systemClock, logger, metrics?.resolver);
+  const probes = nodeProbes(config.probes, logger);
+  const events = eventSink(config, logger);
+  metrics?.observe({ dns, limiter, events, probes });
   return {
     clock: systemClock,
     newId: () => randomUUID(),
@@ -44,12 +52,13 @@ export function nodeServices(config: Config, logger: pino.Logger): Services & { 
     geo: loadGeo(config),
     colo: config.colo,
     limits: config.limits,
-    probes: nodeProbes(config.probes, logger),
-    events: eventSink(config, logger),
+    probes: metrics === undefined ? probes : metrics.probes(probes),
+    events: metrics === undefined ? events : metrics.events(events),
     publicUrl: config.publicUrl,
     openapi: loadOpenApi(),
     logger,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
+    metrics: metrics?.metrics ?? NO_METRICS,
   };
 }

@@ -1,4 +1,5 @@
 import { waitUntil } from 'cloudflare:workers';
+import { NO_METRICS } from '../../metrics/port.js';
 import { DnsCache } from '../../dns/cache.js';
 import { dohTransport } from '../../dns/doh.js';
 import { createResolver } from '../../dns/resolver.js';
@@ -95,5 +96,7 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
     logger,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
+    // The platform's analytics (Workers Analytics, Logpush) take the place of /metrics here.
+    metrics: NO_METRICS,
   };
 }
