@@ -1,10 +1,12 @@
-// What /metrics costs (issue 17): the same service with and without NETDIAG_METRICS_PORT, in
-// interleaved rounds, on the cheapest route (health: the recording is the largest share of its
-// work), cached DNS and /v1/ip with a new public caller per request. A scrape every second
-// during the metrics rounds, as a Prometheus with a short interval would. CPU per request from
-// the server's utime + stime, medians.
+// What /metrics costs (issue 17): the service with and without NETDIAG_METRICS_PORT, on the
+// cheapest route (health: the recording is the largest share of its work), cached DNS, and
+// /v1/ip with a new public caller per request, while something scrapes every second as a
+// Prometheus with a short interval would. CPU per request from the server's utime + stime.
+// Two processes of the same build differ by up to 35 µs per /v1/ip request for no reason of
+// their own (memory placement of the 129 MiB geo data, measured A/A), so every round starts a
+// fresh pair, in alternating order, and the figures are medians over rounds.
 // Part of `npm run bench` (`--only metrics` alone); with its own options: node bench/metrics.mjs
-// [--rounds 5 --duration 5 --connections 32].
+// [--rounds 6 --duration 4 --connections 32].
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listeningPort, load, median, startChild } from './lib.mjs';
@@ -12,7 +14,13 @@ import { listeningPort, load, median, startChild } from './lib.mjs';
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 
-export async function runMetrics({ rounds = 5, durationS = 5, connections = 32 } = {}) {
+const ROUTES = [
+  { name: 'health', path: '/v1/health' },
+  { name: 'dns-cached', path: '/v1/dns/resolve?name=cached.bench.test&type=A' },
+  { name: 'ip (distinct callers)', path: '/v1/ip', callerHeader: 'x-forwarded-for' },
+];
+
+export async function runMetrics({ rounds = 6, durationS = 4, connections = 32 } = {}) {
   const upstream = await startChild(process.execPath, [upstreamScript], {}, (line) => Number(line));
   const env = {
     PORT: '0',
@@ -23,44 +31,43 @@ export async function runMetrics({ rounds = 5, durationS = 5, connections = 32 }
     NETDIAG_EVENTS_SINK: 'none',
   };
   const metricsPort = 19464;
-  const plain = await startChild(process.execPath, [cli, 'serve'], env, listeningPort);
-  const metered = await startChild(process.execPath, [cli, 'serve'], { ...env, NETDIAG_METRICS_PORT: String(metricsPort) }, listeningPort);
-  const routes = [
-    { name: 'health', path: '/v1/health' },
-    { name: 'dns-cached', path: '/v1/dns/resolve?name=cached.bench.test&type=A' },
-    { name: 'ip (distinct callers)', path: '/v1/ip', callerHeader: 'x-forwarded-for' },
-  ];
-  const rows = [];
-  for (const route of routes) {
-    const off = { rps: [], cpu: [] };
-    const on = { rps: [], cpu: [] };
-    for (let i = 0; i < rounds; i++) {
-      for (const [server, into, scrape] of [[plain, off, false], [metered, on, true]]) {
-        const scraper = scrape ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()), 1000) : undefined;
-        const r = await load({ url: `http://127.0.0.1:${server.port}${route.path}`, pid: server.child.pid, duration: durationS, connections, callerHeader: route.callerHeader });
+  const figures = new Map(ROUTES.map((r) => [r.name, { off: { rps: [], cpu: [] }, on: { rps: [], cpu: [] } }]));
+  for (let i = 0; i < rounds; i++) {
+    const start = (metered) => startChild(process.execPath, [cli, 'serve'], metered ? { ...env, NETDIAG_METRICS_PORT: String(metricsPort) } : env, listeningPort);
+    const order = i % 2 === 0 ? [false, true] : [true, false];
+    const servers = [];
+    for (const metered of order) servers.push({ metered, child: await start(metered) });
+    for (const route of ROUTES) {
+      for (const { metered, child } of servers) {
+        const scraper = metered ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()), 1000) : undefined;
+        const r = await load({ url: `http://127.0.0.1:${child.port}${route.path}`, pid: child.child.pid, duration: durationS, connections, callerHeader: route.callerHeader });
         clearInterval(scraper);
         if (r.bad > 0) throw new Error(`${route.name}: ${r.bad} failed requests`);
+        const into = figures.get(route.name)[metered ? 'on' : 'off'];
         into.rps.push(r.rps);
         into.cpu.push(r.cpuUsPerReq);
       }
     }
-    rows.push({
+    for (const { child } of servers) await child.stop();
+  }
+  const rows = ROUTES.map((route) => {
+    const { off, on } = figures.get(route.name);
+    return {
       route: route.name,
       'rps off': Math.round(median(off.rps)),
       'rps on': Math.round(median(on.rps)),
       'CPU µs/req off': Number(median(off.cpu).toFixed(1)),
       'CPU µs/req on': Number(median(on.cpu).toFixed(1)),
       'metrics µs/req': Number((median(on.cpu) - median(off.cpu)).toFixed(1)),
-    });
-  }
-  console.log(`metrics on and off: ${rounds} interleaved rounds of ${durationS} s, ${connections} connections, medians; a scrape each second while on`);
+    };
+  });
+  console.log(`metrics on and off: ${rounds} rounds, a fresh pair of processes each (alternating order), ${durationS} s per route, ${connections} connections, medians; a scrape each second while on`);
   console.table(rows);
-  for (const child of [plain, metered]) await child.stop();
   await upstream.stop();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '6' }, duration: { type: 'string', default: '4' }, connections: { type: 'string', default: '32' } } });
   await runMetrics({ rounds: Number(values.rounds), durationS: Number(values.duration), connections: Number(values.connections) });
   process.exit(0);
 }
