@@ -2,9 +2,10 @@
 // cheapest route (health: the recording is the largest share of its work), cached DNS, and
 // /v1/ip with a new public caller per request, while something scrapes every second as a
 // Prometheus with a short interval would. CPU per request from the server's utime + stime.
-// Two processes of the same build differ by up to 35 µs per /v1/ip request for no reason of
-// their own (memory placement of the 129 MiB geo data, measured A/A), so every round starts a
-// fresh pair, in alternating order, and the figures are medians over rounds.
+// Two processes of the same build, both without metrics, measured 25-36 µs apart per /v1/ip
+// request (an A/A control; within 1 µs on health and cached DNS), so every round starts a fresh
+// pair, in alternating order, and the figures are medians over rounds. On /v1/ip the effect is
+// still smaller than that spread: docs/benchmarks.md gives a CPU profile's figure beside it.
 // Part of `npm run bench` (`--only metrics` alone); with its own options: node bench/metrics.mjs
 // [--rounds 6 --duration 4 --connections 32].
 import { fileURLToPath } from 'node:url';

@@ -69,6 +69,9 @@ describe('GET /v1/ip', () => {
     expect(data(google)).toMatchObject({ address: '8.8.8.8', ip_version: 'ipv4', network: { asn: 15169 } });
     expect(data(google).location.country_code).toBe('US');
     expect(data(google).location.country).toBe('United States');
+    // DB-IP Lite has no zone: it is filled in from the record's coordinates (Mountain View).
+    expect(data(google).location.timezone).toBe('America/Los_Angeles');
+    expect(data(google).location.postal_code).toBeNull();
     const cloudflare = await send(`${proxied.url}/v1/ip`, { headers: { 'X-Forwarded-For': '1.1.1.1' } });
     expect(data(cloudflare).network.asn).toBe(13335);
     expect(data(cloudflare).network.organization).toMatch(/cloudflare/i);

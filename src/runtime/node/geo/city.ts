@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ParsedAddress } from '../../../ip/address.js';
 import { coordinate, countryCode, text, type CityLookup } from '../../../ip/geo.js';
 import { openMmdb, type Mmdb } from './mmdb.js';
+import { zoneAt } from './timezone.js';
 
 type Record = globalThis.Record<string, unknown>;
 
@@ -16,14 +17,18 @@ export function embeddedCityPaths(): { v4: string; v6: string } {
 
 /** DB-IP Lite as ip-location-db flattens it: city, state1, country_code, latitude, … */
 function fromDbip(r: Record) {
+  const latitude = coordinate(r.latitude, 90);
+  const longitude = coordinate(r.longitude, 180);
   return {
     city: text(r.city, 100),
     region: text(r.state1, 100),
     country_code: countryCode(r.country_code),
+    // DB-IP Lite has no postal codes; none is made up.
     postal_code: text(r.postcode, 32),
-    timezone: text(r.timezone, 64),
-    latitude: coordinate(r.latitude, 90),
-    longitude: coordinate(r.longitude, 180),
+    // Nor a time zone: the zone at its coordinates (approximate, as they are).
+    timezone: text(r.timezone, 64) ?? zoneAt(latitude, longitude),
+    latitude,
+    longitude,
   };
 }
 
