@@ -1,41 +1,22 @@
 // `npm start` and `npm run probe` build first only if they must (SPEC-NOTES, Commands): when
-// dist/ is missing or older than a source or build setting. `--always` (npm run build) builds. A fresh check reads a few hundred
-// mtimes (a few milliseconds); a full `tsc` costs about 3 s of CPU on every start.
+// dist/ is missing or older than a source or build setting (build-state.mjs). `--always`
+// (npm run build) builds.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildState, isCurrent, root, stamp } from './build-state.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const stamp = join(root, 'dist', '.build-stamp');
-
-/** Newest modification time of the files under `dir`, in milliseconds. */
-function newest(dir) {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-const mtime = (f) => statSync(join(root, f)).mtimeMs;
-const sources = Math.max(
-  newest(join(root, 'src')),
-  ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
-);
-// The lockfile too: a dependency's new types can change what compiles.
-const inputs = Math.max(sources, mtime('package-lock.json'));
-if (!process.argv.includes('--always') && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
+const state = buildState();
+if (!process.argv.includes('--always') && isCurrent(state)) process.exit(0);
 
 // A production install (`npm prune --omit=dev` after the build, README "Production install")
 // has no compiler: it runs the dist/ it was given, and one without dist/ says how to make one
 // rather than failing on a missing tsc.
 const compiler = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 if (!existsSync(compiler)) {
-  if (existsSync(stamp) && existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+  if (state.built !== undefined) {
     // `npm prune` rewrites the lockfile after the build; only a source newer than the build is news.
-    if (statSync(stamp).mtimeMs < sources) process.stderr.write('netdiag: sources or settings are newer than dist/, and this install has no compiler: running dist/ as built\n');
+    if (state.built < state.sources) process.stderr.write('netdiag: sources or settings are newer than dist/, and this install has no compiler: running dist/ as built\n');
     process.exit(0);
   }
   process.stderr.write(

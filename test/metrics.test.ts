@@ -36,9 +36,16 @@ function parse(text: string): Sample[] {
   return samples;
 }
 
-/** The value of one sample (0 when absent), matching every label given. */
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+/** The sum of the samples matching the name and every label given, 0 when there are none. */
+function valueOr0(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+}
+
+/** The same, for a series that must be exported: absent, it fails (an expected 0 must be a real 0). */
+function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  const found = samples.some((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  if (!found) throw new Error(`no ${name} sample with ${JSON.stringify(labels)}`);
+  return valueOr0(samples, name, labels);
 }
 
 describe.skipIf(!ready)('/metrics', () => {
@@ -107,7 +114,8 @@ describe.skipIf(!ready)('/metrics', () => {
     ];
     for (const [path, init, , , status] of traffic) expect({ path, status: (await call(path, init)).status }).toEqual({ path, status });
     const after = await scrape();
-    const moved = (labels: Record<string, string>) => value(after, 'netdiag_http_requests_total', labels) - value(before, 'netdiag_http_requests_total', labels);
+    // Before the traffic a series may not exist yet.
+    const moved = (labels: Record<string, string>) => value(after, 'netdiag_http_requests_total', labels) - valueOr0(before, 'netdiag_http_requests_total', labels);
     for (const [path, , route, method, status] of traffic) {
       const expected = traffic.filter(([, , r, m, s]) => r === route && m === method && s === status).length;
       expect({ path, moved: moved({ route, method, status: String(status) }) }).toEqual({ path, moved: expected });

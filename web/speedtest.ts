@@ -2,23 +2,12 @@
 // the mode the user picks against this server's /__down and /__up, with the analytics events
 // the configuration advertises and nothing else (spec §2; SPEC-NOTES, "Beyond the spec's routes").
 import SpeedTest from '@cloudflare/speedtest';
+import type { ClientConfiguration as Configuration, Measurement } from '../src/speedtest/configuration.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
 
 declare const NETDIAG_VERSION: string;
 
 type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
-
-interface Measurement {
-  type: 'latency' | 'download' | 'upload';
-  packet_count?: number;
-  bytes_per_request?: number;
-  request_count?: number;
-}
-
-interface Configuration {
-  modes: { id: string; description: string; measurements: Measurement[] }[];
-  analytics: { events: string[]; endpoint: string };
-}
 
 /** A test that stops making progress for this long is given up as `timeout`. */
 const STALL_MS = 60_000;

@@ -1,6 +1,7 @@
 // The client commands: ip, dns, latency and config against any deployment's API.
 import { answerText } from '../dns/answer-text.js';
 import type { DnsAnswer } from '../dns/types.js';
+import type { ClientConfiguration } from '../speedtest/configuration.js';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, table, type Output } from './output.js';
 
@@ -92,14 +93,8 @@ export async function latencyCommand(client: Client, out: Output, region: string
   );
 }
 
-interface Configuration {
-  engine: string;
-  modes: { id: string; description: string; measurements: { type: string; packet_count?: number; bytes_per_request?: number; request_count?: number }[] }[];
-  limits: Record<string, number>;
-}
-
 export async function configCommand(client: Client, out: Output): Promise<void> {
-  const d = await client.get<Configuration>('/v1/speed-test/configuration');
+  const d = await client.get<ClientConfiguration>('/v1/speed-test/configuration');
   if (out.json) {
     print(JSON.stringify(d, null, 2));
     return;

@@ -59,20 +59,21 @@ function program(): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
 
-  root
-    .command('serve')
-    .description('run the API (configuration from the environment; see the README)')
-    .action(async () => {
-      const { serve } = await import('./server-process.js');
-      await serve();
-    });
-  root
-    .command('probe')
-    .description('run a regional latency probe (PORT, default 8081; HOST; NETDIAG_TLS_CERT and NETDIAG_TLS_KEY)')
-    .action(async () => {
-      const { probe } = await import('./server-process.js');
-      await probe();
-    });
+  // The servers take no options or arguments: their configuration is the environment.
+  const servers = [
+    ['serve', 'run the API (configuration from the environment; see the README)'],
+    ['probe', 'run a regional latency probe (PORT, default 8081; HOST; NETDIAG_TLS_CERT and NETDIAG_TLS_KEY)'],
+  ] as const;
+  for (const [name, description] of servers) {
+    root
+      .command(name)
+      .description(description)
+      .action(async () => {
+        // Loaded only when asked for: the client commands never pay for the servers' modules.
+        const start = await import('./server-process.js');
+        await start[name]();
+      });
+  }
 
   clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them').action(act(ipCommand));
   clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')

@@ -6,13 +6,9 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, type Output } from './output.js';
 import { qualities } from './speedtest-metrics.js';
-import { SpeedTestFailure, SpeedTestRun, type Measurement, type Progress, type Result } from './speedtest-run.js';
+import type { ClientConfiguration } from '../speedtest/configuration.js';
+import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
 import { TOOL_VERSION } from './version.js';
-
-interface Configuration {
-  modes: { id: string; measurements: Measurement[] }[];
-  analytics: { events: string[]; endpoint: string };
-}
 
 export interface SpeedTestOptions {
   mode: string;
@@ -82,7 +78,7 @@ function progressBar(): { update(p: Progress): void; stop(): void } {
 }
 
 export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
-  const config = await client.get<Configuration>('/v1/speed-test/configuration');
+  const config = await client.get<ClientConfiguration>('/v1/speed-test/configuration');
   const mode = config.modes.find((m) => m.id === options.mode);
   if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
 

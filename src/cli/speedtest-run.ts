@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Measurement } from '../speedtest/configuration.js';
 import { problemText } from './client.js';
 import {
   bandwidthOf,
@@ -18,13 +19,6 @@ import {
   type Bandwidth,
   type Timing,
 } from './speedtest-metrics.js';
-
-export interface Measurement {
-  type: 'latency' | 'download' | 'upload';
-  packet_count?: number;
-  bytes_per_request?: number;
-  request_count?: number;
-}
 
 export interface Progress {
   /** What is being measured now. */

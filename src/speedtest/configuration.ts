@@ -6,11 +6,22 @@ import { EVENT_NAMES } from '../events/names.js';
  * tenfold while a step stays fast enough), without its packet-loss step, which the v1 schema
  * has no measurement type for.
  */
-interface Measurement {
+export interface Measurement {
   type: 'latency' | 'download' | 'upload';
   packet_count?: number;
   bytes_per_request?: number;
   request_count?: number;
+}
+
+/**
+ * The configuration as a client reads it from any deployment (spec §2): the fields the page and
+ * the CLI use, with the values left open, since another deployment may offer other modes.
+ */
+export interface ClientConfiguration {
+  engine: string;
+  modes: { id: string; description: string; measurements: Measurement[] }[];
+  limits: Record<string, number>;
+  analytics: { events: string[]; endpoint: string };
 }
 
 const latency = (packets: number): Measurement => ({ type: 'latency', packet_count: packets });

@@ -10,7 +10,7 @@ export function redacted(url: string): string {
   return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
 }
 
-export function configurationSummary(config: Config, workers: number, trustProxy: string | undefined): Record<string, unknown> {
+export function configurationSummary(config: Config, workers: number): Record<string, unknown> {
   const sink = config.eventsSink;
   return {
     listeners: {
@@ -20,7 +20,7 @@ export function configurationSummary(config: Config, workers: number, trustProxy
       metrics: config.metrics === undefined ? null : `http://${config.metrics.host}:${String(config.metrics.port)}/metrics`,
     },
     public_url: config.publicUrl ?? null,
-    trust_proxy: trustProxy ?? 'none',
+    trust_proxy: config.trustText,
     trust_proxy_header: config.trustHeader,
     dns_upstream: config.dnsUpstream.protocol === 'https' ? redacted(config.dnsUpstream.url) : `${config.dnsUpstream.protocol}://${config.dnsUpstream.host}:${String(config.dnsUpstream.port)}`,
     events_sink: sink.kind === 'http' ? redacted(sink.url) : sink.kind,

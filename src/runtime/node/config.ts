@@ -25,6 +25,8 @@ export interface Config extends DnsBounds {
   publicUrl: string | undefined;
   dnsUpstream: DnsUpstream;
   trust: TrustPolicy;
+  /** `NETDIAG_TRUST_PROXY` as given (`none` when unset), for the start-up configuration line. */
+  trustText: string;
   trustHeader: TrustedHeader;
   proxyProtocol: boolean;
   colo: string | null;
@@ -235,6 +237,7 @@ export function loadConfig(env: Env, defaults: { port: number } = { port: 8080 }
     dnsUpstream: dnsUpstream(env),
     ...dnsBounds(env),
     trust,
+    trustText: read(env, 'NETDIAG_TRUST_PROXY') ?? 'none',
     trustHeader: trustHeader(env),
     proxyProtocol: proxyValue === 'on',
     colo,

@@ -98,7 +98,6 @@ export function nodeMetrics(): NodeMetrics {
     resolver,
     probes(probes) {
       return {
-        ...probes,
         regions: probes.regions,
         reachable: (region) => probes.reachable(region),
         close: () => probes.close(),

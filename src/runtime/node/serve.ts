@@ -30,7 +30,7 @@ export interface RunningServer {
  */
 export function startServe(config: Config, logger: pino.Logger): Promise<{ drain(graceMs: number): Promise<void> }> {
   // Said once, by the process the operator started (a cluster's workers are its copies).
-  if (cluster.isPrimary) logger.info(configurationSummary(config, workerCount(config), process.env.NETDIAG_TRUST_PROXY), 'configuration');
+  if (cluster.isPrimary) logger.info(configurationSummary(config, workerCount(config)), 'configuration');
   return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
 }
 
