@@ -45,7 +45,11 @@ describe('probes in workerd', () => {
     const res = await worker.send('/v1/latency/regions/enam/probe', { caller: '198.51.100.32' });
     expectContract('GET', TEMPLATE, res);
     expect(res.status).toBe(200);
-    expect((res.body as { data: { edge_to_region_rtt_ms: number } }).data.edge_to_region_rtt_ms).toBeGreaterThan(0);
+    // workerd's clock moves only across I/O and in whole milliseconds, so a loopback round trip can
+    // read 0; the spec allows >= 0. Reaching the probe is what the 200 shows (nothing listening is 503).
+    const rtt = (res.body as { data: { edge_to_region_rtt_ms: number } }).data.edge_to_region_rtt_ms;
+    expect(Number.isFinite(rtt)).toBe(true);
+    expect(rtt).toBeGreaterThanOrEqual(0);
   });
 
   it('a URL probe with nothing listening is 503 probe_unavailable', async () => {
