@@ -1,9 +1,11 @@
 // A local DNS upstream for the benchmark: answers every A query over UDP with one address
 // and every PTR query with one host name. A names under `miss.` get TTL 0, so the service must
 // ask again each time (the cache-miss route); others get TTL 300 (the cached route). With
-// `--doh` it answers DNS-over-HTTPS POSTs over plain HTTP on loopback instead (the Workers bench).
+// `--doh` it answers DNS-over-HTTPS POSTs over plain HTTP on loopback instead (the Workers bench),
+// with `--tcp` DNS over TCP (RFC 7766, length-prefixed, any number of queries per connection).
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import dnsPacket from 'dns-packet';
 
 function answer(message) {
@@ -30,6 +32,25 @@ if (process.argv.includes('--doh')) {
       const reply = answer(Buffer.concat(chunks));
       res.writeHead(200, { 'Content-Type': 'application/dns-message', 'Content-Length': reply.length }).end(reply);
     });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${server.address().port}\n`);
+  });
+} else if (process.argv.includes('--tcp')) {
+  const server = createTcpServer((socket) => {
+    let buffered = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 2 && buffered.length >= buffered.readUInt16BE(0) + 2) {
+        const reply = answer(buffered.subarray(2, buffered.readUInt16BE(0) + 2));
+        buffered = buffered.subarray(buffered.readUInt16BE(0) + 2);
+        const framed = Buffer.alloc(reply.length + 2);
+        framed.writeUInt16BE(reply.length, 0);
+        reply.copy(framed, 2);
+        socket.write(framed);
+      }
+    });
+    socket.on('error', () => undefined);
   });
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${server.address().port}\n`);

@@ -18,8 +18,8 @@ import { requireCommands } from './support/system.js';
 
 const DEADLINE_MS = 400;
 
-async function resolveVia(upstream: string, name: string, type: string) {
-  const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: upstream, NETDIAG_DNS_TIMEOUT_MS: String(DEADLINE_MS) });
+async function resolveVia(upstream: string, name: string, type: string, env: Record<string, string> = {}) {
+  const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: upstream, NETDIAG_DNS_TIMEOUT_MS: String(DEADLINE_MS), ...env });
   try {
     const started = Date.now();
     const res = await send(`${server.url}/v1/dns/resolve?${new URLSearchParams({ name, type }).toString()}`);
@@ -39,9 +39,12 @@ async function withFake<T>(fault: Fault, fn: (port: number) => Promise<T>): Prom
   }
 }
 
-describe('upstream faults', () => {
+// Both ways of using UDP sockets (NETDIAG_DNS_UDP_SOCKETS) meet every fault the same way.
+describe.each(['shared', 'per-query'])('upstream faults, UDP sockets %s', (sockets) => {
+  const env = { NETDIAG_DNS_UDP_SOCKETS: sockets };
+
   it('a silent upstream gives 504 within the deadline', async () => {
-    const res = await withFake('silent', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A'));
+    const res = await withFake('silent', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A', env));
     expect(res.status).toBe(504);
     expect(res.code).toBe('upstream_timeout');
     expect(res.elapsed).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
@@ -49,27 +52,27 @@ describe('upstream faults', () => {
   });
 
   it('garbage gives 502 upstream_invalid_response', async () => {
-    const res = await withFake('garbage', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A'));
+    const res = await withFake('garbage', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A', env));
     expect(res.status).toBe(502);
     expect(res.code).toBe('upstream_invalid_response');
   });
 
   it('a reply to another question gives 502', async () => {
-    const res = await withFake('question-mismatch', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A'));
+    const res = await withFake('question-mismatch', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A', env));
     expect(res.status).toBe(502);
     expect(res.code).toBe('upstream_invalid_response');
     expect(JSON.stringify(res.body)).not.toContain('elsewhere');
   });
 
   it('ignores a reply with the wrong ID and takes the right one that follows', async () => {
-    const res = await withFake('wrong-id-then-right', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A'));
+    const res = await withFake('wrong-id-then-right', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A', env));
     expect(res.status).toBe(200);
     const answers = (res.body as { data: { answers: { address: string }[] } }).data.answers;
     expect(answers.map((a) => a.address)).toEqual(['192.0.2.99']);
   });
 
   it('retries a truncated UDP reply over TCP and answers in full', async () => {
-    const res = await withFake('truncated-then-tcp', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A'));
+    const res = await withFake('truncated-then-tcp', (port) => resolveVia(`udp://127.0.0.1:${port}`, 'a.example', 'A', env));
     expect(res.status).toBe(200);
     const answers = (res.body as { data: { answers: { address: string }[] } }).data.answers;
     expect(answers.map((a) => a.address)).toEqual(['192.0.2.77']);
@@ -78,7 +81,7 @@ describe('upstream faults', () => {
   it('nothing listening gives 503 upstream_unavailable, over UDP and TCP', async () => {
     // Port 9 (discard) is closed on loopback here; UDP learns it from ICMP, TCP from a reset.
     for (const upstream of ['udp://127.0.0.1:9', 'tcp://127.0.0.1:9']) {
-      const res = await resolveVia(upstream, 'a.example', 'A');
+      const res = await resolveVia(upstream, 'a.example', 'A', upstream.startsWith('udp') ? env : {});
       expect(res.status, upstream).toBe(503);
       expect(res.code).toBe('upstream_unavailable');
     }
@@ -174,7 +177,7 @@ describe('bad parameters are 400 invalid_parameter', () => {
 });
 
 describe('what each UDP query carries', () => {
-  it('a fresh source port and ID per query, EDNS(0) at 1232 bytes, and never a Client Subnet option', async () => {
+  it('per-query sockets: a fresh source port and ID per query, EDNS(0) at 1232 bytes, and never a Client Subnet option', async () => {
     // A recording peer: answers every query and keeps the port it came from and its OPT record.
     const seen: { port: number; id: number; payload: number | undefined; options: number[] }[] = [];
     const peer = createSocket('udp4');
@@ -188,7 +191,7 @@ describe('what each UDP query carries', () => {
     peer.bind(0, '127.0.0.1');
     await once(peer, 'listening');
     try {
-      const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(peer.address().port)}` }), systemClock);
+      const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(peer.address().port)}`, NETDIAG_DNS_UDP_SOCKETS: 'per-query' }), systemClock);
       for (let i = 0; i < 20; i++) await resolver.resolveUncached(`q${String(i)}.example`, 'A', 1000);
       expect(seen).toHaveLength(20);
       // Random 16-bit values may meet by chance; a reused socket or a counter would not spread like this.

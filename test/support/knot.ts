@@ -33,6 +33,8 @@ function generatedRecords(): string {
   const lines: string[] = [];
   for (let i = 1; i <= 50; i++) lines.push(`fifty IN A 198.51.100.${i}`);
   for (let i = 1; i <= 51; i++) lines.push(`fifty-one IN A 198.51.100.${i}`);
+  // Many names, each with an address of its own: answers under concurrency must meet their questions.
+  for (let i = 1; i <= 300; i++) lines.push(`many${String(i)} IN A 198.18.${String(i >> 8)}.${String(i & 255)}`);
   lines.push(`txt2048 IN TXT ${txtStrings(2048)}`);
   // Large answers for the cache's byte bound: 40 names of about 4 KiB of TXT each, and one of
   // 20 records of 2000 characters (about 40 KiB), over the TCP fallback.

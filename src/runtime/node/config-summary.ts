@@ -23,6 +23,7 @@ export function configurationSummary(config: Config, workers: number): Record<st
     trust_proxy: config.trustText,
     trust_proxy_header: config.trustHeader,
     dns_upstream: config.dnsUpstream.protocol === 'https' ? redacted(config.dnsUpstream.url) : `${config.dnsUpstream.protocol}://${config.dnsUpstream.host}:${String(config.dnsUpstream.port)}`,
+    ...(config.dnsUpstream.protocol === 'udp' ? { dns_udp_sockets: config.dnsUpstream.sockets } : {}),
     events_sink: sink.kind === 'http' ? redacted(sink.url) : sink.kind,
     limiter: config.redisUrl !== undefined ? `redis ${redacted(config.redisUrl)}` : workers > 1 ? 'cluster primary (in-process, shared by the workers)' : 'in-process',
     workers,

@@ -10,7 +10,8 @@ import { ConfigError, MAKE_A_KEY, probeUrl, regionEntries, collectorUrl, dnsBoun
 export { ConfigError, type Env, type LogLevel };
 
 export type DnsUpstream =
-  | { protocol: 'udp' | 'tcp'; host: string; port: number; text: string }
+  | { protocol: 'udp'; host: string; port: number; text: string; sockets: UdpSockets }
+  | { protocol: 'tcp'; host: string; port: number; text: string }
   | { protocol: 'https'; url: string; text: string };
 
 /**
@@ -79,13 +80,38 @@ function hostPort(name: string, authority: string, defaultPort: number): { host:
   return { host, port };
 }
 
+/**
+ * `per-query`: a socket (and a fresh source port) per query, RFC 5452 §4.5. `shared`: a few
+ * long-lived sockets, for an upstream on a trusted path (dns-udp-shared.ts says what is traded).
+ */
+export type UdpSockets = 'per-query' | 'shared';
+
+/** Loopback is the one path no off-path host can inject into: Linux drops loopback sources arriving elsewhere. */
+function isLoopback(host: string): boolean {
+  return host === '::1' || host.startsWith('127.');
+}
+
+function udpSockets(env: Env, host: string | undefined): UdpSockets {
+  const name = 'NETDIAG_DNS_UDP_SOCKETS';
+  const value = read(env, name);
+  if (value === undefined) return host !== undefined && isLoopback(host) ? 'shared' : 'per-query';
+  if (value !== 'per-query' && value !== 'shared') fail(name, `must be per-query or shared, got "${value}"`);
+  if (host === undefined) fail(name, 'applies only to a udp:// NETDIAG_DNS_UPSTREAM');
+  return value;
+}
+
 function dnsUpstream(env: Env): DnsUpstream {
   const name = 'NETDIAG_DNS_UPSTREAM';
   const value = read(env, name) ?? 'https://1.1.1.1/dns-query';
   const scheme = /^([a-z]+):\/\/(.*)$/.exec(value);
-  if (scheme?.[1] === 'udp' || scheme?.[1] === 'tcp') {
+  if (scheme?.[1] === 'udp') {
     const { host, port } = hostPort(name, scheme[2] ?? '', 53);
-    return { protocol: scheme[1], host, port, text: value };
+    return { protocol: 'udp', host, port, text: value, sockets: udpSockets(env, host) };
+  }
+  udpSockets(env, undefined);
+  if (scheme?.[1] === 'tcp') {
+    const { host, port } = hostPort(name, scheme[2] ?? '', 53);
+    return { protocol: 'tcp', host, port, text: value };
   }
   if (scheme?.[1] === 'https') {
     const url = parseUrl(name, value, ['https:']);

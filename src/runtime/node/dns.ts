@@ -6,12 +6,17 @@ import type { Clock, Logger } from '../../services.js';
 import type { Config } from './config.js';
 import { tcpTransport } from './dns-tcp.js';
 import { udpTransport } from './dns-udp.js';
+import { sharedUdpTransport } from './dns-udp-shared.js';
 
-/** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver. */
+/** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver for a truncated reply. */
 export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport {
   switch (upstream.protocol) {
-    case 'udp':
-      return udpTransport(upstream.host, upstream.port, tcpTransport(upstream.host, upstream.port));
+    case 'udp': {
+      const tcp = tcpTransport(upstream.host, upstream.port);
+      const perQuery = udpTransport(upstream.host, upstream.port, tcp);
+      // The shared sockets hand a query to a socket of its own in the rare case that its ID is in use on all of them.
+      return upstream.sockets === 'shared' ? sharedUdpTransport(upstream.host, upstream.port, perQuery, tcp) : perQuery;
+    }
     case 'tcp':
       return tcpTransport(upstream.host, upstream.port);
     case 'https':
