@@ -33,4 +33,6 @@ if (generate.status !== 0) process.exit(generate.status ?? 1);
 
 const tsc = spawnSync(process.execPath, [compiler, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+const geo = spawnSync(process.execPath, [join(root, 'scripts', 'compile-geo.mjs')], { stdio: 'inherit' });
+if (geo.status !== 0) process.exit(geo.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -28,7 +28,7 @@ export function buildState() {
   const mtime = (f) => statSync(join(root, f)).mtimeMs;
   const sources = Math.max(
     newest(join(root, 'src')),
-    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
+    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
   );
   const built = existsSync(stamp) && existsSync(join(root, 'dist', 'cli', 'main.js')) ? statSync(stamp).mtimeMs : undefined;
   return { built, sources, inputs: Math.max(sources, mtime('package-lock.json')) };

@@ -88,7 +88,7 @@ describe('netdiag serve', () => {
 });
 
 describe('npm start builds only when it must', () => {
-  it('builds a fresh tree, skips an unchanged one, and builds again after a source changes', () => {
+  it('builds a fresh tree, skips an unchanged one, and builds again after a source changes', { timeout: 90_000 }, () => {
     const tree = mkdtempSync(join(tmpdir(), 'netdiag-build-'));
     try {
       for (const entry of ['src', 'scripts', 'openapi', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true });

@@ -1,90 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { ParsedAddress } from '../../../ip/address.js';
 import { text, type AsnLookup, type NetworkInformation } from '../../../ip/geo.js';
 
 /**
  * The embedded ASN table (ip-location-db's RouteViews + RIR + DB-IP merge, CC BY 4.0): sorted,
- * non-overlapping ranges read once into typed arrays and searched by bisection. Organisation
- * names are stored once each. About 0.5 M ranges cost about 11 MB.
+ * non-overlapping ranges in typed arrays, searched by bisection. The build compiles it from the
+ * CSVs (asn-compile.ts) into dist/data/asn.bin, which start-up maps without parsing: about
+ * 0.5 M ranges in 21 MB, each organisation name stored once as UTF-8 and decoded when asked for.
  */
-interface Table {
+export interface Table {
   /** Range starts and ends: one number per IPv4 range; four 32-bit words per IPv6 range. */
   starts: Uint32Array;
   ends: Uint32Array;
   width: number;
   asns: Uint32Array;
   orgs: Uint32Array;
-}
-
-const COMMA = 0x2c;
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-
-/** Splits a decimal of up to 128 bits into `width` 32-bit words, most significant first. */
-function words(decimal: string, width: number): number[] {
-  if (width === 1) return [Number(decimal)];
-  const value = BigInt(decimal);
-  const out: number[] = [];
-  for (let i = width - 1; i >= 0; i--) out.push(Number((value >> BigInt(32 * i)) & 0xffffffffn));
-  return out;
-}
-
-/**
- * Reads `start,end,asn,org` lines straight from the file's bytes: no whole-file string and no
- * array of lines, so loading leaves little garbage behind (start-up time and resident memory).
- */
-function loadTable(path: string, width: number, names: string[], index: Map<string, number>): Table {
-  const bytes = readFileSync(path);
-  let lines = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines++;
-  const starts = new Uint32Array((lines + 1) * width);
-  const ends = new Uint32Array((lines + 1) * width);
-  const asns = new Uint32Array(lines + 1);
-  const orgs = new Uint32Array(lines + 1);
-  let n = 0;
-  let at = 0;
-  const field = (): string => {
-    const from = at;
-    at = bytes.indexOf(COMMA, at);
-    if (at === -1) at = bytes.length;
-    return bytes.toString('latin1', from, at++);
-  };
-  while (at < bytes.length) {
-    if (bytes[at] === NEWLINE) {
-      at++;
-      continue;
-    }
-    const start = field();
-    const end = field();
-    const asn = field();
-    let org: string;
-    if (bytes[at] === QUOTE) {
-      // RFC 4180 quoting: the organisation may hold commas; "" is a literal quote.
-      const from = ++at;
-      while (at < bytes.length && !(bytes[at] === QUOTE && bytes[at + 1] !== QUOTE)) at += bytes[at] === QUOTE ? 2 : 1;
-      org = bytes.toString('utf8', from, at).replaceAll('""', '"');
-      while (at < bytes.length && bytes[at] !== NEWLINE) at++;
-    } else {
-      const from = at;
-      at = bytes.indexOf(NEWLINE, at);
-      if (at === -1) at = bytes.length;
-      org = bytes.toString('utf8', from, at);
-    }
-    at++;
-    starts.set(words(start, width), n * width);
-    ends.set(words(end, width), n * width);
-    asns[n] = Number(asn);
-    let id = index.get(org);
-    if (id === undefined) {
-      id = names.length;
-      names.push(org);
-      index.set(org, id);
-    }
-    orgs[n] = id;
-    n++;
-  }
-  return { starts: starts.subarray(0, n * width), ends: ends.subarray(0, n * width), width, asns: asns.subarray(0, n), orgs: orgs.subarray(0, n) };
 }
 
 /** -1, 0, 1 comparing the key with the range bound at `i` (both `width` words, most significant first). */
@@ -119,18 +50,43 @@ function keyOf(address: ParsedAddress): number[] {
   return out;
 }
 
-export function embeddedAsn(): AsnLookup {
-  const require = createRequire(import.meta.url);
-  const names: string[] = [];
-  const index = new Map<string, number>();
-  const v4 = loadTable(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), 1, names, index);
-  const v6 = loadTable(require.resolve('@ip-location-db/asn/asn-ipv6-num.csv'), 4, names, index);
+/** "NDAS": the file is this table; the version changes with its layout. */
+export const ASN_MAGIC = 0x5341444e;
+export const ASN_VERSION = 1;
+
+/** Where the build writes the table: dist/data/ of the checkout or package (from src/ or dist/, four levels up). */
+export const ASN_TABLE_PATH = fileURLToPath(new URL('../../../../dist/data/asn.bin', import.meta.url));
+
+/** The table's words, in this machine's byte order (the build ran here or on its like). */
+function wordsOf(file: Buffer): Uint32Array {
+  // A typed array over a Buffer needs 4-byte alignment; a large file's Buffer starts at 0, but copy if not.
+  const aligned = file.byteOffset % 4 === 0 ? file : Buffer.from(file);
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 4));
+}
+
+export function embeddedAsn(path = ASN_TABLE_PATH): AsnLookup {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch (err) {
+    throw new Error(`the embedded ASN table ${path} is missing (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): run npm run build`);
+  }
+  const words = wordsOf(file);
+  if (words[0] !== ASN_MAGIC || words[1] !== ASN_VERSION) throw new Error(`${path} is not an ASN table of this version: run npm run build`);
+  const [n4 = 0, n6 = 0, nNames = 0] = words.subarray(2, 5);
+  let at = 6;
+  const take = (n: number) => words.subarray(at, (at += n));
+  const v4: Table = { width: 1, starts: take(n4), ends: take(n4), asns: take(n4), orgs: take(n4) };
+  const v6: Table = { width: 4, starts: take(n6 * 4), ends: take(n6 * 4), asns: take(n6), orgs: take(n6) };
+  const offsets = take(nNames + 1);
+  const namesAt = at * 4;
+  const name = (id: number) => file.toString('utf8', namesAt + (offsets[id] ?? 0), namesAt + (offsets[id + 1] ?? 0));
   return {
     asn(address): NetworkInformation | undefined {
       const table = address.version === 'ipv4' ? v4 : v6;
       const i = find(table, keyOf(address));
       if (i < 0) return undefined;
-      return { asn: table.asns[i] ?? null, organization: text(names[table.orgs[i] ?? 0], 160) };
+      return { asn: table.asns[i] ?? null, organization: text(name(table.orgs[i] ?? 0), 160) };
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ParsedAddress } from '../../../ip/address.js';
 import { coordinate, countryCode, text, type CityLookup } from '../../../ip/geo.js';
 import { openMmdb, type Mmdb } from './mmdb.js';
 import { zoneAt } from './timezone.js';
+import { embeddedCityTable } from './city-table.js';
 
 type Record = globalThis.Record<string, unknown>;
 
@@ -15,8 +16,8 @@ export function embeddedCityPaths(): { v4: string; v6: string } {
   };
 }
 
-/** DB-IP Lite as ip-location-db flattens it: city, state1, country_code, latitude, … */
-function fromDbip(r: Record) {
+/** DB-IP Lite as ip-location-db flattens it: city, state1, country_code, latitude, … (applied by the build, city-compile.ts). */
+export function fromDbip(r: Record) {
   const latitude = coordinate(r.latitude, 90);
   const longitude = coordinate(r.longitude, 180);
   return {
@@ -58,9 +59,9 @@ function cityFrom(dbs: { v4: Mmdb; v6: Mmdb }, shape: (r: Record) => ReturnType<
   };
 }
 
+/** The embedded data as the build compiled it (city-table.ts): read from the page cache, not held. */
 export function embeddedCity(): CityLookup {
-  const paths = embeddedCityPaths();
-  return cityFrom({ v4: openMmdb(paths.v4), v6: openMmdb(paths.v6) }, fromDbip);
+  return embeddedCityTable();
 }
 
 /** An operator's MaxMind City file (`NETDIAG_GEOIP_CITY`); one file holds both IP versions. */

@@ -1,0 +1,180 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ParsedAddress } from '../../../ip/address.js';
+import type { CityLookup, LocationInformation } from '../../../ip/geo.js';
+
+/**
+ * The embedded DB-IP Lite city data, compiled by the build (city-compile.ts) into one file per
+ * IP version and read with positioned reads rather than held in memory. Both mmdb files read
+ * whole cost 134 MB of every process's resident memory (each cluster worker its own copy);
+ * read this way, the data lives in the kernel's page cache, shared by every process and given
+ * back under memory pressure, and a process keeps only the block index (under 1 MB).
+ *
+ * A file: a header; the first key of every block of BLOCK entries (the index, read at start);
+ * the entries, each a range's first address (1 or 4 big-endian-ordered 32-bit words) and the
+ * offset of its record, sorted; then the records. A lookup bisects the index, reads one block
+ * and bisects it, then reads one record: two reads from the page cache, a few microseconds.
+ * The trade: were the pages evicted, a lookup would wait on the disk, as a memory-mapped reader
+ * (MaxMind's libmaxminddb) would.
+ */
+export const CITY_MAGIC = 0x5943444e; // "NDCY"
+export const CITY_VERSION = 1;
+export const BLOCK = 128;
+/** A range whose addresses no record covers (the data has gaps). */
+export const NO_RECORD = 0xffffffff;
+/** Header words: magic, version, key width in words, entries, blocks, then byte offsets of index, entries, records. */
+export const HEADER_WORDS = 8;
+
+/** Where the build writes the tables (dist/data/ of the checkout or package, from src/ or dist/). */
+export function cityTablePath(version: 4 | 6): string {
+  return fileURLToPath(new URL(`../../../../dist/data/city-ipv${String(version)}.bin`, import.meta.url));
+}
+
+/**
+ * A record: latitude and longitude (float64, NaN when absent), then city, region, country
+ * code, postal code and time zone, each a 16-bit length and UTF-8 bytes (length 0: null).
+ */
+export type CityRecord = Omit<LocationInformation, 'country'>;
+export const RECORD_TEXTS = ['city', 'region', 'country_code', 'postal_code', 'timezone'] as const;
+
+/** Bytes read for a record at once; a longer one (none in DB-IP Lite) is read again whole. */
+const RECORD_READ = 512;
+
+interface Table {
+  fd: number;
+  width: number;
+  entries: number;
+  index: Uint32Array;
+  entriesAt: number;
+  recordsAt: number;
+}
+
+function readExactly(fd: number, into: Buffer, length: number, position: number): Buffer {
+  const got = readSync(fd, into, 0, length, position);
+  return into.subarray(0, got);
+}
+
+function openTable(path: string): Table {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new Error(`the embedded city table ${path} is missing (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): run npm run build`);
+  }
+  const header = new Uint32Array(HEADER_WORDS);
+  readSync(fd, header, 0, header.byteLength, 0);
+  const [magic, version, width = 1, entries = 0, blocks = 0, indexAt = 0, entriesAt = 0, recordsAt = 0] = header;
+  if (magic !== CITY_MAGIC || version !== CITY_VERSION) {
+    closeSync(fd);
+    throw new Error(`${path} is not a city table of this version: run npm run build`);
+  }
+  const index = new Uint32Array(blocks * width);
+  readSync(fd, index, 0, index.byteLength, indexAt);
+  return { fd, width, entries, index, entriesAt, recordsAt };
+}
+
+/** -1, 0, 1 comparing `key` with the `width` words at `words[i * stride ..]`. */
+function compare(key: Uint32Array, words: Uint32Array, at: number, width: number): number {
+  for (let w = 0; w < width; w++) {
+    const a = key[w] ?? 0;
+    const b = words[at + w] ?? 0;
+    if (a !== b) return a < b ? -1 : 1;
+  }
+  return 0;
+}
+
+/** The last position in `0..count-1` whose key is <= `key`, or -1. */
+function lastAtOrBelow(key: Uint32Array, words: Uint32Array, count: number, stride: number, width: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(key, words, mid * stride, width) >= 0) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}
+
+export function decodeRecord(bytes: Buffer): CityRecord {
+  const latitude = bytes.readDoubleLE(0);
+  const longitude = bytes.readDoubleLE(8);
+  let at = 16;
+  const texts: (string | null)[] = [];
+  for (let i = 0; i < RECORD_TEXTS.length; i++) {
+    const length = bytes.readUInt16LE(at);
+    at += 2;
+    texts.push(length === 0 ? null : bytes.toString('utf8', at, at + length));
+    at += length;
+  }
+  return {
+    city: texts[0] ?? null,
+    region: texts[1] ?? null,
+    country_code: texts[2] ?? null,
+    postal_code: texts[3] ?? null,
+    timezone: texts[4] ?? null,
+    latitude: Number.isNaN(latitude) ? null : latitude,
+    longitude: Number.isNaN(longitude) ? null : longitude,
+  };
+}
+
+/** Length in bytes of the record at the start of `bytes`, or undefined if `bytes` holds less of it. */
+function recordLength(bytes: Buffer): number | undefined {
+  let at = 16;
+  for (let i = 0; i < RECORD_TEXTS.length; i++) {
+    if (at + 2 > bytes.length) return undefined;
+    at += 2 + bytes.readUInt16LE(at);
+  }
+  return at <= bytes.length ? at : undefined;
+}
+
+export function embeddedCityTable(paths = { v4: cityTablePath(4), v6: cityTablePath(6) }): CityLookup & { close(): void } {
+  const v4 = openTable(paths.v4);
+  const v6 = openTable(paths.v6);
+  // One process, one thread: a lookup runs to completion, so these buffers are never shared.
+  const key = new Uint32Array(4);
+  const block = Buffer.alloc(BLOCK * 5 * 4);
+  const blockWords = new Uint32Array(block.buffer, block.byteOffset, block.byteLength / 4);
+  let record = Buffer.alloc(RECORD_READ);
+
+  function lookup(table: Table): CityRecord | undefined {
+    const { width } = table;
+    const stride = width + 1;
+    const b = lastAtOrBelow(key, table.index, table.index.length / width, width, width);
+    if (b < 0) return undefined;
+    const count = Math.min(BLOCK, table.entries - b * BLOCK);
+    readExactly(table.fd, block, count * stride * 4, table.entriesAt + b * BLOCK * stride * 4);
+    const e = lastAtOrBelow(key, blockWords, count, stride, width);
+    const offset = blockWords[e * stride + width] ?? NO_RECORD;
+    if (e < 0 || offset === NO_RECORD) return undefined;
+    let bytes = readExactly(table.fd, record, record.length, table.recordsAt + offset);
+    let length = recordLength(bytes);
+    if (length === undefined) {
+      record = Buffer.alloc(record.length * 4);
+      bytes = readExactly(table.fd, record, record.length, table.recordsAt + offset);
+      length = recordLength(bytes);
+      if (length === undefined) return undefined;
+    }
+    return decodeRecord(bytes.subarray(0, length));
+  }
+
+  return {
+    city(address: ParsedAddress) {
+      if (address.v4 !== undefined) {
+        key[0] = address.v4;
+        return lookup(v4);
+      }
+      const bytes = address.addr.toByteArray();
+      for (let w = 0; w < 4; w++) key[w] = (((bytes[w * 4] ?? 0) << 24) | ((bytes[w * 4 + 1] ?? 0) << 16) | ((bytes[w * 4 + 2] ?? 0) << 8) | (bytes[w * 4 + 3] ?? 0)) >>> 0;
+      return lookup(v6);
+    },
+    close() {
+      closeSync(v4.fd);
+      closeSync(v6.fd);
+    },
+  };
+}
