@@ -25,6 +25,7 @@ const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
 const { udpTransport } = await import(dist('runtime/node/dns-udp.js'));
 const { sharedUdpTransport } = await import(dist('runtime/node/dns-udp-shared.js'));
 const { tcpTransport } = await import(dist('runtime/node/dns-tcp.js'));
+const { pipelinedTcpTransport } = await import(dist('runtime/node/dns-tcp-pipelined.js'));
 const { dohTransport } = await import(dist('dns/doh.js'));
 const { encodeQuery } = await import(dist('dns/wire.js'));
 
@@ -37,6 +38,7 @@ const transports = {
   'udp, a socket per query': perQueryUdp,
   'udp, shared sockets': sharedUdpTransport('127.0.0.1', udp.port, perQueryUdp),
   'tcp, a connection per query': tcpTransport('127.0.0.1', tcp.port),
+  'tcp, one pipelined connection': pipelinedTcpTransport('127.0.0.1', tcp.port, tcpTransport('127.0.0.1', tcp.port)),
   'doh, kept-alive connections': dohTransport(`http://127.0.0.1:${doh.port}/dns-query`),
 };
 

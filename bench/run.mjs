@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 5 --rounds 3 --connections 32 --only health,dns-cached,ip,ip-one-caller]
+// npm run bench [-- --duration 5 --rounds 3 --connections 32 --only health,dns-cached,ip,ip-tcp,ip-one-caller]
 //
 // Each route is measured against a bare node:http server that returns a body of the same size.
 // Baseline and service runs are interleaved round by round and medians reported, because this
@@ -55,6 +55,8 @@ const ROUTES = [
   // Public callers behind a trusted proxy, a new one per request as real traffic comes (issue
   // 18): geo and ASN lookups, a limiter window and an uncached PTR query each time.
   { name: 'ip', path: '/v1/ip', callerHeader: 'X-Forwarded-For', goal: 0.4 },
+  // The same over tcp:// to the same kind of local resolver: one pipelined connection (issue 18).
+  { name: 'ip-tcp', path: '/v1/ip', callerHeader: 'X-Forwarded-For', upstream: 'tcp', goal: 0.4 },
   // One caller for every request: PTR queries in flight are shared (about 31 requests a query).
   { name: 'ip-one-caller', path: '/v1/ip', headers: { 'X-Forwarded-For': '8.8.8.8' } },
   // Analytics intake with the HTTP sink pointed at a local collector that answers, and again at
@@ -88,13 +90,18 @@ async function age(target) {
 }
 
 const upstream = await startChild(process.execPath, [upstreamScript], {}, (line) => Number(line));
+const tcpUpstream = await startChild(process.execPath, [upstreamScript, '--tcp'], {}, (line) => Number(line));
 const serviceEnv = { NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`, NETDIAG_TRUST_PROXY: 'loopback' };
 const rows = [];
 const memory = [];
 for (const route of ROUTES) {
   // Routes that need their own sink get a collector beside their service.
   const collector = route.collector === undefined ? undefined : await startChild(process.execPath, [collectorScript, route.collector], {}, (line) => Number(line));
-  const target = await startService({ ...serviceEnv, ...(collector === undefined ? {} : { NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest` }) });
+  const target = await startService({
+    ...serviceEnv,
+    ...(route.upstream === 'tcp' ? { NETDIAG_DNS_UPSTREAM: `tcp://127.0.0.1:${tcpUpstream.port}` } : {}),
+    ...(collector === undefined ? {} : { NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest` }),
+  });
   const rssAtStart = rssMiB(target.child.pid);
   const url = `http://127.0.0.1:${target.port}${route.path}`;
   const probe = await fetch(url, { method: route.method, headers: route.callerHeader === undefined ? route.headers : { [route.callerHeader]: '8.8.8.8' }, body: route.body });
@@ -109,7 +116,14 @@ for (const route of ROUTES) {
       runs[state].svc.push(await load({ url, method: route.method, headers: route.headers, body: route.body, pid: target.child.pid, duration, connections, callerHeader: route.callerHeader }));
     }
   }
-  const label = route.collector !== undefined ? `${route.method} ${route.path} (collector ${route.collector})` : route.callerHeader !== undefined ? `${route.path} (a new caller each request)` : route.headers?.['X-Forwarded-For'] !== undefined ? `${route.path} (one caller)` : route.path;
+  const label =
+    route.collector !== undefined
+      ? `${route.method} ${route.path} (collector ${route.collector})`
+      : route.callerHeader !== undefined
+        ? `${route.path} (a new caller each request${route.upstream === 'tcp' ? ', tcp://' : ''})`
+        : route.headers?.['X-Forwarded-For'] !== undefined
+          ? `${route.path} (one caller)`
+          : route.path;
   memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssMiB(target.child.pid).toFixed(1)) });
   await baseline.stop();
   await target.stop();
@@ -152,6 +166,7 @@ for (const route of ROUTES) {
   }
 }
 await upstream.stop();
+await tcpUpstream.stop();
 if (rows.length > 0) {
   console.log('\nResident memory of each route\'s service, as it listened and after its load:');
   console.table(memory);

@@ -5,6 +5,7 @@ import type { DnsTransport } from '../../dns/transport.js';
 import type { Clock, Logger } from '../../services.js';
 import type { Config } from './config.js';
 import { tcpTransport } from './dns-tcp.js';
+import { pipelinedTcpTransport } from './dns-tcp-pipelined.js';
 import { udpTransport } from './dns-udp.js';
 import { sharedUdpTransport } from './dns-udp-shared.js';
 
@@ -18,7 +19,8 @@ export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport
       return upstream.sockets === 'shared' ? sharedUdpTransport(upstream.host, upstream.port, perQuery, tcp) : perQuery;
     }
     case 'tcp':
-      return tcpTransport(upstream.host, upstream.port);
+      // Queries whose ID is in flight on the connection already get a connection of their own.
+      return pipelinedTcpTransport(upstream.host, upstream.port, tcpTransport(upstream.host, upstream.port));
     case 'https':
       return dohTransport(upstream.url);
   }

@@ -1,0 +1,153 @@
+// The pipelined TCP transport (tcp:// upstreams): many queries on one connection against the real
+// Knot; replies out of order, an idle close crossing a query, a resolver that keeps closing, and
+// a silent one, against FAKE TCP peers (below), since no real server does these on demand.
+import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
+import dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/runtime/node/config.js';
+import { nodeResolver } from '../src/runtime/node/dns.js';
+import { tcpTransport } from '../src/runtime/node/dns-tcp.js';
+import { pipelinedTcpTransport } from '../src/runtime/node/dns-tcp-pipelined.js';
+import { systemClock } from '../src/runtime/node/services.js';
+import { startKnot, type Knot } from './support/knot.js';
+import { requireCommands } from './support/system.js';
+
+type Behaviour = (socket: Socket, query: Buffer, nth: number, state: { connections: number }) => void;
+
+const framed = (message: Buffer) => {
+  const out = Buffer.alloc(message.length + 2);
+  out.writeUInt16BE(message.length, 0);
+  message.copy(out, 2);
+  return out;
+};
+const replyTo = (query: Buffer) => {
+  const decoded = dnsPacket.decode(query);
+  return dnsPacket.encode({ type: 'response', id: decoded.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: decoded.questions ?? [], answers: [] });
+};
+
+/** FAKE TCP resolver: splits the stream into queries and hands each to `behaviour`. */
+async function startPeer(behaviour: Behaviour): Promise<{ server: Server; port: number; state: { connections: number; queries: number } }> {
+  const state = { connections: 0, queries: 0 };
+  const server = createServer((socket) => {
+    state.connections += 1;
+    let buffered = Buffer.alloc(0);
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 2 && buffered.length >= buffered.readUInt16BE(0) + 2) {
+        const query = buffered.subarray(2, buffered.readUInt16BE(0) + 2);
+        buffered = buffered.subarray(query.length + 2);
+        state.queries += 1;
+        behaviour(socket, query, state.queries, state);
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address !== null ? address.port : 0, state };
+}
+
+const query = (id: number, name: string) => dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name, class: 'IN' }] });
+const questionOf = (message: Uint8Array) => dnsPacket.decode(Buffer.from(message)).questions?.[0]?.name;
+const transportTo = (port: number) => pipelinedTcpTransport('127.0.0.1', port, tcpTransport('127.0.0.1', port));
+
+describe('pipelined TCP', () => {
+  it('sends queries made together on one connection and matches replies that come in reverse order', async () => {
+    const held: { socket: Socket; query: Buffer }[] = [];
+    const peer = await startPeer((socket, q) => {
+      held.push({ socket, query: Buffer.from(q) });
+      if (held.length === 6) for (const h of held.reverse()) h.socket.write(framed(replyTo(h.query)));
+    });
+    try {
+      const transport = transportTo(peer.port);
+      const names = Array.from({ length: 6 }, (_, i) => `q${String(i)}.example`);
+      const replies = await Promise.all(names.map((name, i) => transport.exchange(query(100 + i, name), AbortSignal.timeout(2000))));
+      expect(replies.map(questionOf)).toEqual(names);
+      expect(peer.state.connections).toBe(1);
+    } finally {
+      peer.server.close();
+    }
+  });
+
+  it('sends a query again on a new connection when an idle close crosses it', async () => {
+    // The first query's connection is closed without a reply, as a resolver closing an idle
+    // connection would; every later query is answered.
+    const peer = await startPeer((socket, q, nth) => {
+      if (nth === 1) socket.destroy();
+      else socket.write(framed(replyTo(q)));
+    });
+    try {
+      const reply = await transportTo(peer.port).exchange(query(7, 'again.example'), AbortSignal.timeout(2000));
+      expect(questionOf(reply)).toBe('again.example');
+      expect(peer.state.connections).toBe(2);
+    } finally {
+      peer.server.close();
+    }
+  });
+
+  it('fails as unavailable when the resolver closes on the retry as well', async () => {
+    const peer = await startPeer((socket) => {
+      socket.destroy();
+    });
+    try {
+      await expect(transportTo(peer.port).exchange(query(8, 'closing.example'), AbortSignal.timeout(2000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'closed_early' });
+      expect(peer.state.queries).toBe(2);
+    } finally {
+      peer.server.close();
+    }
+  });
+
+  it('ends a query at its deadline, drops its late reply, and answers the next on the same connection', async () => {
+    const peer = await startPeer((socket, q, nth) => {
+      // The first reply comes after the first query's deadline, just before the second's reply.
+      if (nth === 1) setTimeout(() => socket.write(framed(replyTo(q))), 150);
+      else setTimeout(() => socket.write(framed(replyTo(q))), 100);
+    });
+    try {
+      const transport = transportTo(peer.port);
+      await expect(transport.exchange(query(9, 'slow.example'), AbortSignal.timeout(50))).rejects.toMatchObject({ kind: 'timeout' });
+      const reply = await transport.exchange(query(10, 'next.example'), AbortSignal.timeout(2000));
+      expect(questionOf(reply)).toBe('next.example');
+      expect(peer.state.connections).toBe(1);
+    } finally {
+      peer.server.close();
+    }
+  });
+
+  it('gives a query whose ID is already in flight a connection of its own', async () => {
+    const peer = await startPeer((socket, q) => {
+      setTimeout(() => socket.write(framed(replyTo(q))), 50);
+    });
+    try {
+      const transport = transportTo(peer.port);
+      const [a, b] = await Promise.all([transport.exchange(query(11, 'a.example'), AbortSignal.timeout(2000)), transport.exchange(query(11, 'b.example'), AbortSignal.timeout(2000))]);
+      expect([questionOf(a), questionOf(b)]).toEqual(['a.example', 'b.example']);
+      expect(peer.state.connections).toBe(2);
+    } finally {
+      peer.server.close();
+    }
+  });
+});
+
+const haveKnot = requireCommands('pipelined TCP against Knot', ['knotd', 'knotc'], 'knot');
+
+describe.skipIf(!haveKnot)('pipelined TCP against Knot', () => {
+  let knot: Knot;
+  beforeAll(async () => {
+    knot = await startKnot();
+  });
+  afterAll(async () => {
+    await knot.close();
+  });
+
+  it('300 lookups in flight at once over tcp:// each get the answer to their own question', async () => {
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `tcp://127.0.0.1:${String(knot.port)}` }), systemClock);
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => resolver.resolveUncached(`many${String(i + 1)}.example.test`, 'A', 3000)));
+    results.forEach((result, index) => {
+      const i = index + 1;
+      expect(result.answers.map((a) => (a.type === 'A' ? a.address : a.type))).toEqual([`198.18.${String(i >> 8)}.${String(i & 255)}`]);
+    });
+  });
+});
