@@ -2,6 +2,7 @@
 // in-process limiter and with Redis (when redis-server is installed), as ratios to the bare
 // baseline; and the latency the Redis store adds to a limited request, from sequential
 // requests timed one by one (µs resolution, unlike autocannon's millisecond histogram).
+import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
@@ -43,12 +44,14 @@ async function startRedis() {
 export async function runScale({ startService, baselineFor, routes, duration, rounds, connections }) {
   const redis = await startRedis();
   if (redis === undefined) console.log('\n*** redis-server not installed: the Redis rows are skipped (apt-get install redis-server) ***');
+  // Redis requires the deployment's rate-limit key (SPEC-NOTES); any value will do here.
+  const key = randomBytes(32).toString('base64');
   const setups = [
     { name: '1 process', env: {} },
     { name: '2 workers', env: { NETDIAG_WORKERS: '2' } },
     ...(redis ? [
-      { name: '1 process + Redis', env: { NETDIAG_REDIS_URL: redis.url } },
-      { name: '2 workers + Redis', env: { NETDIAG_REDIS_URL: redis.url, NETDIAG_WORKERS: '2' } },
+      { name: '1 process + Redis', env: { NETDIAG_REDIS_URL: redis.url, NETDIAG_RATE_LIMIT_KEY: key } },
+      { name: '2 workers + Redis', env: { NETDIAG_REDIS_URL: redis.url, NETDIAG_RATE_LIMIT_KEY: key, NETDIAG_WORKERS: '2' } },
     ] : []),
   ];
   const rows = [];

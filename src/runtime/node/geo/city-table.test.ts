@@ -1,7 +1,7 @@
 // The compiled city tables against MaxMind's reader on the mmdb files they were compiled from:
 // for random addresses of both versions and the edges of each space, the same location.
 // Reads dist/data/ (npm test builds first).
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseAddress } from '../../../ip/address.js';
 import { embeddedCityPaths, fromDbip } from './city.js';
 import { embeddedCityTable } from './city-table.js';
@@ -14,6 +14,9 @@ describe('the compiled city tables', () => {
   const table = embeddedCityTable();
   const paths = embeddedCityPaths();
   const mmdb = { v4: openMmdb(paths.v4), v6: openMmdb(paths.v6) };
+  afterAll(() => {
+    table.close();
+  });
   const viaReader = (text: string) => {
     const address = parseAddress(text);
     if (address === undefined) throw new Error(text);
