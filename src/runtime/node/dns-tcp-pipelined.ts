@@ -16,7 +16,7 @@ interface Entry {
 interface Connection {
   socket: Socket;
   pending: Map<number, Entry>;
-  /** Frames written in this turn of the event loop, sent together (one writev). */
+  /** Frames written in this iteration of the event loop, sent together (one writev). */
   corked: boolean;
   closed: boolean;
 }
@@ -24,7 +24,7 @@ interface Connection {
 /**
  * DNS over one long-lived TCP connection with many queries in flight (RFC 7766 §6.2.1.1
  * pipelining; replies may come in any order and are matched by ID, the question then checked by
- * the resolver). Queries made in the same turn of the event loop leave in one write, and one
+ * the resolver). Queries made in the same iteration of the event loop leave in one write, and one
  * read brings back as many replies as have arrived, so under load a query costs a fraction of a
  * system call each way where a socket per query costs several. TCP needs no source-port
  * entropy (RFC 5452 §4.5 is about UDP): a forger must also guess the connection's sequence
@@ -82,9 +82,12 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
     entry.home = connection;
     connection.pending.set(messageId(query), entry);
     if (!connection.corked) {
+      // Uncorked in the check phase, after every I/O callback of this loop iteration: the
+      // queries of all the requests read together leave in one write. (A microtask or
+      // nextTick would flush after each request's own callback, one write per query.)
       connection.corked = true;
       connection.socket.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         connection.corked = false;
         connection.socket.uncork();
       });
