@@ -87,6 +87,21 @@ describe('pipelined TCP', () => {
     }
   });
 
+  it('sends a query again when the resolver resets the connection under it', async () => {
+    // A reset (RST, not FIN) is how a close crossing unread data reaches the client: ECONNRESET.
+    const peer = await startPeer((socket, q, nth) => {
+      if (nth === 1) socket.resetAndDestroy();
+      else socket.write(framed(replyTo(q)));
+    });
+    try {
+      const reply = await transportTo(peer.port).exchange(query(12, 'reset.example'), AbortSignal.timeout(2000));
+      expect(questionOf(reply)).toBe('reset.example');
+      expect(peer.state.connections).toBe(2);
+    } finally {
+      peer.server.close();
+    }
+  });
+
   it('fails as unavailable when the resolver closes on the retry as well', async () => {
     const peer = await startPeer((socket) => {
       socket.destroy();

@@ -18,7 +18,6 @@ interface Connection {
   pending: Map<number, Entry>;
   /** Frames written in this iteration of the event loop, sent together (one writev). */
   corked: boolean;
-  closed: boolean;
 }
 
 /**
@@ -40,7 +39,7 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
   function open(): Connection {
     const socket = connect({ host, port, noDelay: true });
     socket.unref();
-    const connection: Connection = { socket, pending: new Map(), corked: false, closed: false };
+    const connection: Connection = { socket, pending: new Map(), corked: false };
     let buffered: Buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
@@ -56,16 +55,26 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
       buffered = at === buffered.length ? Buffer.alloc(0) : buffered.subarray(at);
     });
     let failure: DnsFailure | undefined;
+    /** The resolver closed its side (or reset it) after the connection was up: an idle close, maybe crossing our queries. */
+    let closedByPeer = false;
+    socket.on('end', () => {
+      closedByPeer = true;
+      // No new query goes on a connection the resolver is closing.
+      if (current === connection) current = undefined;
+    });
     socket.on('error', (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A reset or a write after the resolver's FIN is how an idle close crossing a query may
+      // show itself; a refused connect (or any other error) is the resolver not being there.
+      if (code === 'ECONNRESET' || code === 'EPIPE') closedByPeer = true;
       failure = new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err));
     });
     socket.on('close', () => {
-      connection.closed = true;
       if (current === connection) current = undefined;
       for (const [id, entry] of [...connection.pending]) {
         connection.pending.delete(id);
-        if (!entry.retried && failure === undefined) {
-          // Closed under a query without a reply and without an error: an idle close that crossed it.
+        // Sent once more only if it has not been already and its ID is free on the new connection.
+        if (!entry.retried && (failure === undefined || closedByPeer) && current?.pending.has(id) !== true) {
           entry.retried = true;
           send(entry);
         } else {

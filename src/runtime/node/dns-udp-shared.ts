@@ -64,7 +64,7 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
     socket.on('error', (err) => {
       // An ICMP unreachable or a failed send: the upstream is not there for anyone on this
       // socket. Its queries fail as unavailable and the slot gets a new socket (and port).
-      retire(slot, channel);
+      discard(slot, channel);
       const failure = new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err));
       for (const settle of [...channel.pending.values()]) settle.reject(failure);
     });
@@ -72,7 +72,8 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
     return channel;
   }
 
-  function retire(slot: number, channel: Channel): void {
+  /** Closes a socket that failed; its slot opens a new one on next use. */
+  function discard(slot: number, channel: Channel): void {
     if (channel.broken) return;
     channel.broken = true;
     if (channels[slot] === channel) channels[slot] = undefined;
