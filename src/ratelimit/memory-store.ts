@@ -22,7 +22,7 @@ function fingerprint(key: string): [number, number] {
 
 /**
  * In-process fixed-window counters in an open-addressing table of typed arrays (linear probing):
- * a window costs 20 bytes a slot, at most two slots a window, where a Map of strings to objects
+ * a slot costs 20 bytes and the table is kept at most half full, where a Map of strings to objects
  * cost about 190 bytes of heap (measured with 840 000 windows: 215 MB of resident memory, which
  * is what a minute of distinct callers at 14 000 requests/s leaves). Memory is bounded by the
  * live windows: a sweep at most once per `sweepEveryMs` removes expired ones (with backward
