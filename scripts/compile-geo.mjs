@@ -10,9 +10,8 @@ import { root } from './build-state.mjs';
 const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
 const { compileAsn } = await import(dist('runtime/node/geo/asn-compile.js'));
 const { ASN_TABLE_PATH } = await import(dist('runtime/node/geo/asn-table.js'));
-const { compileCity } = await import(dist('runtime/node/geo/city-compile.js'));
+const { compileCity, embeddedCityPaths } = await import(dist('runtime/node/geo/city-compile.js'));
 const { cityTablePath } = await import(dist('runtime/node/geo/city-table.js'));
-const { embeddedCityPaths } = await import(dist('runtime/node/geo/city.js'));
 
 const outputs = [ASN_TABLE_PATH, cityTablePath(4), cityTablePath(6)];
 const require = createRequire(import.meta.url);

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectContract } from './support/contract.js';
 import { send, type Reply } from './support/http.js';
-import { startKnot, type Knot } from './support/knot.js';
+import { manyAddress, startKnot, type Knot } from './support/knot.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { loadConfig } from '../src/runtime/node/config.js';
 import { nodeResolver } from '../src/runtime/node/dns.js';
@@ -234,5 +234,16 @@ describe.skipIf(!available)('GET /v1/dns/resolve with a real upstream', () => {
     } finally {
       await knot.start();
     }
+  });
+  // The shared UDP sockets and the pipelined TCP connection match replies to queries by ID:
+  // with 300 lookups in flight at once, each must get the answer to its own question.
+  it.each([
+    ['udp:// with shared sockets', 'udp', { NETDIAG_DNS_UDP_SOCKETS: 'shared' }],
+    ['tcp://, one pipelined connection', 'tcp', {}],
+  ])('300 lookups in flight over %s each get their own answer', async (_, scheme, env) => {
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `${scheme}://127.0.0.1:${String(knot.port)}`, ...env }), systemClock);
+    const indexes = Array.from({ length: 300 }, (_, i) => i + 1);
+    const results = await Promise.all(indexes.map((i) => resolver.resolveUncached(`many${String(i)}.example.test`, 'A', 3000)));
+    expect(results.map((r) => r.answers.map((a) => (a.type === 'A' ? a.address : a.type)))).toEqual(indexes.map((i) => [manyAddress(i)]));
   });
 });

@@ -22,9 +22,9 @@ function fingerprint(key: string): [number, number] {
 
 /**
  * In-process fixed-window counters in an open-addressing table of typed arrays (linear probing):
- * a slot costs 20 bytes and the table is kept at most half full, where a Map of strings to objects
- * cost about 190 bytes of heap (measured with 840 000 windows: 215 MB of resident memory, which
- * is what a minute of distinct callers at 14 000 requests/s leaves). Memory is bounded by the
+ * a slot costs 20 bytes and the table is kept at most half full. 840 000 windows (a minute of
+ * distinct callers at 14 000 requests/s) take a 40 MiB table and 70 MiB more resident memory in
+ * all; a Map of strings to objects took 215 MiB (about 190 bytes of heap a window). Memory is bounded by the
  * live windows: a sweep at most once per `sweepEveryMs` removes expired ones (with backward
  * shifting, so no tombstones build up) and shrinks a table left mostly empty.
  */

@@ -32,16 +32,6 @@ function txtStrings(n: number): string {
 /** The address Knot holds for `many<i>.example.test` (1..300): each name its own. */
 export const manyAddress = (i: number) => `198.18.${String(i >> 8)}.${String(i & 255)}`;
 
-/**
- * Asks for all of `many1..many<count>.example.test` at once through `resolve`; returns the
- * addresses each got and the ones each should have got, in order, for one equality check.
- */
-export async function askManyAtOnce(resolve: (name: string) => Promise<{ answers: { type: string; address?: string }[] }>, count = 300): Promise<{ got: string[][]; expected: string[][] }> {
-  const indexes = Array.from({ length: count }, (_, i) => i + 1);
-  const results = await Promise.all(indexes.map((i) => resolve(`many${String(i)}.example.test`)));
-  return { got: results.map((r) => r.answers.map((a) => a.address ?? a.type)), expected: indexes.map((i) => [manyAddress(i)]) };
-}
-
 function generatedRecords(): string {
   const lines: string[] = [];
   for (let i = 1; i <= 50; i++) lines.push(`fifty IN A 198.51.100.${i}`);

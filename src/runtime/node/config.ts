@@ -91,12 +91,12 @@ function isLoopback(host: string): boolean {
   return host === '::1' || host.startsWith('127.');
 }
 
-function udpSockets(env: Env, host: string | undefined): UdpSockets {
+/** `NETDIAG_DNS_UDP_SOCKETS` for a udp:// upstream at `host`; set with any other upstream, it is an error. */
+function udpSockets(env: Env, host: string): UdpSockets {
   const name = 'NETDIAG_DNS_UDP_SOCKETS';
   const value = read(env, name);
-  if (value === undefined) return host !== undefined && isLoopback(host) ? 'shared' : 'per-query';
+  if (value === undefined) return isLoopback(host) ? 'shared' : 'per-query';
   if (value !== 'per-query' && value !== 'shared') fail(name, `must be per-query or shared, got "${value}"`);
-  if (host === undefined) fail(name, 'applies only to a udp:// NETDIAG_DNS_UPSTREAM');
   return value;
 }
 
@@ -108,7 +108,7 @@ function dnsUpstream(env: Env): DnsUpstream {
     const { host, port } = hostPort(name, scheme[2] ?? '', 53);
     return { protocol: 'udp', host, port, text: value, sockets: udpSockets(env, host) };
   }
-  udpSockets(env, undefined);
+  if (read(env, 'NETDIAG_DNS_UDP_SOCKETS') !== undefined) fail('NETDIAG_DNS_UDP_SOCKETS', 'applies only to a udp:// NETDIAG_DNS_UPSTREAM');
   if (scheme?.[1] === 'tcp') {
     const { host, port } = hostPort(name, scheme[2] ?? '', 53);
     return { protocol: 'tcp', host, port, text: value };

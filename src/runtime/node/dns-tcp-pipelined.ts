@@ -4,6 +4,7 @@ import { failureReason } from '../../failure-reason.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { messageId } from '../../dns/wire.js';
 import { exchangeOnce, type Settle } from './dns-exchange.js';
+import { framed } from './dns-tcp.js';
 
 interface Entry {
   settle: Settle;
@@ -101,10 +102,7 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
         connection.socket.uncork();
       });
     }
-    const framed = Buffer.allocUnsafe(query.length + 2);
-    framed.writeUInt16BE(query.length, 0);
-    framed.set(query, 2);
-    connection.socket.write(framed);
+    connection.socket.write(framed(query));
   }
 
   return {

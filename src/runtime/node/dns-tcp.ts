@@ -4,6 +4,14 @@ import { failureReason } from '../../failure-reason.js';
 import type { DnsTransport } from '../../dns/transport.js';
 import { exchangeOnce } from './dns-exchange.js';
 
+/** A message behind its two-octet length, as DNS over TCP carries it (RFC 1035 §4.2.2). */
+export function framed(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(message.length + 2);
+  out.writeUInt16BE(message.length, 0);
+  out.set(message, 2);
+  return out;
+}
+
 /**
  * DNS over TCP (RFC 7766): one connection per query, each message behind a two-octet length
  * (RFC 1035 §4.2.2), so a reply can never exceed 65535 bytes.
@@ -20,10 +28,7 @@ export function tcpTransport(host: string, port: number): DnsTransport {
         (settle) => {
           let buffered = Buffer.alloc(0);
           socket.on('connect', () => {
-            const framed = Buffer.alloc(query.length + 2);
-            framed.writeUInt16BE(query.length, 0);
-            framed.set(query, 2);
-            socket.write(framed);
+            socket.write(framed(query));
           });
           socket.on('data', (chunk: Buffer) => {
             buffered = Buffer.concat([buffered, chunk]);

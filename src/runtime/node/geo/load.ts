@@ -2,7 +2,8 @@ import type { AsnLookup, CityLookup } from '../../../ip/geo.js';
 import { ConfigError, type Config } from '../config.js';
 import { embeddedAsn } from './asn-table.js';
 import { maxmindAsn } from './asn-mmdb.js';
-import { embeddedCity, maxmindCity } from './city.js';
+import { maxmindCity } from './city-mmdb.js';
+import { embeddedCityTable } from './city-table.js';
 
 function opened<T>(variable: string, open: () => T): T {
   try {
@@ -17,7 +18,7 @@ export function loadGeo(config: Pick<Config, 'geoipCity' | 'geoipAsn'>): { city:
   const cityPath = config.geoipCity;
   const asnPath = config.geoipAsn;
   return {
-    city: cityPath === undefined ? embeddedCity() : opened('NETDIAG_GEOIP_CITY', () => maxmindCity(cityPath)),
+    city: cityPath === undefined ? embeddedCityTable() : opened('NETDIAG_GEOIP_CITY', () => maxmindCity(cityPath)),
     asn: asnPath === undefined ? embeddedAsn() : opened('NETDIAG_GEOIP_ASN', () => maxmindAsn(asnPath)),
   };
 }
