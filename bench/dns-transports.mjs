@@ -28,6 +28,7 @@ const { tcpTransport } = await import(dist('runtime/node/dns-tcp.js'));
 const { pipelinedTcpTransport } = await import(dist('runtime/node/dns-tcp-pipelined.js'));
 const { dohTransport } = await import(dist('dns/doh.js'));
 const { encodeQuery } = await import(dist('dns/wire.js'));
+const { reverseName } = await import(dist('dns/names.js'));
 
 const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 const start = (...args) => startChild(process.execPath, [upstreamScript, ...args], {}, (line) => Number(line));
@@ -41,8 +42,6 @@ const transports = {
   'tcp, one pipelined connection': pipelinedTcpTransport('127.0.0.1', tcp.port, tcpTransport('127.0.0.1', tcp.port)),
   'doh, kept-alive connections': dohTransport(`http://127.0.0.1:${doh.port}/dns-query`),
 };
-
-const reverseName = (address) => `${address.split('.').reverse().join('.')}.in-addr.arpa`;
 
 async function run(transport) {
   // Questions made before the clock starts: their cost is the resolver's, not the transport's.
