@@ -1,10 +1,15 @@
-import { readAtMost } from '../http/bounded-read.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** The body bound for events (spec §8: 4 KiB). */
 export const MAX_EVENT_BYTES = 4096;
 
 export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' | 'cut_off' };
+
+/**
+ * JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at. One decoder
+ * serves every request: a `decode` call without `stream` starts afresh, a fatal one included.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Reads at most `limit` bytes. A declared Content-Length over the limit is refused before any
@@ -15,19 +20,11 @@ export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_la
 export async function readBoundedBody(req: HttpRequest, limit = MAX_EVENT_BYTES): Promise<BodyRead> {
   const declared = req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) return { ok: false, reason: 'too_large' };
-  if (req.body === null) return { ok: true, text: '' };
-  let bytes: Uint8Array | undefined;
+  // A client gone mid-body is answered (to nobody) rather than logged as a fault of ours.
+  const body = await req.readBody(limit);
+  if (!body.ok) return body;
   try {
-    bytes = await readAtMost(req.body, limit);
-  } catch {
-    // The client went away mid-body (Node's `aborted` / ECONNRESET): an ordinary event on the
-    // internet, not a fault of ours, so it is answered (to nobody) rather than logged as one.
-    return { ok: false, reason: 'cut_off' };
-  }
-  if (bytes === undefined) return { ok: false, reason: 'too_large' };
-  try {
-    // JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at.
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
+    return { ok: true, text: UTF8.decode(body.bytes) };
   } catch {
     return { ok: false, reason: 'not_utf8' };
   }

@@ -1,3 +1,5 @@
+import type { BodyBytes } from './types.js';
+
 /**
  * Reads a byte stream to its end, or stops at the first chunk that takes it past `limit` bytes
  * and returns undefined: nothing past the bound is ever held. With `cancel`, the stream is then
@@ -26,4 +28,22 @@ export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: numbe
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+const TOO_LARGE: BodyBytes = { ok: false, reason: 'too_large' };
+const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
+
+/**
+ * A request body from a Web stream (`Request.body`; null for none), read as `readAtMost` does.
+ * A stream that errors is a client gone mid-body (`cut_off`): an ordinary event on the internet.
+ */
+export async function readStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number): Promise<BodyBytes> {
+  if (stream === null) return { ok: true, bytes: new Uint8Array(0) };
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readAtMost(stream, limit);
+  } catch {
+    return CUT_OFF;
+  }
+  return bytes === undefined ? TOO_LARGE : { ok: true, bytes };
 }

@@ -18,11 +18,21 @@ export interface HttpRequest {
    * a function because only error responses need it.
    */
   origin(): string;
-  /** The body as a stream of chunks; read only by routes that take one. */
+  /**
+   * Reads the body whole, holding at most `limit` bytes: reading stops at the first chunk that
+   * passes the bound. Each runtime reads in its own cheapest way (Node from the request's own
+   * events, others from a Web stream); only routes that take a body call it, once, and
+   * never together with `body`.
+   */
+  readBody(limit: number): Promise<BodyBytes>;
+  /** The body as a stream of chunks, for one too large to hold (a speed-test upload). */
   body: AsyncIterable<Uint8Array> | null;
   /** What the runtime observed about the connection. */
   connection(): ConnectionFacts;
 }
+
+/** A body read whole, or why it was not: past the bound, or the client went away mid-body. */
+export type BodyBytes = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'cut_off' };
 
 /**
  * A body too large to hold as one value (the speed-test download): `length` bytes in chunks,

@@ -3,9 +3,10 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
 import { detachedProblem, headerPairs } from '../../http/respond.js';
-import type { HttpReply, HttpRequest } from '../../http/types.js';
+import type { BodyBytes, HttpReply, HttpRequest } from '../../http/types.js';
 import type { ConnectionFacts, Logger } from '../../services.js';
 import { nodeConnection } from './connection.js';
+import { readNodeBody } from './read-body.js';
 
 type Incoming = IncomingMessage | Http2ServerRequest;
 type Outgoing = ServerResponse | Http2ServerResponse;
@@ -30,6 +31,10 @@ class NodeRequest implements HttpRequest {
     this.path = q === -1 ? url : url.slice(0, q);
     this.query = q === -1 ? '' : url.slice(q + 1);
     this.body = this.method === 'GET' || this.method === 'HEAD' ? null : incoming;
+  }
+
+  readBody(limit: number): Promise<BodyBytes> {
+    return readNodeBody(this.incoming, limit);
   }
 
   header(name: string): string | undefined {
