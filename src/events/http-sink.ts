@@ -7,6 +7,19 @@ import type { EventSink, ReceivedEvent } from './sink.js';
 /** Drop warnings are rate-limited so that an overload cannot flood the log. */
 const DROP_LOG_INTERVAL_MS = 60_000;
 
+/**
+ * One POST of a batch to the collector: resolves with the response's status once its body is
+ * consumed, rejects when the network fails or the deadline passes (a `TimeoutError`).
+ */
+export type BatchPoster = (url: string, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number) => Promise<number>;
+
+/** The portable poster, `fetch`: what Workers use, and any runtime without a cheaper client. */
+export const fetchPoster: BatchPoster = async (url, headers, body, timeoutMs) => {
+  const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  await res.body?.cancel();
+  return res.status;
+};
+
 export interface HttpSinkOptions {
   url: string;
   /** An `Authorization` header value for the collector (never logged). */
@@ -25,6 +38,8 @@ export interface HttpSinkOptions {
   maxBackoffMs?: number;
   /** Keeps a scheduled batch alive past the response that queued it (Workers' waitUntil). */
   defer?: Defer;
+  /** How a batch is sent; `fetchPoster` unless the runtime has a cheaper client. */
+  post?: BatchPoster;
 }
 
 /**
@@ -48,6 +63,7 @@ export class HttpEventSink implements EventSink {
   readonly #timeoutMs: number;
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #send: BatchPoster;
   readonly #queue = new Deque<ReceivedEvent>();
   #inFlight: Promise<boolean> | undefined;
   readonly #timer: DeferredTimer;
@@ -73,6 +89,7 @@ export class HttpEventSink implements EventSink {
     this.#backoffMs = options.backoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
+    this.#send = options.post ?? fetchPoster;
   }
 
   /** Events waiting for the collector now. */
@@ -172,14 +189,8 @@ export class HttpEventSink implements EventSink {
     const droppedBefore = this.#dropped;
     this.#inFlight = (async () => {
       try {
-        const res = await fetch(this.#url, {
-          method: 'POST',
-          headers: this.#headers,
-          body,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        await res.body?.cancel();
-        if (!res.ok) throw Object.assign(new Error('collector refused'), { code: `status_${String(res.status)}` });
+        const status = await this.#send(this.#url, this.#headers, body, timeoutMs);
+        if (status < 200 || status > 299) throw Object.assign(new Error('collector refused'), { code: `status_${String(status)}` });
         // The batch was the head of the queue; drops since then came off that head, so they
         // were batch events after all (delivered, not lost), and the rest of it is still first.
         const trimmed = Math.min(batch.length, this.#dropped - droppedBefore);

@@ -7,6 +7,7 @@ import type { ResolverRuntime } from '../../dns/resolver.js';
 import { loadGeo } from './geo/load.js';
 import { nodeLimiter, type NodeLimiter } from './limiter.js';
 import { HttpEventSink } from '../../events/http-sink.js';
+import { undiciPoster } from './batch-poster.js';
 import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
 import { loadOpenApi } from './openapi.js';
 import { nodeProbes, type NodeProbes } from './probe-client.js';
@@ -25,7 +26,7 @@ function eventSink(config: Config, logger: Logger): EventSink {
   const sink = config.eventsSink;
   if (sink.kind === 'none') return NONE_SINK;
   if (sink.kind === 'log') return logSink(logger);
-  return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger });
+  return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, post: undiciPoster });
 }
 
 /**
