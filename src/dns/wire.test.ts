@@ -4,6 +4,7 @@ import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { DnsFailure } from './errors.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
+import { DNS_TYPES } from './types.js';
 
 type Answer = dnsPacket.Answer;
 
@@ -42,6 +43,31 @@ describe('encodeQuery', () => {
     }
     expect(ids.size).toBeGreaterThan(45);
   });
+  it('writes the bytes dns-packet writes for the same query, for every type, the root and long names', () => {
+    const names = ['a.example', '', 'www.example.test', '4.3.2.1.in-addr.arpa', `${'a'.repeat(63)}.${'b'.repeat(63)}.example`, '_sip._tcp.example.com', 'xn--bcher-kva.example'];
+    for (const name of names) {
+      for (const type of DNS_TYPES) {
+        const ours = Buffer.from(encodeQuery(name, type));
+        const theirs = dnsPacket.encode({
+          type: 'query',
+          id: ours.readUInt16BE(0),
+          flags: dnsPacket.RECURSION_DESIRED,
+          questions: [{ type, name, class: 'IN' }],
+          additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+        });
+        expect(ours.toString('hex'), `${name} ${type}`).toBe(theirs.toString('hex'));
+      }
+    }
+  });
+
+  it('refuses a name that is not canonical ASCII rather than writing it wrong', () => {
+    expect(failure(() => encodeQuery('bücher.example', 'A')).kind).toBe('invalid');
+    expect(failure(() => encodeQuery('a b.example', 'A')).kind).toBe('invalid');
+    for (const bad of ['a..example', 'example.', '.example', `${'a'.repeat(64)}.example`]) {
+      expect(failure(() => encodeQuery(bad, 'A')).kind, bad).toBe('invalid');
+    }
+  });
+
   it('reads the ID of a message, and -1 for one too short to have one', () => {
     expect(messageId(reply([A]))).toBe(0x1234);
     expect(messageId(new Uint8Array([0x12]))).toBe(-1);

@@ -19,6 +19,8 @@ const RETIRE_MS = 30_000;
 interface Channel {
   socket: Socket;
   ready: Promise<void>;
+  /** Set once `ready` has settled: from then on a query is sent at once, with no promise step. */
+  connected: boolean;
   pending: Map<number, Settle>;
   retired: Set<number>;
   broken: boolean;
@@ -51,8 +53,12 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
       pending: new Map(),
       retired: new Set(),
       broken: false,
+      connected: false,
       ready: new Promise((resolve) => {
-        socket.connect(port, host, resolve);
+        socket.connect(port, host, () => {
+          channel.connected = true;
+          resolve();
+        });
       }),
     };
     // Long-lived, but never a reason for the process to stay up.
@@ -119,9 +125,13 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
               settle.reject(failure);
             },
           });
-          void channel.ready.then(() => {
-            if (channel.pending.has(id) && !channel.broken) channel.socket.send(query);
-          });
+          if (channel.connected) {
+            channel.socket.send(query);
+          } else {
+            void channel.ready.then(() => {
+              if (channel.pending.has(id) && !channel.broken) channel.socket.send(query);
+            });
+          }
         },
       );
     },
