@@ -9,8 +9,10 @@ let posts = 0;
 const server = createServer((req, res) => {
   posts += 1;
   const hang = mode === 'hang' || (mode === 'flaky' && posts % 2 === 0);
+  // Lines counted with the native search, not byte by byte in JS: the collector shares the
+  // machine's two cores with the service under test and should take as little of them as it can.
   req.on('data', (chunk) => {
-    for (const byte of chunk) if (byte === 0x0a) events += 1;
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) events += 1;
   });
   req.on('end', () => {
     if (hang) return;
