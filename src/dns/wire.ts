@@ -46,8 +46,8 @@ function labelLength(length: number): number {
  * A query with a fresh random ID (RFC 5452 §4.3), recursion desired: the header, one question
  * and an EDNS(0) OPT record (RFC 1035 §4.1, RFC 6891 §6.1.2), the same bytes `dns-packet`
  * writes for it (wire.test.ts holds the two side by side). Written by hand because every
- * caller's PTR query goes through here: dns-packet's general encoder took about 3% of /v1/ip's CPU
- * for distinct callers; replies are still decoded by dns-packet. `name` is canonical
+ * caller's PTR query goes through here: dns-packet's general encoder took about 3% of the CPU
+ * of /v1/ip for distinct callers; replies are still decoded by dns-packet. `name` is canonical
  * (names.ts: ASCII, no trailing dot, labels of 1-63 octets; '' is the root); anything else
  * is refused, never written wrong.
  */
