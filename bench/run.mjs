@@ -65,6 +65,14 @@ const ROUTES = [
   { name: 'events-hanging', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, collector: 'hang' },
 ].filter((r) => opts.only === undefined || opts.only.split(',').includes(r.name));
 
+/** How a route is named in the tables. */
+function labelOf(route) {
+  if (route.collector !== undefined) return `${route.method} ${route.path} (collector ${route.collector})`;
+  if (route.callerHeader !== undefined) return `${route.path} (a new caller each request${route.upstream === 'tcp' ? ', tcp://' : ''})`;
+  if (route.headers?.['X-Forwarded-For'] !== undefined) return `${route.path} (one caller)`;
+  return route.path;
+}
+
 async function startService(env = {}) {
   return startChild(
     process.execPath,
@@ -116,14 +124,7 @@ for (const route of ROUTES) {
       runs[state].svc.push(await load({ url, method: route.method, headers: route.headers, body: route.body, pid: target.child.pid, duration, connections, callerHeader: route.callerHeader }));
     }
   }
-  const label =
-    route.collector !== undefined
-      ? `${route.method} ${route.path} (collector ${route.collector})`
-      : route.callerHeader !== undefined
-        ? `${route.path} (a new caller each request${route.upstream === 'tcp' ? ', tcp://' : ''})`
-        : route.headers?.['X-Forwarded-For'] !== undefined
-          ? `${route.path} (one caller)`
-          : route.path;
+  const label = labelOf(route);
   memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssMiB(target.child.pid).toFixed(1)) });
   await baseline.stop();
   await target.stop();

@@ -30,15 +30,17 @@ export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: numbe
   return bytes;
 }
 
-const TOO_LARGE: BodyBytes = { ok: false, reason: 'too_large' };
-const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
+/** The outcomes every runtime's `readBody` shares (immutable: no caller writes to them). */
+export const EMPTY_BODY: BodyBytes = { ok: true, bytes: new Uint8Array(0) };
+export const TOO_LARGE: BodyBytes = { ok: false, reason: 'too_large' };
+export const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
 
 /**
  * A request body from a Web stream (`Request.body`; null for none), read as `readAtMost` does.
  * A stream that errors is a client gone mid-body (`cut_off`): an ordinary event on the internet.
  */
 export async function readStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number): Promise<BodyBytes> {
-  if (stream === null) return { ok: true, bytes: new Uint8Array(0) };
+  if (stream === null) return EMPTY_BODY;
   let bytes: Uint8Array | undefined;
   try {
     bytes = await readAtMost(stream, limit);

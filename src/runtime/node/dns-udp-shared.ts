@@ -18,9 +18,8 @@ const RETIRE_MS = 30_000;
 
 interface Channel {
   socket: Socket;
-  ready: Promise<void>;
-  /** Set once `ready` has settled: from then on a query is sent at once, with no promise step. */
-  connected: boolean;
+  /** Settles when the socket is connected, and is then cleared: from then on a query is sent at once. */
+  connecting: Promise<void> | undefined;
   pending: Map<number, Settle>;
   retired: Set<number>;
   broken: boolean;
@@ -53,10 +52,9 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
       pending: new Map(),
       retired: new Set(),
       broken: false,
-      connected: false,
-      ready: new Promise((resolve) => {
+      connecting: new Promise((resolve) => {
         socket.connect(port, host, () => {
-          channel.connected = true;
+          channel.connecting = undefined;
           resolve();
         });
       }),
@@ -125,10 +123,10 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
               settle.reject(failure);
             },
           });
-          if (channel.connected) {
+          if (channel.connecting === undefined) {
             channel.socket.send(query);
           } else {
-            void channel.ready.then(() => {
+            void channel.connecting.then(() => {
               if (channel.pending.has(id) && !channel.broken) channel.socket.send(query);
             });
           }

@@ -1,9 +1,6 @@
 import type { Readable } from 'node:stream';
+import { CUT_OFF, EMPTY_BODY, TOO_LARGE } from '../../http/bounded-read.js';
 import type { BodyBytes } from '../../http/types.js';
-
-const EMPTY: BodyBytes = { ok: true, bytes: new Uint8Array(0) };
-const TOO_LARGE: BodyBytes = { ok: false, reason: 'too_large' };
-const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
 
 /**
  * Reads a request body from its own `data` and `end` events. A small body (an analytics event)
@@ -19,7 +16,7 @@ const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
  * left to throw.
  */
 export function readNodeBody(incoming: Readable, limit: number): Promise<BodyBytes> {
-  if (incoming.readableEnded) return Promise.resolve(EMPTY);
+  if (incoming.readableEnded) return Promise.resolve(EMPTY_BODY);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
