@@ -39,7 +39,7 @@ const transports = {
   'udp, a socket per query': perQueryUdp,
   'udp, shared sockets': sharedUdpTransport('127.0.0.1', udp.port, perQueryUdp),
   'tcp, a connection per query': tcpTransport('127.0.0.1', tcp.port),
-  'tcp, one pipelined connection': pipelinedTcpTransport('127.0.0.1', tcp.port, tcpTransport('127.0.0.1', tcp.port)),
+  'tcp, one pipelined connection': pipelinedTcpTransport('127.0.0.1', tcp.port, tcpTransport('127.0.0.1', tcp.port), 2000),
   'doh, kept-alive connections': dohTransport(`http://127.0.0.1:${doh.port}/dns-query`),
 };
 

@@ -1,13 +1,17 @@
 // The pipelined TCP transport (tcp:// upstreams) against FAKE TCP peers (below), for what no real
 // server does on demand: replies out of order, an idle close or a reset crossing a query, a
 // resolver that keeps closing, a late reply. Many queries in flight against the real Knot are
-// in test/dns.test.ts.
+// in test/dns.test.ts. A resolver that drops our SYNs is a real network namespace whose
+// replies go nowhere (a blackhole route), not a fake.
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { framed, tcpTransport } from '../src/runtime/node/dns-tcp.js';
 import { pipelinedTcpTransport } from '../src/runtime/node/dns-tcp-pipelined.js';
+import { canMakeNetns, createNetns } from './support/netns.js';
+import { requireCommands } from './support/system.js';
 
 type Behaviour = (socket: Socket, query: Buffer, nth: number, state: { connections: number }) => void;
 
@@ -41,7 +45,7 @@ async function startPeer(behaviour: Behaviour): Promise<{ server: Server; port: 
 
 const query = (id: number, name: string) => dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name, class: 'IN' }] });
 const questionOf = (message: Uint8Array) => dnsPacket.decode(Buffer.from(message)).questions?.[0]?.name;
-const transportTo = (port: number) => pipelinedTcpTransport('127.0.0.1', port, tcpTransport('127.0.0.1', port));
+const transportTo = (port: number, host = '127.0.0.1', connectTimeoutMs = 2000) => pipelinedTcpTransport(host, port, tcpTransport(host, port), connectTimeoutMs);
 
 describe('pipelined TCP', () => {
   it('sends queries made together on one connection and matches replies that come in reverse order', async () => {
@@ -120,6 +124,35 @@ describe('pipelined TCP', () => {
       expect(peer.state.connections).toBe(2);
     } finally {
       peer.server.close();
+    }
+  });
+});
+
+const namespaces = canMakeNetns() && requireCommands('a resolver that drops SYNs, in a network namespace', ['ip'], 'iproute2');
+if (!canMakeNetns()) {
+  if (process.env.CI === 'true') throw new Error('pipelined TCP connect deadline: needs root for network namespaces; CI requires it');
+  process.stderr.write('\n*** SKIPPED pipelined TCP connect deadline: needs root for network namespaces ***\n\n');
+}
+
+describe.skipIf(!namespaces)('pipelined TCP: a resolver that never answers the connect', () => {
+  it('gives the connection up at the connect deadline and opens a new one for the next query', async () => {
+    const netns = createNetns();
+    // Whatever the namespace sends back (its SYN-ACK or RST) is dropped: our connect hangs, as it
+    // does to a host that is gone or behind a dropping firewall.
+    const blackhole = ['-n', netns.name, 'route', 'add', 'blackhole', `${netns.hostAddress}/32`];
+    execFileSync('ip', blackhole);
+    try {
+      const transport = transportTo(53, netns.nsAddress, 300);
+      const started = Date.now();
+      // The query's own deadline is far later: the rejection is the connect deadline's.
+      await expect(transport.exchange(query(12, 'hung.example'), AbortSignal.timeout(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'connect_timeout' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The namespace answers again (nothing listens there: a reset). A new connection is
+      // opened and refused at once; the given-up one would have kept the query until its deadline.
+      execFileSync('ip', ['-n', netns.name, 'route', 'del', 'blackhole', `${netns.hostAddress}/32`]);
+      await expect(transport.exchange(query(13, 'back.example'), AbortSignal.timeout(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'ECONNREFUSED' });
+    } finally {
+      netns.destroy();
     }
   });
 });

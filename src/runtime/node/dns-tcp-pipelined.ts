@@ -33,8 +33,14 @@ interface Connection {
  * A resolver closes idle connections (Knot after 10 s, Unbound after 30 s); a query caught by
  * such a close before any reply is sent once more on a new connection (RFC 7766 §6.2.1: a
  * client should be ready to retry), a second close fails it as unavailable.
+ *
+ * A connection not up within `connectTimeoutMs` is given up (its queries fail as unavailable,
+ * `connect_timeout`) and the next query opens a new one. Without that bound a resolver that
+ * drops our SYNs (a host gone, a firewall) keeps the one connection every query waits on in
+ * its connecting state for as long as the kernel retries (tcp_syn_retries: about two
+ * minutes), so DNS would stay down that long after the resolver came back.
  */
-export function pipelinedTcpTransport(host: string, port: number, fallback: DnsTransport): DnsTransport {
+export function pipelinedTcpTransport(host: string, port: number, fallback: DnsTransport, connectTimeoutMs: number): DnsTransport {
   let current: Connection | undefined;
 
   function open(): Connection {
@@ -56,6 +62,14 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
       buffered = at === buffered.length ? Buffer.alloc(0) : buffered.subarray(at);
     });
     let failure: DnsFailure | undefined;
+    const connectDeadline = setTimeout(() => {
+      failure = new DnsFailure('unavailable', 'the resolver did not accept a connection in time', 'connect_timeout');
+      socket.destroy();
+    }, connectTimeoutMs);
+    connectDeadline.unref();
+    socket.once('connect', () => {
+      clearTimeout(connectDeadline);
+    });
     /** The resolver closed its side (or reset it) after the connection was up: an idle close, maybe crossing our queries. */
     let closedByPeer = false;
     socket.on('end', () => {
@@ -71,6 +85,7 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
       failure = new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err));
     });
     socket.on('close', () => {
+      clearTimeout(connectDeadline);
       if (current === connection) current = undefined;
       for (const [id, entry] of [...connection.pending]) {
         connection.pending.delete(id);

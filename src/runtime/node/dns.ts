@@ -10,7 +10,7 @@ import { udpTransport } from './dns-udp.js';
 import { sharedUdpTransport } from './dns-udp-shared.js';
 
 /** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver for a truncated reply. */
-export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport {
+export function upstreamTransport(upstream: Config['dnsUpstream'], timeoutMs: number): DnsTransport {
   switch (upstream.protocol) {
     case 'udp': {
       const tcp = tcpTransport(upstream.host, upstream.port);
@@ -20,7 +20,7 @@ export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport
     }
     case 'tcp':
       // Queries whose ID is in flight on the connection already get a connection of their own.
-      return pipelinedTcpTransport(upstream.host, upstream.port, tcpTransport(upstream.host, upstream.port));
+      return pipelinedTcpTransport(upstream.host, upstream.port, tcpTransport(upstream.host, upstream.port), timeoutMs);
     case 'https':
       return dohTransport(upstream.url);
   }
@@ -28,7 +28,7 @@ export function upstreamTransport(upstream: Config['dnsUpstream']): DnsTransport
 
 export function nodeResolver(config: Config, clock: Clock, logger?: Logger, observer?: ResolverObserver): ResolverRuntime {
   return createResolver({
-    transport: upstreamTransport(config.dnsUpstream),
+    transport: upstreamTransport(config.dnsUpstream, config.dnsTimeoutMs),
     timeoutMs: config.dnsTimeoutMs,
     cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
     maxOutstanding: config.dnsMaxOutstanding,
