@@ -74,8 +74,8 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
   const inflightUncached = new Coalescer<DnsResult>(defer);
   let outstanding = 0;
 
-  async function ask(via: DnsTransport, query: Uint8Array, signal: AbortSignal, name: string, type: DnsType) {
-    const reply = await via.exchange(query, signal);
+  /** A reply checked against its query: the same ID, then decoded and matched to the question. */
+  function checked(reply: Uint8Array, query: Uint8Array, name: string, type: DnsType) {
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'its ID does not match the query');
     return decodeResponse(reply, name, type);
   }
@@ -90,16 +90,16 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
   };
   const circuit = new Circuit(probe, logger, defer);
 
+  /** One async step for the common reply: a truncated one (rare) goes on to the fallback. */
   async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
     const query = encodeQuery(name, type);
-    let decoded = await ask(transport, query, signal, name, type);
-    if (decoded.truncated) {
-      const fallback = transport.truncationFallback;
-      if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
-      decoded = await ask(fallback, query, signal, name, type);
-      if (decoded.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
-    }
-    return decoded.result;
+    const decoded = checked(await transport.exchange(query, signal), query, name, type);
+    if (!decoded.truncated) return decoded.result;
+    const fallback = transport.truncationFallback;
+    if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+    const again = checked(await fallback.exchange(query, signal), query, name, type);
+    if (again.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
+    return again.result;
   }
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {

@@ -1,5 +1,5 @@
 import { reverseNameOf } from '../dns/names.js';
-import { Coalescer } from '../coalescer.js';
+import type { DnsResult } from '../dns/types.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
@@ -28,6 +28,12 @@ function locationOf(found: Omit<LocationInformation, 'country'>): LocationInform
     latitude: found.latitude,
     longitude: found.longitude,
   };
+}
+
+/** The first PTR answer's target as a host name, or null (SPEC-NOTES, /v1/ip). */
+function hostnameOf(result: DnsResult): string | null {
+  for (const answer of result.answers) if (answer.type === 'PTR') return hostnameOrNull(answer.target);
+  return null;
 }
 
 interface CallerFacts {
@@ -59,26 +65,11 @@ export function ipRoute(services: Services): RouteDefinition {
 
   /**
    * The caller's PTR through the fixed resolver, never through the shared cache; null on any
-   * failure. Requests from one address while its lookup is in flight share the hostname made
-   * from it (the resolver shares the query itself), so a burst of them costs one promise and one
-   * validation, not one each; the entry goes when the answer comes, so nothing is kept.
+   * failure. Requests from one address while its lookup is in flight share the query (the
+   * resolver coalesces identical uncached questions and keeps nothing once the answer comes).
    */
-  const pendingHostnames = new Coalescer<string | null>(services.defer);
-  const reverseHostname = (address: ParsedAddress): Promise<string | null> => {
-    const name = reverseNameOf(address);
-    return pendingHostnames
-      .run(
-        name,
-        () =>
-          services.dns.resolveUncached(name, 'PTR', REVERSE_DEADLINE_MS).then((result) => {
-            const answer = result.answers.find((a) => a.type === 'PTR');
-            return answer?.type === 'PTR' ? hostnameOrNull(answer.target) : null;
-          }),
-        REVERSE_DEADLINE_MS,
-        () => new Error('deadline'),
-      )
-      .catch(() => null);
-  };
+  const reverseHostname = (address: ParsedAddress): Promise<string | null> =>
+    services.dns.resolveUncached(reverseNameOf(address), 'PTR', REVERSE_DEADLINE_MS).then(hostnameOf, () => null);
 
   const handler = rateLimited('ip', services, (ctx) => {
     const caller = callerOf(ctx, services);

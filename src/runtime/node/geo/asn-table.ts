@@ -31,6 +31,39 @@ function find(table: Table, key: Uint32Array): number {
   return -1;
 }
 
+/**
+ * For IPv4, where the first range at or above each /16 starts (65 537 entries, 256 KiB, built
+ * at start-up in one pass): a lookup bisects only the ranges of its own /16 and the one before
+ * it, a handful of steps instead of about nineteen over the whole table.
+ */
+function slashSixteenIndex(starts: Uint32Array): Uint32Array {
+  const index = new Uint32Array(65_537);
+  let i = 0;
+  for (let prefix = 0; prefix <= 65_536; prefix++) {
+    const bound = prefix * 65_536;
+    while (i < starts.length && (starts[i] ?? 0) < bound) i++;
+    index[prefix] = i;
+  }
+  return index;
+}
+
+/** The IPv4 range holding `address`, or -1: the last start at or below it, if its range reaches it. */
+function find4(table: Table, index: Uint32Array, address: number): number {
+  const prefix = address >>> 16;
+  // The range holding the address starts in its /16 or is the last one to start before it.
+  let lo = Math.max(0, (index[prefix] ?? 0) - 1);
+  let hi = (index[prefix + 1] ?? 0) - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((table.starts[mid] ?? 0) <= address) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found >= 0 && (table.ends[found] ?? 0) >= address ? found : -1;
+}
+
 /** "NDAS": the file is this table; the version changes with its layout. */
 export const ASN_MAGIC = 0x5341444e;
 export const ASN_VERSION = 1;
@@ -63,10 +96,11 @@ export function embeddedAsn(path = ASN_TABLE_PATH): AsnLookup {
   const namesAt = at * 4;
   const name = (id: number) => file.toString('utf8', namesAt + (offsets[id] ?? 0), namesAt + (offsets[id + 1] ?? 0));
   const key = new Uint32Array(4);
+  const v4Index = slashSixteenIndex(v4.starts);
   return {
     asn(address): NetworkInformation | undefined {
-      const table = addressWords(address, key) === 1 ? v4 : v6;
-      const i = find(table, key);
+      const table = address.v4 !== undefined ? v4 : v6;
+      const i = address.v4 !== undefined ? find4(v4, v4Index, address.v4) : (addressWords(address, key), find(v6, key));
       if (i < 0) return undefined;
       return { asn: table.asns[i] ?? null, organization: text(name(table.orgs[i] ?? 0), 160) };
     },
