@@ -2,7 +2,7 @@ import { dnsRoute } from './dns/route.js';
 import { eventsRoute } from './events/route.js';
 import { healthRoute } from './health/route.js';
 import { Problem } from './http/problems.js';
-import { readStreamBody } from './http/bounded-read.js';
+import { drainStreamBody, readStreamBody } from './http/bounded-read.js';
 import { headerPairs, problemReply } from './http/respond.js';
 import { Router, methodHandler } from './http/router.js';
 import type { HttpReply, HttpRequest, RequestContext } from './http/types.js';
@@ -120,7 +120,7 @@ export function createApp(services: Services): App {
       header: (name) => request.headers.get(name) ?? undefined,
       origin: () => url.origin,
       readBody: (limit) => readStreamBody(request.body, limit),
-      body: request.body,
+      drainBody: (limit) => drainStreamBody(request.body, limit),
       connection: () => connection,
     });
     const headers = headerPairs(reply.headers);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAtMost } from './bounded-read.js';
+import { drainStreamBody, readAtMost } from './bounded-read.js';
 
 /** A stream of `chunks` that records whether it was cancelled and how many chunks were pulled. */
 function source(chunks: number[]) {
@@ -35,5 +35,29 @@ describe('readAtMost', () => {
     const { stream, seen } = source([8, 8]);
     expect(await readAtMost(stream, 10, true)).toBeUndefined();
     expect(seen.cancelled).toBe(true);
+  });
+});
+
+describe('drainStreamBody', () => {
+  it('counts a stream to its end within the bound', async () => {
+    const { stream } = source([3, 2, 5]);
+    expect(await drainStreamBody(stream, 10)).toEqual({ ok: true, size: 10 });
+  });
+
+  it('stops at the chunk that passes the bound, pulls no further and does not cancel', async () => {
+    const { stream, seen } = source([4, 4, 4, 4]);
+    expect(await drainStreamBody(stream, 10)).toEqual({ ok: false, reason: 'too_large' });
+    expect(seen.pulled).toBe(3);
+    expect(seen.cancelled).toBe(false);
+  });
+
+  it('a stream that errors (the client went away) is cut_off', async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(3));
+        controller.error(new Error('aborted'));
+      },
+    });
+    expect(await drainStreamBody(stream, 10)).toEqual({ ok: false, reason: 'cut_off' });
   });
 });

@@ -1,4 +1,4 @@
-import type { BodyBytes } from './types.js';
+import type { BodyBytes, BodyDrained, BodyRefusal } from './types.js';
 
 /**
  * Reads a byte stream to its end, or stops at the first chunk that takes it past `limit` bytes
@@ -32,8 +32,8 @@ export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: numbe
 
 /** The outcomes every runtime's `readBody` shares (immutable: no caller writes to them). */
 export const EMPTY_BODY: BodyBytes = { ok: true, bytes: new Uint8Array(0) };
-export const TOO_LARGE: BodyBytes = { ok: false, reason: 'too_large' };
-export const CUT_OFF: BodyBytes = { ok: false, reason: 'cut_off' };
+export const TOO_LARGE: BodyRefusal = { ok: false, reason: 'too_large' };
+export const CUT_OFF: BodyRefusal = { ok: false, reason: 'cut_off' };
 
 /**
  * A request body from a Web stream (`Request.body`; null for none), read as `readAtMost` does.
@@ -48,4 +48,25 @@ export async function readStreamBody(stream: AsyncIterable<Uint8Array> | null, l
     return CUT_OFF;
   }
   return bytes === undefined ? TOO_LARGE : { ok: true, bytes };
+}
+
+/**
+ * A request body from a Web stream read to its end and dropped, counted up to `limit` (a
+ * speed-test upload): the same outcomes as `readStreamBody`, holding one chunk at a time.
+ */
+export async function drainStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number): Promise<BodyDrained> {
+  if (stream === null) return { ok: true, size: 0 };
+  // Not iterator.return() past the bound: that would end the request the 413 must go out on.
+  const iterator = stream[Symbol.asyncIterator]();
+  let size = 0;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) return { ok: true, size };
+      size += next.value.byteLength;
+      if (size > limit) return TOO_LARGE;
+    }
+  } catch {
+    return CUT_OFF;
+  }
 }

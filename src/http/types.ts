@@ -22,17 +22,30 @@ export interface HttpRequest {
    * Reads the body whole, holding at most `limit` bytes: reading stops at the first chunk that
    * passes the bound. Each runtime reads in its own cheapest way (Node from the request's own
    * events, others from a Web stream); only routes that take a body call it, once, and
-   * never together with `body`.
+   * never together with `drainBody`.
    */
   readBody(limit: number): Promise<BodyBytes>;
-  /** The body as a stream of chunks, for one too large to hold (a speed-test upload). */
-  body: AsyncIterable<Uint8Array> | null;
+  /**
+   * Reads the body to its end and keeps none of it, counting bytes up to `limit` as `readBody`
+   * does: for a body too large to hold (a speed-test upload). Called at most once, never with
+   * `readBody`.
+   */
+  drainBody(limit: number): Promise<BodyDrained>;
   /** What the runtime observed about the connection. */
   connection(): ConnectionFacts;
 }
 
 /** A body read whole, or why it was not: past the bound, or the client went away mid-body. */
-export type BodyBytes = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'cut_off' };
+export type BodyBytes = { ok: true; bytes: Uint8Array } | BodyRefusal;
+
+/** A body read to its end and dropped: how many bytes it had, or why it was not read whole. */
+export type BodyDrained = { ok: true; size: number } | BodyRefusal;
+
+/** Why a body was not read whole: past the bound, or the client went away mid-body. */
+export interface BodyRefusal {
+  ok: false;
+  reason: 'too_large' | 'cut_off';
+}
 
 /**
  * A body too large to hold as one value (the speed-test download): `length` bytes in chunks,
