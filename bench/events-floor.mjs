@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { hash, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { load, median, startChild } from './lib.mjs';
+import { load, median, serviceLikeHeaders, startChild } from './lib.mjs';
 
 if (process.argv[2] === '--serve') {
   const UUID = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/;
@@ -28,12 +28,7 @@ if (process.argv[2] === '--serve') {
       if (queue.length > 1000) queue.length = 0;
       const id = randomUUID();
       const body = `{"data":{"accepted":true},"meta":{"api_version":"v1","request_id":"${id}","requested_at":"${new Date().toISOString()}"}}`;
-      res.writeHead(202, [
-        'Cache-Control', 'no-store', 'X-Request-ID', id, 'Access-Control-Allow-Origin', '*',
-        'Access-Control-Expose-Headers', 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
-        'RateLimit-Limit', '60', 'RateLimit-Remaining', '59', 'RateLimit-Reset', '60',
-        'Content-Type', 'application/json', 'Content-Length', String(body.length),
-      ]);
+      res.writeHead(202, serviceLikeHeaders(id, body));
       res.end(body);
     });
   });

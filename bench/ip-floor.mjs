@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { isIPv4 } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { listeningPort, load, median, startChild } from './lib.mjs';
+import { listeningPort, load, median, serviceLikeHeaders, startChild } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -93,12 +93,7 @@ if (process.argv[2] === '--serve') {
         data: { address: text, ip_version: 'ipv4', reverse_hostname: ptrTarget(reply), network: network ?? { asn: null, organization: null }, location: location ?? null, connection: { provider_colo: null, http_protocol: null, tls_version: null }, data_provenance: 'observed_connection' },
         meta: { api_version: 'v1', request_id: requestId, requested_at: new Date().toISOString() },
       });
-      res.writeHead(200, [
-        'Cache-Control', 'no-store', 'X-Request-ID', requestId, 'Access-Control-Allow-Origin', '*',
-        'Access-Control-Expose-Headers', 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
-        'RateLimit-Limit', '60', 'RateLimit-Remaining', '59', 'RateLimit-Reset', '60',
-        'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)),
-      ]);
+      res.writeHead(200, serviceLikeHeaders(requestId, body));
       res.end(body);
     });
     sockets[next].send(ptrQuery(id, text));

@@ -136,3 +136,17 @@ export async function sequentialLatency(url, count, headers = {}) {
   const at = (p) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)];
   return { p50: at(0.5), p99: at(0.99) };
 }
+
+/**
+ * The headers the service sends with a JSON success on a rate-limited route, as a flat list for
+ * `writeHead`: what the hand-written floor servers (events-floor.mjs, ip-floor.mjs) write, so
+ * they pay for the same response the service does.
+ */
+export function serviceLikeHeaders(requestId, body) {
+  return [
+    'Cache-Control', 'no-store', 'X-Request-ID', requestId, 'Access-Control-Allow-Origin', '*',
+    'Access-Control-Expose-Headers', 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+    'RateLimit-Limit', '60', 'RateLimit-Remaining', '59', 'RateLimit-Reset', '60',
+    'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)),
+  ];
+}

@@ -1,6 +1,6 @@
 import { CACHE } from '../http/headers.js';
 import { rateLimited } from '../http/rate-limit.js';
-import { envelopeSerialized, problemReply, serialize } from '../http/respond.js';
+import { bodyCutOffReply, envelopeSerialized, problemReply, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import { isoTimestamp } from '../http/timestamp.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
@@ -31,7 +31,7 @@ export function eventsRoute(services: Services): RouteDefinition {
     const body = await readBoundedBody(ctx.req);
     if (!body.ok) {
       if (body.reason === 'too_large') return refuse(ctx, 'payload_too_large', `The body must be at most ${String(MAX_EVENT_BYTES)} bytes.`);
-      if (body.reason === 'cut_off') return { ...problemReply(ctx, 'malformed_request', 'The request body ended before its declared end.'), close: true };
+      if (body.reason === 'cut_off') return bodyCutOffReply(ctx);
       return problemReply(ctx, 'invalid_json', 'The body is not valid UTF-8.');
     }
     let parsed: unknown;

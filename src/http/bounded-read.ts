@@ -1,26 +1,32 @@
 import type { BodyBytes, BodyDrained, BodyRefusal } from './types.js';
 
 /**
- * Reads a byte stream to its end, or stops at the first chunk that takes it past `limit` bytes
- * and returns undefined: nothing past the bound is ever held. With `cancel`, the stream is then
- * cancelled (a response body whose connection should be freed); without it the reader just
- * stops pulling, because returning a request's iterator destroys the request, and with it the
- * connection a 413 must go out on.
+ * Pulls a byte stream to its end, handing each chunk to `take`, and returns its size; or stops
+ * at the first chunk that takes it past `limit` bytes and returns undefined, that chunk not
+ * taken. With `cancel`, the stream is then cancelled (a response body whose connection should be
+ * freed); without it the reader just stops pulling, because returning a request's iterator
+ * destroys the request, and with it the connection a 413 must go out on.
  */
-export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: number, cancel = false): Promise<Uint8Array | undefined> {
+async function pullAtMost(stream: AsyncIterable<Uint8Array>, limit: number, cancel: boolean, take: (chunk: Uint8Array) => void): Promise<number | undefined> {
   const iterator = stream[Symbol.asyncIterator]();
-  const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const next = await iterator.next();
-    if (next.done === true) break;
+    if (next.done === true) return size;
     size += next.value.byteLength;
     if (size > limit) {
       if (cancel) await iterator.return?.();
       return undefined;
     }
-    chunks.push(next.value);
+    take(next.value);
   }
+}
+
+/** Reads a byte stream whole, as `pullAtMost` bounds it: nothing past the bound is ever held. */
+export async function readAtMost(stream: AsyncIterable<Uint8Array>, limit: number, cancel = false): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  const size = await pullAtMost(stream, limit, cancel, (chunk) => chunks.push(chunk));
+  if (size === undefined) return undefined;
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
@@ -56,17 +62,11 @@ export async function readStreamBody(stream: AsyncIterable<Uint8Array> | null, l
  */
 export async function drainStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number): Promise<BodyDrained> {
   if (stream === null) return { ok: true, size: 0 };
-  // Not iterator.return() past the bound: that would end the request the 413 must go out on.
-  const iterator = stream[Symbol.asyncIterator]();
-  let size = 0;
+  let size: number | undefined;
   try {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done === true) return { ok: true, size };
-      size += next.value.byteLength;
-      if (size > limit) return TOO_LARGE;
-    }
+    size = await pullAtMost(stream, limit, false, () => undefined);
   } catch {
     return CUT_OFF;
   }
+  return size === undefined ? TOO_LARGE : { ok: true, size };
 }

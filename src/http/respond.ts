@@ -113,6 +113,15 @@ export function problemReply(ctx: RequestContext, code: ProblemCode, detail: str
 }
 
 /**
+ * A request body that ended before its declared end: the client went away mid-body, an ordinary
+ * event on the internet rather than a fault of ours, so it is answered (to nobody, the
+ * connection closed) instead of logged as one.
+ */
+export function bodyCutOffReply(ctx: RequestContext): HttpReply {
+  return { ...problemReply(ctx, 'malformed_request', 'The request body ended before its declared end.'), close: true };
+}
+
+/**
  * A problem answered outside the app (a request Node refused before parsing it, a fault in an
  * adapter): the same catalogue, document and headers as any other error (spec §7), for a request
  * that has no context. The connection is closed after it.

@@ -1,7 +1,7 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import { rateLimited } from '../http/rate-limit.js';
-import { baseHeaders, problemReply } from '../http/respond.js';
+import { baseHeaders, bodyCutOffReply, problemReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext, StreamedBody } from '../http/types.js';
 import type { Services } from '../services.js';
@@ -102,7 +102,7 @@ async function upload(ctx: RequestContext): Promise<HttpReply> {
   const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST);
   if (!body.ok) {
     if (body.reason === 'too_large') return tooLarge(ctx);
-    return { ...problemReply(ctx, 'malformed_request', 'The request body ended before its declared end.'), close: true };
+    return bodyCutOffReply(ctx);
   }
   // The engine times the upload itself; the server's part is what follows the last byte.
   const started = performance.now();

@@ -99,8 +99,16 @@ export function embeddedAsn(path = ASN_TABLE_PATH): AsnLookup {
   const v4Index = slashSixteenIndex(v4.starts);
   return {
     asn(address): NetworkInformation | undefined {
-      const table = address.v4 !== undefined ? v4 : v6;
-      const i = address.v4 !== undefined ? find4(v4, v4Index, address.v4) : (addressWords(address, key), find(v6, key));
+      let table: Table;
+      let i: number;
+      if (address.v4 !== undefined) {
+        table = v4;
+        i = find4(v4, v4Index, address.v4);
+      } else {
+        table = v6;
+        addressWords(address, key);
+        i = find(v6, key);
+      }
       if (i < 0) return undefined;
       return { asn: table.asns[i] ?? null, organization: text(name(table.orgs[i] ?? 0), 160) };
     },
