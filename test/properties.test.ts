@@ -199,14 +199,52 @@ describe('forwarding headers', () => {
     );
   });
 
-  it('Forwarded: whatever the client wrote, the caller is the proxy-appended address or none, never another', () => {
+  // What a client shapes to reach into the proxy's element: open quotes and brackets, addresses
+  // with ports and without, escapes, separators (the forms that gave the client's own address
+  // before an unterminated quoted-string and a lenient host parse were made a break).
+  const adversarial = fc
+    .tuple(
+      fc.array(fc.constantFrom('for=1.1.1.1', 'proto=http', ';', ',', ' ', '"', 'unknown'), { maxLength: 3 }).map((parts) => parts.join('')),
+      fc.constantFrom('for=', 'for="', 'for="[', 'For="[', '"[', '[', ''),
+      fc.oneof(fc.ipV4(), fc.ipV6()),
+      fc.constantFrom('', ']', ':', ']:', ':80', ':80x', ']x', ']:x', '"', '\\', '"]', ';', ' x'),
+      fc.array(fc.constantFrom('"', '[', ']', ':', ',', ';', ' ', '\\', '=', '_x', '\t'), { maxLength: 4 }).map((parts) => parts.join('')),
+    )
+    .map((parts) => parts.join(''));
+  // The proxy's own element as proxies write it: a bare IPv4, quoted with a port, or an IPv6 in brackets.
+  const proxyElement = fc.oneof(
+    publicV4.map((a) => ({ address: a, element: `for=${a}` })),
+    fc.tuple(publicV4, fc.integer({ min: 1, max: 65_535 })).map(([a, p]) => ({ address: a, element: `for="${a}:${String(p)}"` })),
+    fc.constantFrom('2001:4860:4860::8888', '2606:4700::1111').map((a) => ({ address: a, element: `for="[${a}]:443";proto=https` })),
+  );
+
+  it('Forwarded: for any text a client puts before the proxy\'s element, the caller is that element or the chain breaks, never the client\'s text', () => {
     fc.assert(
-      fc.property(text, publicV4, (clientWritten, client) => {
-        const result = resolveWith('forwarded', `${clientWritten}, for=${client}`);
-        if (result.ok) expect(result.address.text).toBe(client);
+      fc.property(fc.oneof(text, adversarial), proxyElement, (clientWritten, proxy) => {
+        // The proxy appends to the client's header, or adds a line of its own (HTTP joins them with ", ").
+        const result = resolveWith('forwarded', `${clientWritten}, ${proxy.element}`);
+        if (result.ok) expect(result.address.text).toBe(proxy.address);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('Forwarded: a client that writes well-formed elements never breaks the chain; the proxy\'s element is the caller', () => {
+    const element = fc.oneof(fc.ipV4().map((a) => `for=${a}`), fc.ipV6().map((a) => `for="[${a}]:80"`), fc.constant('for=unknown;proto=https'), fc.constant('by=_hidden'));
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 5 }), proxyElement, (clientElements, proxy) => {
+        const result = resolveWith('forwarded', [...clientElements, proxy.element].join(', '));
+        expect(result.ok && result.address.text).toBe(proxy.address);
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('Forwarded: the forms that once let the client choose its address now break the chain', () => {
+    for (const value of ['for="[1.2.3.4], for=8.8.8.8', 'for="1.2.3.4\\, for=8.8.8.8', 'for="1.2.3.4:, for=8.8.8.8', 'for="[1.2.3.4]", for=127.0.0.5']) {
+      const result = resolveWith('forwarded', value);
+      expect(result.ok).toBe(false);
+    }
   });
 
   it('from an untrusted peer the headers are never read', () => {
