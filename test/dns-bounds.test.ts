@@ -88,8 +88,10 @@ describe('the cap on lookups in flight', () => {
       expect(fake.queries()).toBe(3);
       // The held ones time out as usual, and then there is room again.
       expect((await Promise.all(held)).map((r) => r.status)).toEqual([504, 504, 504]);
+      // (Their timeouts also asked the health question once: count from here.)
+      const before = fake.queries();
       await send(resolveUrl(server, 'later.example'));
-      expect(fake.queries()).toBe(4);
+      expect(fake.queries()).toBe(before + 1);
     } finally {
       await server.close();
       await fake.close();
@@ -98,7 +100,7 @@ describe('the cap on lookups in flight', () => {
 });
 
 describe.skipIf(!haveKnot)('the circuit breaker', () => {
-  it('opens after repeated failures (503 at once, logged once), then closes when Knot answers on the same port', async () => {
+  it('opens when the upstream falls silent (503 at once, logged once), then closes when Knot answers on the same port', async () => {
     const fake = await startFakeDns('silent');
     const port = fake.port;
     const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(port)}`, NETDIAG_DNS_TIMEOUT_MS: '200', NETDIAG_RATE_LIMITS: 'dns=1000', NETDIAG_LOG_LEVEL: 'debug' });
@@ -106,11 +108,14 @@ describe.skipIf(!haveKnot)('the circuit breaker', () => {
     try {
       const opened = () => server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('DNS upstream failing'));
       const closed = () => server.logs().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('DNS upstream answering again'));
-      for (let i = 0; i < 5; i++) expect((await send(resolveUrl(server, `t${String(i)}.example`))).status).toBe(504);
+      // The first timeout asks the health question; its going unanswered too opens the circuit.
+      // Lookups asked meanwhile wait out their deadline (504); none after the opening does.
+      const statuses: number[] = [];
+      for (let i = 0; i < 10 && !statuses.includes(503); i++) statuses.push((await send(resolveUrl(server, `t${String(i)}.example`))).status);
+      expect(statuses.at(-1)).toBe(503);
+      expect(new Set(statuses.slice(0, -1))).toEqual(new Set([504]));
       expect(opened()).toHaveLength(1);
-      expect(opened()[0]).toMatchObject({ level: 'warn', reason: 'deadline', consecutive_failures: 5 });
-      // The first failure of the streak is already visible at debug.
-      expect(server.logs().some((l) => l.msg === 'DNS upstream failed a lookup' && l.reason === 'deadline')).toBe(true);
+      expect(opened()[0]).toMatchObject({ level: 'warn', reason: 'deadline', health_check: 'unanswered' });
 
       const asked = fake.queries();
       const started = Date.now();
@@ -147,12 +152,47 @@ describe.skipIf(!haveKnot)('the circuit breaker', () => {
     }
   });
 
-  it('a caller PTR missing its short deadline is not counted as an upstream failure', async () => {
-    const fake = await startFakeDns('silent');
-    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`, NETDIAG_DNS_TIMEOUT_MS: '2000' }), systemClock);
+  // Anyone can own a zone whose servers never answer: lookups of its names, or /v1/ip from
+  // addresses whose reverse zone is dead, time out however healthy the upstream is. They must not
+  // open the circuit for every other caller (before, five such timeouts did).
+  it.each([
+    ['/v1/dns/resolve of names in a dead zone', '1000'],
+    ['/v1/ip from callers whose reverse zone is dead, with the PTR deadline at the lookup timeout', '500'],
+  ])('%s cannot open the circuit for other callers', async (what, timeoutMs) => {
+    const fake = await startFakeDns('dead-zone');
+    const server = await startTestServer({
+      NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`,
+      NETDIAG_DNS_TIMEOUT_MS: timeoutMs,
+      NETDIAG_TRUST_PROXY: 'loopback',
+      NETDIAG_RATE_LIMITS: 'dns=1000,ip=1000',
+    });
     try {
-      await Promise.all(Array.from({ length: 8 }, (_, i) => resolver.resolveUncached(`${String(i)}.2.0.192.in-addr.arpa`, 'PTR', 100).catch(() => undefined)));
+      const attack = (i: number) =>
+        what.startsWith('/v1/ip')
+          ? send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': `203.0.113.${String(i)}` } })
+          : send(resolveUrl(server, `n${String(i)}.dead.example`));
+      // Three waves of ten at once, each wave waiting out the deadline, beside another caller.
+      for (let wave = 0; wave < 3; wave++) {
+        const waveReplies = await Promise.all([...Array.from({ length: 10 }, (_, i) => attack(wave * 10 + i)), send(resolveUrl(server, `innocent${String(wave)}.example`))]);
+        expect(waveReplies.at(-1)?.status).toBe(200);
+        if (!what.startsWith('/v1/ip')) expect(new Set(waveReplies.slice(0, -1).map((r) => r.status))).toEqual(new Set([504]));
+      }
+      expect(server.logs().some((l) => typeof l.msg === 'string' && l.msg.startsWith('DNS upstream failing'))).toBe(false);
+      // A name asked now, on a cache miss, still goes upstream and is answered.
+      expect((await send(resolveUrl(server, 'after.example'))).status).toBe(200);
+    } finally {
+      await server.close();
+      await fake.close();
+    }
+  });
+
+  it('the health question asked after a timeout is answered: the circuit stays closed even with no other traffic', async () => {
+    const fake = await startFakeDns('dead-zone');
+    const resolver = nodeResolver(loadConfig({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`, NETDIAG_DNS_TIMEOUT_MS: '300' }), systemClock);
+    try {
+      for (let i = 0; i < 8; i++) await expect(resolver.resolve(`s${String(i)}.dead.example`, 'A')).rejects.toMatchObject({ kind: 'timeout' });
       expect(resolver.circuit.isOpen).toBe(false);
+      expect(resolver.circuit.admits()).toBe(true);
     } finally {
       await resolver.close();
       await fake.close();

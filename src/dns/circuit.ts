@@ -13,11 +13,16 @@ const CIRCUIT_DEFAULTS: CircuitOptions = { threshold: 5, baseMs: 1_000, maxMs: 3
 
 /**
  * A circuit breaker for the one DNS upstream, in the manner of CoreDNS `forward` health checks
- * and dnsdist's backend states: after `threshold` consecutive failures (unreachable, refused, a
- * TLS fault, missed deadlines) the circuit opens and lookups fail at once with 503 instead of
- * each waiting out the deadline against a dead peer. While open, a background probe asks the
- * upstream after a short wait that grows (1 s, 2 s, 4 s … 30 s, with jitter); its first answer
- * closes the circuit. Each transition is logged once, with the cause.
+ * and dnsdist's backend states: when the upstream is down the circuit opens and lookups fail at
+ * once with 503 instead of each waiting out the deadline against a dead peer. While open, a
+ * background probe asks the upstream after a short wait that grows (1 s, 2 s, 4 s … 30 s, with
+ * jitter); its first answer closes the circuit. Each transition is logged once, with the cause.
+ *
+ * What counts as the upstream being down is the resolver's to decide (createResolver): faults of
+ * the transport count one by one (`failure`, opening after `threshold` in a row), while a lookup
+ * that merely times out is only a reason to ask the health question, whose going unanswered
+ * opens the circuit at once (`trip`). One name's slowness is that name's, and anyone can own a
+ * zone whose servers never answer.
  */
 export class Circuit {
   #failures = 0;
@@ -57,20 +62,31 @@ export class Circuit {
     if (this.#open) this.#close();
   }
 
-  /** The upstream failed a lookup; `reason` is the class of the fault. */
+  /** The transport failed a lookup (refused, unreachable, reset, TLS); `reason` is the class of the fault. */
   failure(reason: string): void {
     if (this.#open) return;
     this.#failures += 1;
     this.#lastReason = reason;
     if (this.#failures === 1) this.logger.debug({ reason }, 'DNS upstream failed a lookup');
     if (this.#failures < this.options.threshold) return;
+    this.#openNow({ reason, consecutive_failures: this.#failures });
+  }
+
+  /**
+   * The health question (the recovery probe's own) went unanswered for a whole deadline while
+   * no reply to any other question arrived either: the upstream is silent, so open at once.
+   */
+  trip(reason: string): void {
+    if (this.#open) return;
+    this.#lastReason = reason;
+    this.#openNow({ reason, health_check: 'unanswered' });
+  }
+
+  #openNow(fields: Record<string, unknown>): void {
     this.#open = true;
     this.#openedAt = Date.now();
     this.#waitMs = this.options.baseMs;
-    this.logger.warn(
-      { reason, consecutive_failures: this.#failures },
-      'DNS upstream failing: circuit open, lookups answer 503 at once until a probe gets an answer',
-    );
+    this.logger.warn(fields, 'DNS upstream failing: circuit open, lookups answer 503 at once until a probe gets an answer');
     this.#schedule();
   }
 

@@ -80,20 +80,62 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     return decodeResponse(reply, name, type);
   }
 
-  /** The recovery probe: the root's NS, which any recursive resolver answers from memory. */
+  /** When the upstream last sent any reply (performance.now()), to any question. */
+  let lastReplyAt = -Infinity;
+
+  /**
+   * The health question, asked by the recovery probe and after a lookup times out: the root's
+   * NS, which any recursive resolver answers from memory.
+   */
   const probe = async () => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const query = encodeQuery('', 'NS');
     const reply = await transport.exchange(query, deadline);
+    lastReplyAt = performance.now();
     // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
   };
   const circuit = new Circuit(probe, logger, defer);
 
+  /** The health question in flight after a timeout, if any: one at a time. */
+  let checking: Promise<void> | undefined;
+
+  /**
+   * A lookup sent at `sentAt` timed out. That alone says nothing about the upstream: the name's
+   * own servers may never answer (a zone anyone can set up), and counting it would let any caller
+   * open the circuit for everyone. So a timeout is only a reason to look: when no reply to any
+   * question has arrived since the lookup was sent, the health question is asked (one at a time),
+   * and only its going unanswered for a whole deadline, with nothing else answered meanwhile,
+   * opens the circuit. Faults of the transport itself (refused, unreachable, reset, TLS) still
+   * count one by one in the circuit.
+   */
+  function afterTimeout(sentAt: number): void {
+    if (lastReplyAt >= sentAt || checking !== undefined || circuit.isOpen) return;
+    const asked = performance.now();
+    checking = probe()
+      .then(
+        () => {
+          circuit.success();
+        },
+        (err: unknown) => {
+          if (lastReplyAt >= asked) return; // lost, but the upstream answered others meanwhile
+          const failure = err instanceof DnsFailure ? err : undefined;
+          if (failure?.kind === 'invalid' || failure?.kind === 'too_large') circuit.success();
+          else circuit.trip(failure?.reason ?? 'health_check');
+        },
+      )
+      .finally(() => {
+        checking = undefined;
+      });
+    defer(checking);
+  }
+
   /** One async step for the common reply: a truncated one (rare) goes on to the fallback. */
   async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
     const query = encodeQuery(name, type);
-    const decoded = checked(await transport.exchange(query, signal), query, name, type);
+    const reply = await transport.exchange(query, signal);
+    lastReplyAt = performance.now();
+    const decoded = checked(reply, query, name, type);
     if (!decoded.truncated) return decoded.result;
     const fallback = transport.truncationFallback;
     if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
@@ -113,7 +155,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
       throw refusal;
     }
     outstanding += 1;
-    const started = observer === undefined ? 0 : performance.now();
+    const started = performance.now();
     // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running
     // until it fires, and firing costs an exception object each time.
     const deadline = new AbortController();
@@ -128,11 +170,12 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     } catch (err) {
       if (err instanceof DnsFailure) observer?.upstream(OUTCOMES[err.kind], (performance.now() - started) / 1000);
       if (err instanceof DnsFailure) {
-        // Only the upstream's own faults count: a reply it sent (even a bad one) proves it is
-        // there, and a caller's PTR under its short deadline may miss it on a slow reverse zone
-        // of someone else's.
-        if (err.kind === 'unavailable' || (err.kind === 'timeout' && deadlineMs >= timeoutMs)) circuit.failure(err.reason);
-        else if (err.kind !== 'timeout') circuit.success();
+        // Only the transport's own faults count; a reply the upstream sent (even a bad one)
+        // proves it is there, and a timeout is the name's until the health question says
+        // otherwise (afterTimeout).
+        if (err.kind === 'unavailable') circuit.failure(err.reason);
+        else if (err.kind === 'timeout') afterTimeout(started);
+        else circuit.success();
       }
       throw err;
     } finally {

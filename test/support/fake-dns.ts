@@ -1,12 +1,20 @@
 // FAKE upstreams for faults no real DNS server produces on demand: silence, garbage, a
-// mismatched question, a spoofed ID, a truncated UDP reply. Each listens on loopback UDP (and
+// mismatched question, a spoofed ID, a truncated UDP reply, a recursive resolver that answers
+// everything but the names of one dead zone (whose servers never answer). Each listens on loopback UDP (and
 // TCP where the fault needs it) and builds its replies with dns-packet.
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import dnsPacket from 'dns-packet';
 
-export type Fault = 'silent' | 'garbage' | 'question-mismatch' | 'wrong-id-then-right' | 'truncated-then-tcp';
+export type Fault = 'silent' | 'garbage' | 'question-mismatch' | 'wrong-id-then-right' | 'truncated-then-tcp' | 'dead-zone';
+
+/**
+ * `dead-zone`: the names a recursive resolver cannot get an answer for in time, because their
+ * zone's servers never answer (anyone can delegate a zone so): under `dead.example`, and every
+ * reverse name (a caller whose reverse zone is dead). Every other question is answered.
+ */
+export const isDeadName = (name: string): boolean => /(^|\.)dead\.example$|\.(in-addr|ip6)\.arpa$/i.test(name);
 
 export interface FakeDns {
   port: number;
@@ -45,6 +53,9 @@ function reply(fault: Fault, query: dnsPacket.DecodedPacket, send: (b: Buffer) =
       return;
     case 'truncated-then-tcp':
       send(answerTo(query, { flags: dnsPacket.TRUNCATED_RESPONSE | dnsPacket.RECURSION_DESIRED, answers: [] }));
+      return;
+    case 'dead-zone':
+      if (!isDeadName(query.questions?.[0]?.name ?? '')) send(answerTo(query));
       return;
   }
 }
