@@ -4,6 +4,7 @@
 import SpeedTest from '@cloudflare/speedtest';
 import type { ClientConfiguration as Configuration, Measurement } from '../src/speedtest/configuration.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
+import { uuidV4 } from './uuid.js';
 
 declare const NETDIAG_VERSION: string;
 
@@ -92,14 +93,14 @@ export async function runSpeedTest(): Promise<void> {
   let current: { eventId: string; mode: string } | undefined;
 
   share.addEventListener('click', () => {
-    // navigator.clipboard is absent outside a secure context (plain HTTP off localhost), whatever
-    // the DOM types say; the result is then shown to copy by hand.
+    // navigator.clipboard is [SecureContext] in the Clipboard API, so absent on plain HTTP off
+    // localhost, whatever the DOM types say. The result is then shown to copy by hand, saying why.
     const clipboard = navigator.clipboard as Clipboard | undefined;
-    if (clipboard === undefined) text('#speed-status', summaryText);
+    if (clipboard === undefined) text('#speed-status', `This page cannot copy over plain HTTP; copy the result by hand: ${summaryText}`);
     else {
       clipboard.writeText(summaryText).then(
         () => { text('#speed-status', 'Result copied.'); },
-        () => { text('#speed-status', summaryText); },
+        () => { text('#speed-status', `The browser refused to copy; copy the result by hand: ${summaryText}`); },
       );
     }
     if (current !== undefined) sendEvent(config, 'speed_test_shared', current.eventId, { mode: current.mode });
@@ -109,7 +110,7 @@ export async function runSpeedTest(): Promise<void> {
     event.preventDefault();
     const mode = config.modes.find((m) => m.id === select.value);
     if (mode === undefined) return;
-    const eventId = crypto.randomUUID();
+    const eventId = uuidV4();
     current = { eventId, mode: mode.id };
     const started = performance.now();
     error.hidden = true;
