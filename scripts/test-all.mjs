@@ -1,0 +1,74 @@
+// `npm test`: every step runs, in order, whatever the earlier ones gave, and the exit status is
+// non-zero if any failed. Chained with `&&`, a failing type-check or Node suite hid whether the
+// workerd suites passed (issue 25). Each step's output is streamed as it comes; at the end one
+// line names each step's outcome. It names steps, never counts, so the closing lines of each
+// vitest run ("Test Files …", "Tests …") stay the only test counts in the output.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The steps of `npm test`, after npm's own `pretest` (the build). */
+const STEPS = [
+  { name: 'typecheck', command: 'npm', args: ['run', 'typecheck'] },
+  { name: 'lint', command: 'npm', args: ['run', 'lint'] },
+  { name: 'node suites', command: 'vitest', args: ['run'] },
+  { name: 'workerd suites', command: 'npm', args: ['run', 'test:workers'] },
+];
+
+// Run outside npm too (`node scripts/test-all.mjs`): the project's binaries come first, as npm
+// puts them, so `vitest` and the project's Node 22 (the `node` devDependency) are found.
+const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` };
+
+/** The child running now, so a signal to this script reaches it; null between steps. */
+let current = null;
+let interruptedBy = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    // Ctrl-C or a CI cancel stops the whole run: the step running ends, no later step starts.
+    interruptedBy = signal;
+    current?.kill(signal);
+  });
+}
+
+function run(step) {
+  return new Promise((resolve) => {
+    const child = spawn(step.command, step.args, { cwd: root, env, stdio: 'inherit' });
+    current = child;
+    let startError = false;
+    child.on('error', (err) => {
+      startError = true;
+      // A command that cannot start (not installed) is that step's failure, said in its words.
+      process.stderr.write(`test-all: ${step.name}: could not run ${step.command}: ${err.message}\n`);
+    });
+    child.on('close', (code, signal) => {
+      current = null;
+      if (startError) resolve('FAILED (could not start)');
+      else resolve(code === 0 ? 'ok' : signal !== null ? `FAILED (${signal})` : `FAILED (exit ${String(code)})`);
+    });
+  });
+}
+
+const outcomes = [];
+for (const step of STEPS) {
+  if (interruptedBy !== null) {
+    outcomes.push({ name: step.name, outcome: 'not run' });
+    continue;
+  }
+  process.stdout.write(`\n=== npm test step: ${step.name} (${[step.command, ...step.args].join(' ')})\n\n`);
+  outcomes.push({ name: step.name, outcome: await run(step) });
+}
+
+const failed = outcomes.filter((o) => o.outcome !== 'ok');
+process.stdout.write(`\nnpm test steps: ${outcomes.map((o) => `${o.name} ${o.outcome}`).join(', ')}\n`);
+if (interruptedBy !== null) {
+  process.stdout.write(`npm test stopped by ${interruptedBy}\n`);
+  // As a shell reports a command ended by a signal: 128 + its number (130 for Ctrl-C).
+  process.exit(128 + constants.signals[interruptedBy]);
+}
+if (failed.length > 0) {
+  process.stdout.write(`npm test FAILED in: ${failed.map((o) => o.name).join(', ')}\n`);
+  process.exit(1);
+}
