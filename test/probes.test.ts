@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBE_TIMING } from '../src/runtime/node/probe-client.js';
 import { expectContract, expectSchema } from './support/contract.js';
 import { startDelayRelay, type DelayRelay } from './support/delay-relay.js';
 import { send, type Reply } from './support/http.js';
@@ -26,6 +27,17 @@ interface ProbeData {
 }
 const rttOf = (res: Reply) => (res.body as { data: ProbeData }).data.edge_to_region_rtt_ms;
 
+// Bounds come from the service's probe timing, never from how fast this machine is.
+const { deadlineMs: DEADLINE_MS, retryMs: RETRY_MS } = PROBE_TIMING;
+/** The service finds a probe that came up within a few of its retries (wide: a loaded machine). */
+const FOUND_WITHIN_MS = 5 * RETRY_MS;
+/**
+ * A loopback round trip is far under the deadline; a quarter of it still tells a figure from a
+ * deadline's worth of waiting. That the figure is a round trip, in milliseconds, is checked
+ * against a known injected delay in the namespace suite below.
+ */
+const LOOPBACK_RTT_UNDER_MS = DEADLINE_MS / 4;
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 describe('regional probes on loopback', () => {
@@ -42,7 +54,7 @@ describe('regional probes on loopback', () => {
       ...LIMITS,
       NETDIAG_PROBES: `weur=http://127.0.0.1:${probe.port}, enam=http://127.0.0.1:${deadPort}/`,
     });
-    expect(await eventually(() => logsSaying('probe reachable', 'weur').length === 1, 5000)).toBe(true);
+    expect(await eventually(() => logsSaying('probe reachable', 'weur').length === 1, FOUND_WITHIN_MS)).toBe(true);
   });
   afterAll(async () => {
     await service.close();
@@ -66,8 +78,7 @@ describe('regional probes on loopback', () => {
     expect(data.client_observed_total_rtt_ms).toBeNull();
     expect(data.measurement_scope).toBe('provider_edge_to_regional_probe');
     expect(data.edge_to_region_rtt_ms).toBeGreaterThan(0);
-    // Loopback and a warm connection: far under the 2 s deadline.
-    expect(data.edge_to_region_rtt_ms).toBeLessThan(100);
+    expect(data.edge_to_region_rtt_ms).toBeLessThan(LOOPBACK_RTT_UNDER_MS);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('ratelimit-limit')).toBe('100000');
   });
@@ -83,12 +94,13 @@ describe('regional probes on loopback', () => {
   });
 
   it('is 503 within the deadline for a configured probe that refuses connections, logged once', async () => {
-    const started = Date.now();
+    const started = performance.now();
     const replies = await Promise.all([send(probeUrl('enam')), send(probeUrl('enam'))]);
     await send(probeUrl('enam'));
     expect(replies.map((r) => r.status)).toEqual([503, 503]);
     expect((replies[0].body as { code: string }).code).toBe('probe_unavailable');
-    expect(Date.now() - started).toBeLessThan(2500);
+    // A refusal is answered when it comes, not when the deadline runs out (3 requests, ~ms).
+    expect(performance.now() - started).toBeLessThan(DEADLINE_MS);
     expect(logsSaying('probe unreachable', 'enam')).toHaveLength(1);
     expect(logsSaying('probe unreachable', 'enam')[0]?.reason).toBe('ECONNREFUSED');
   });
@@ -103,13 +115,14 @@ describe('regional probes on loopback', () => {
     const port = (silent.address() as { port: number }).port;
     const hung = await startTestServer({ ...LIMITS, NETDIAG_PROBES: `apac-ne=http://127.0.0.1:${String(port)}` });
     try {
-      const started = Date.now();
+      const started = performance.now();
       const res = await send(`${hung.url}/v1/latency/regions/apac-ne/probe`);
-      const elapsed = Date.now() - started;
+      const elapsed = performance.now() - started;
       expect(res.status).toBe(503);
       expect((res.body as { code: string }).code).toBe('probe_unavailable');
-      // The 2 s measurement deadline, not the 30 s of a generic client.
-      expect(elapsed).toBeLessThan(3000);
+      // Ended by the service's own deadline (it may have started with the start-up's warm-up
+      // request, which this one shares, so no floor), not by an HTTP client's minutes-long one.
+      expect(elapsed).toBeLessThan(4 * DEADLINE_MS);
       expect(hung.logs().filter((l) => l.msg === 'probe unreachable')).toHaveLength(1);
     } finally {
       await hung.close();
@@ -149,11 +162,11 @@ describe('regional probes on loopback', () => {
     expect(logsSaying('probe unreachable', 'weur')).toHaveLength(1);
 
     probe = await startProbeProcess({ port });
-    // Back within a couple of the service's 2 s retries, found by the service itself.
-    expect(await eventually(() => logsSaying('probe reachable', 'weur').length === 2, 6000)).toBe(true);
+    // Found again by the service's own retries, with no restart.
+    expect(await eventually(() => logsSaying('probe reachable', 'weur').length === 2, FOUND_WITHIN_MS)).toBe(true);
     const back = await send(probeUrl('weur'));
     expect(back.status).toBe(200);
-    expect(rttOf(back)).toBeLessThan(100);
+    expect(rttOf(back)).toBeLessThan(LOOPBACK_RTT_UNDER_MS);
   });
 });
 
@@ -163,8 +176,10 @@ if (!canMakeNetns()) {
   process.stderr.write('\n*** SKIPPED probe latency through a veth pair: needs root for network namespaces ***\n\n');
 }
 
-describe.skipIf(!namespaces)('real latency: a probe in a network namespace behind a 40 ms delaying relay', () => {
-  const ONE_WAY_MS = 20;
+describe.skipIf(!namespaces)('real latency: a probe in a network namespace behind a 100 ms delaying relay', () => {
+  // Large beside what a loaded machine adds to a loopback hop, so the bands below, fractions of
+  // this round trip, are wide; a connection's set-up through the relay costs one more of it.
+  const ONE_WAY_MS = 50;
   const INJECTED_RTT_MS = 2 * ONE_WAY_MS;
   let netns: Netns;
   let probe: ProbeProcess;
@@ -177,7 +192,7 @@ describe.skipIf(!namespaces)('real latency: a probe in a network namespace behin
     probe = await startProbeProcess({ host: netns.nsAddress, port: 8081, wrap: (argv) => netns.exec(argv) });
     relay = await startDelayRelay({ host: netns.nsAddress, port: probe.port }, ONE_WAY_MS);
     service = await startTestServer({ ...LIMITS, NETDIAG_PROBES: `weur=http://127.0.0.1:${relay.port}` });
-    expect(await eventually(() => service.logs().some((l) => l.msg === 'probe reachable'), 5000)).toBe(true);
+    expect(await eventually(() => service.logs().some((l) => l.msg === 'probe reachable'), FOUND_WITHIN_MS)).toBe(true);
   });
   afterAll(async () => {
     await service.close();
@@ -186,7 +201,7 @@ describe.skipIf(!namespaces)('real latency: a probe in a network namespace behin
     netns.destroy();
   });
 
-  it('the path is real: a request on a new connection pays set-up and a round trip (about 80 ms)', async () => {
+  it('the path is real: a request on a new connection pays set-up and a round trip (two injected round trips)', async () => {
     const started = performance.now();
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(`http://127.0.0.1:${String(relay.port)}/rtt`, { agent: false }, (res) => {
@@ -202,7 +217,7 @@ describe.skipIf(!namespaces)('real latency: a probe in a network namespace behin
     expect(performance.now() - started).toBeGreaterThanOrEqual(2 * INJECTED_RTT_MS);
   });
 
-  it('reports the injected round trip within a tight band, without connection set-up (60 measurements)', async () => {
+  it('reports the injected round trip, without connection set-up (60 measurements: median within half a round trip)', async () => {
     const rtts: number[] = [];
     for (let i = 0; i < 60; i++) {
       const res = await send(probeUrl());
@@ -218,10 +233,11 @@ describe.skipIf(!namespaces)('real latency: a probe in a network namespace behin
     );
     // Never less than the delay itself: the figure is a real round trip through the relay.
     expect(overhead[0]).toBeGreaterThanOrEqual(0);
-    // Set-up would add a whole second round trip (40 ms); timer slack and a shared machine
-    // add a few. The band is a quarter of a round trip.
-    expect(median).toBeLessThan(5);
-    expect(p95).toBeLessThan(15);
+    // A measurement that paid for set-up would be a whole injected round trip over; a loaded
+    // machine adds milliseconds. So: the typical one within half a round trip of the delay,
+    // and not even the 95th percentile a round trip over.
+    expect(median).toBeLessThan(INJECTED_RTT_MS / 2);
+    expect(p95).toBeLessThan(INJECTED_RTT_MS);
   });
 
   it('concurrent measurements of one region are not queued behind each other', async () => {
@@ -229,8 +245,9 @@ describe.skipIf(!namespaces)('real latency: a probe in a network namespace behin
     for (const res of replies) {
       expect(res.status).toBe(200);
       expect(rttOf(res)).toBeGreaterThanOrEqual(INJECTED_RTT_MS);
-      // Eight requests queued on one connection would report up to eight round trips.
-      expect(rttOf(res)).toBeLessThan(INJECTED_RTT_MS + 10);
+      // Eight requests queued on one connection would report up to eight round trips, and one
+      // on a connection of its own would pay set-up: either is two round trips or more.
+      expect(rttOf(res)).toBeLessThan(2 * INJECTED_RTT_MS);
     }
   });
 
