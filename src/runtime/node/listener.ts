@@ -24,7 +24,16 @@ class NodeRequest implements HttpRequest {
   readonly path: string;
   readonly query: string;
 
-  constructor(private readonly incoming: Incoming) {
+  /**
+   * @param awaitingContinue the response on which `100 Continue` is still owed (the client sent
+   * `Expect: 100-continue`), else undefined. It is sent when a route asks for the body, so a
+   * request refused before that (413 on its declared length, 415, 429) gets its final status
+   * without inviting a body it will not read (RFC 9110 §10.1.1).
+   */
+  constructor(
+    private readonly incoming: Incoming,
+    private awaitingContinue: Outgoing | undefined,
+  ) {
     const url = incoming.url ?? '/';
     const q = url.indexOf('?');
     this.method = incoming.method ?? 'GET';
@@ -33,6 +42,7 @@ class NodeRequest implements HttpRequest {
   }
 
   readBody(limit: number): Promise<BodyBytes> {
+    if (this.awaitingContinue !== undefined) this.sendContinue();
     return readNodeBody(this.incoming, limit);
   }
 
@@ -42,7 +52,13 @@ class NodeRequest implements HttpRequest {
    * chunk (bench/targets.mjs, two A/B rounds each on 2026-11-23).
    */
   drainBody(limit: number): Promise<BodyDrained> {
+    if (this.awaitingContinue !== undefined) this.sendContinue();
     return drainStreamBody(this.incoming, limit);
+  }
+
+  private sendContinue(): void {
+    (this.awaitingContinue as ServerResponse).writeContinue();
+    this.awaitingContinue = undefined;
   }
 
   header(name: string): string | undefined {
@@ -109,10 +125,10 @@ function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
  * writes the reply with one `writeHead` and one `end`, with no Web `Request`/`Response` objects
  * in between (they cost more than the whole core on the hottest routes; see README, Design).
  */
-export function nodeListener(app: App, logger: Logger, publicUrl: string | undefined): (incoming: Incoming, outgoing: Outgoing) => void {
-  return (incoming, outgoing) => {
+export function nodeListener(app: App, logger: Logger, publicUrl: string | undefined): (incoming: Incoming, outgoing: Outgoing, expectsContinue?: boolean) => void {
+  return (incoming, outgoing, expectsContinue) => {
     let reply: HttpReply | Promise<HttpReply>;
-    const request = new NodeRequest(incoming);
+    const request = new NodeRequest(incoming, expectsContinue === true ? outgoing : undefined);
     try {
       reply = app.handle(request);
     } catch (err) {

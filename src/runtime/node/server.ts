@@ -3,18 +3,28 @@ import { STATUS_CODES, Server as HttpServer, createServer, type IncomingMessage,
 import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { detachedProblem } from '../../http/respond.js';
+import { detachedProblem, headerPairs } from '../../http/respond.js';
 import type { ProblemCode } from '../../http/problems.js';
 import type { Config, ListenerTimeouts } from './config.js';
 
+/**
+ * `expectsContinue`: the client sent `Expect: 100-continue` and no `100 Continue` has gone out;
+ * the listener sends it only when the route asks for the body (RFC 9110 §10.1.1).
+ */
 export type Listener = (
   incoming: IncomingMessage | Http2ServerRequest,
   outgoing: ServerResponse | Http2ServerResponse,
+  expectsContinue?: boolean,
 ) => void;
 
 export type NodeServer = HttpServer | Http2SecureServer;
 
-/** Request header block, bytes: above it Node answers 431 (HTTP/1) or refuses the stream (HTTP/2). */
+/**
+ * Request header block, bytes. HTTP/1: Node answers 431 above it. HTTP/2: it is announced as
+ * SETTINGS_MAX_HEADER_LIST_SIZE, which Node applies only once the client has acknowledged it
+ * (resetting a larger stream with ENHANCE_YOUR_CALM); before that, in the client's first flight,
+ * Node's own 64 KiB applies and `refuseLargeHeaderLists` answers 431.
+ */
 export const MAX_HEADER_BYTES = 16 * 1024;
 /**
  * Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). RFC 9113
@@ -33,10 +43,19 @@ export function checkingInterval(timeouts: ListenerTimeouts): number {
   return Math.max(25, Math.min(1_000, Math.floor(timeouts.headersMs / 4)));
 }
 
+const HEADER_OVERFLOW = `The request's header block is over ${MAX_HEADER_BYTES} bytes.`;
+
 const REJECTIONS: Record<string, [ProblemCode, string]> = {
-  HPE_HEADER_OVERFLOW: ['header_fields_too_large', `The request's header block is over ${MAX_HEADER_BYTES} bytes.`],
+  HPE_HEADER_OVERFLOW: ['header_fields_too_large', HEADER_OVERFLOW],
   ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request did not arrive whole within the deadline.'],
 };
+
+/** The address the client connected to, as an origin: for a request whose headers are not read. */
+function localOrigin(socket: Duplex): string {
+  const local = socket as Duplex & Partial<Pick<Socket, 'localAddress' | 'localPort' | 'localFamily'>> & { encrypted?: boolean };
+  const host = local.localFamily === 'IPv6' ? `[${local.localAddress ?? '::1'}]` : (local.localAddress ?? '127.0.0.1');
+  return `${local.encrypted === true ? 'https' : 'http'}://${host}:${String(local.localPort ?? 0)}`;
+}
 
 /**
  * The problem for a request Node refuses before the app sees it (a malformed request line,
@@ -50,10 +69,7 @@ export function clientErrorHandler(publicUrl: string | undefined): (err: Error &
       return;
     }
     const [code, detail] = REJECTIONS[err.code ?? ''] ?? ['malformed_request', 'The request could not be parsed as HTTP.'];
-    const local = socket as Duplex & Partial<Pick<Socket, 'localAddress' | 'localPort' | 'localFamily'>> & { encrypted?: boolean };
-    const host = local.localFamily === 'IPv6' ? `[${local.localAddress ?? '::1'}]` : (local.localAddress ?? '127.0.0.1');
-    const base = publicUrl ?? `${local.encrypted === true ? 'https' : 'http'}://${host}:${String(local.localPort ?? 0)}`;
-    const reply = detachedProblem(code, detail, base, randomUUID());
+    const reply = detachedProblem(code, detail, publicUrl ?? localOrigin(socket), randomUUID());
     const lines = [`HTTP/1.1 ${String(reply.status)} ${STATUS_CODES[reply.status] ?? ''}`];
     for (let i = 0; i < reply.headers.length; i += 2) lines.push(`${reply.headers[i] ?? ''}: ${reply.headers[i + 1] ?? ''}`);
     lines.push('Connection: close', '', reply.body ?? '');
@@ -103,14 +119,66 @@ function boundHttp2Sessions(server: Http2SecureServer, timeouts: ListenerTimeout
 }
 
 /**
+ * The size of an HTTP/2 request's field section as RFC 9113 §6.5.2 counts it for
+ * SETTINGS_MAX_HEADER_LIST_SIZE: each field line's name and value in octets plus 32, the
+ * pseudo-header fields included. Node hands HTTP/2 field names and values over as one-byte
+ * (Latin-1) strings, so a string's length is its octet count.
+ */
+export function headerListSize(rawHeaders: readonly string[]): number {
+  let size = 0;
+  for (let i = 0; i < rawHeaders.length; i++) size += (rawHeaders[i] ?? '').length;
+  // Names and values alternate: 32 per field line is 16 per entry.
+  return size + 16 * rawHeaders.length;
+}
+
+/**
+ * Enforces MAX_HEADER_BYTES on HTTP/2 requests that Node lets through: a setting takes effect for
+ * its sender only when the peer acknowledges it (RFC 9113 §6.5.3), so Node holds streams the
+ * client opens before acknowledging our SETTINGS (its first flight: every new connection's first
+ * request) to nghttp2's default of 64 KiB instead. Such a larger field section is answered 431
+ * with the problem document, as HTTP/1 is, before the app sees it. RFC 9113 §10.5.1 allows a 431
+ * or a refused stream; the 431 says what was wrong, whereas REFUSED_STREAM tells the client the
+ * request was not processed and may be retried as it is (§8.7), which would only repeat it. The
+ * field block was decoded whole, so HPACK state stays consistent and the connection usable.
+ * A client that sends a larger block after acknowledging the bound has its stream reset by Node
+ * (ENHANCE_YOUR_CALM) before any request exists.
+ */
+function refuseLargeHeaderLists(listener: Listener, publicUrl: string | undefined): Listener {
+  return (incoming, outgoing, expectsContinue) => {
+    if (incoming.httpVersionMajor < 2 || headerListSize(incoming.rawHeaders) <= MAX_HEADER_BYTES) {
+      listener(incoming, outgoing, expectsContinue);
+      return;
+    }
+    const reply = detachedProblem('header_fields_too_large', HEADER_OVERFLOW, publicUrl ?? localOrigin(incoming.socket), randomUUID());
+    (outgoing as Http2ServerResponse).writeHead(reply.status, Object.fromEntries(headerPairs(reply.headers)));
+    outgoing.end(reply.body ?? '');
+  };
+}
+
+/**
+ * Routes a request that carries `Expect: 100-continue` to the listener without Node's automatic
+ * `100 Continue` (which it sends before the app has looked at the request whenever no
+ * `checkContinue` listener exists): a declared length over the bound, a wrong media type or an
+ * exhausted limit is then answered at once with its final status and no body is invited
+ * (RFC 9110 §10.1.1). Node then closes the HTTP/1.1 connection after the reply, since the body
+ * may still follow. Both HTTP/1.1 and HTTP/2 requests arrive through this event.
+ */
+function deferContinue(server: NodeServer, listener: Listener): void {
+  server.on('checkContinue', (incoming: IncomingMessage | Http2ServerRequest, outgoing: ServerResponse | Http2ServerResponse) => {
+    listener(incoming, outgoing, true);
+  });
+}
+
+/**
  * HTTP/1.1 by default; with TLS, HTTP/2 and HTTP/1.1 chosen by ALPN (RFC 7301). Every kind of
  * connection gets the same bounds (ARCHITECTURE.md §12): header block size, header and request
  * deadlines, keep-alive time, and on HTTP/2 the stream limit and per-stream deadline.
  */
-export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, listener: Listener): NodeServer {
+export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, appListener: Listener): NodeServer {
   const { timeouts } = config;
   const onClientError = clientErrorHandler(config.publicUrl);
   if (config.tls !== undefined) {
+    const listener = refuseLargeHeaderLists(appListener, config.publicUrl);
     const server = createSecureServer(
       {
         cert: config.tls.cert,
@@ -136,9 +204,11 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     // Idle sockets of either protocol: a backstop behind the bounds above.
     server.setTimeout(timeouts.requestMs);
     server.on('clientError', onClientError);
+    deferContinue(server, listener);
     boundHttp2Sessions(server, timeouts);
     return server;
   }
+  const listener = appListener;
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES,
@@ -150,6 +220,7 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     listener,
   );
   server.on('clientError', onClientError);
+  deferContinue(server, listener);
   return server;
 }
 
