@@ -14,12 +14,6 @@ export interface ParsedAddress {
   v4: number | undefined;
 }
 
-/**
- * Parses one IP literal. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) becomes IPv4 (SPEC-NOTES, /v1/ip);
- * a zone index (`%eth0`) is dropped because it names an interface of ours, not the caller.
- * Only the four-part dotted form of IPv4 is accepted (no `127.1`, no octal), so what we report
- * is what the peer actually is.
- */
 /** Most requests need only the text of an IPv4 peer (the rate-limit source): parse on demand. */
 class LazyIPv4 implements ParsedAddress {
   readonly version = 'ipv4';
@@ -76,21 +70,51 @@ export function ipv4RangeMatcher(ranges: readonly (readonly [ipaddr.IPv4, number
 /** Dotted-quad IPv4 without leading zeros: parsed by hand, the hottest case of all. */
 const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
 
+/**
+ * `::a.b.c.d`, the IPv4-compatible form written with a dotted tail: ipaddr.js parses it as if it
+ * were IPv4-mapped (`::ffff:a.b.c.d`), so it must be recognised by its text.
+ */
+const COMPATIBLE_DOTTED = /^::(?:[0-9]+\.){3}[0-9]+$/;
+
+/** A zone index as an operating system writes one: an interface name or number. */
+const ZONE = /^[\x21-\x7e]{1,64}$/;
+
+/**
+ * IPv4-compatible IPv6 (`::a.b.c.d`, `::808:808`: the first 96 bits zero), deprecated by
+ * RFC 4291 §2.5.5.1 and used by no transition mechanism, so no connection comes from one; `::`
+ * and `::1` share the prefix but are the unspecified and loopback addresses (§2.5.2, §2.5.3).
+ */
+function isIPv4Compatible(parts: readonly number[]): boolean {
+  for (let i = 0; i < 6; i++) if (parts[i] !== 0) return false;
+  return parts[6] !== 0 || (parts[7] ?? 0) > 1;
+}
+
+/**
+ * Parses one IP literal, strictly, because text from a forwarding header or a PROXY header must
+ * be refused (a break in the chain) rather than read as something else:
+ * - IPv4 only in the four-part dotted form (no `127.1`, no octal, no leading zeros).
+ * - IPv4-mapped IPv6 (`::ffff:a.b.c.d`) becomes IPv4 (SPEC-NOTES, /v1/ip); IPv4-compatible
+ *   IPv6 (`::8.8.8.8`) is refused (RFC 4291 §2.5.5.1), not reported as the IPv4 address.
+ * - A zone index (`%eth0`) only on a link-local IPv6 address, the one kind that needs one
+ *   (RFC 4007 §6, §11) and the one kind Node writes with one for a socket's peer (it appends
+ *   `%interface` to a link-local `remoteAddress`); it names an interface of ours, not the
+ *   caller, and is dropped. On IPv4 (`8.8.8.8%eth0`) or a global address it is refused.
+ */
 export function parseAddress(input: string): ParsedAddress | undefined {
   if (DOTTED_QUAD.test(input)) {
     return new LazyIPv4(input);
   }
   const percent = input.indexOf('%');
   const bare = percent === -1 ? input : input.slice(0, percent);
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) addr = ipaddr.IPv4.parse(bare);
-  else if (bare.includes(':') && ipaddr.IPv6.isValid(bare)) addr = ipaddr.IPv6.parse(bare);
-  else return undefined;
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (!bare.includes(':') || !ipaddr.IPv6.isValid(bare) || COMPATIBLE_DOTTED.test(bare)) return undefined;
+  const v6 = ipaddr.IPv6.parse(bare);
+  if (isIPv4Compatible(v6.parts)) return undefined;
+  // fe80::/10 (RFC 4291 §2.5.6).
+  if (percent !== -1 && !(((v6.parts[0] ?? 0) & 0xffc0) === 0xfe80 && ZONE.test(input.slice(percent + 1)))) return undefined;
+  if (v6.isIPv4MappedAddress()) {
+    const v4 = v6.toIPv4Address();
+    return { text: v4.toString(), version: 'ipv4', addr: v4, v4: ipv4Value(v4) };
   }
-  if (addr.kind() === 'ipv4') return { text: addr.toString(), version: 'ipv4', addr, v4: ipv4Value(addr as ipaddr.IPv4) };
-  const v6 = addr as ipaddr.IPv6;
   v6.zoneId = undefined;
   return { text: v6.toRFC5952String(), version: 'ipv6', addr: v6, v4: undefined };
 }

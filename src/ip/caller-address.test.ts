@@ -10,8 +10,8 @@ describe('parseAddress', () => {
   it('reports IPv4-mapped IPv6 as IPv4', () => {
     expect(parseAddress('::ffff:192.0.2.7')).toMatchObject({ text: '192.0.2.7', version: 'ipv4' });
   });
-  it('canonicalises IPv6 per RFC 5952 and drops a zone index', () => {
-    expect(parseAddress('2001:DB8:0:0:0:0:0:1%eth0')).toMatchObject({ text: '2001:db8::1', version: 'ipv6' });
+  it('canonicalises IPv6 per RFC 5952 and drops a link-local zone index (more in address.test.ts)', () => {
+    expect(parseAddress('FE80:0:0:0:0:0:0:1%eth0')).toMatchObject({ text: 'fe80::1', version: 'ipv6' });
   });
   it.each(['127.1', '0x7f.0.0.1', '1.2.3', 'example.com', '', '1.2.3.256', 'unknown'])('refuses %j', (text) => {
     expect(parseAddress(text)).toBeUndefined();
