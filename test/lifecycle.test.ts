@@ -1,15 +1,89 @@
 // Whole-program: `netdiag serve` as an operator runs it, and its shutdown on SIGTERM.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { send } from './support/http.js';
-import { serveCli } from './support/process.js';
+import { serveCli, type Serving } from './support/process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * What SIGTERM gives requests in flight before cutting them off: DRAIN_GRACE_MS in
+ * src/cli/server-process.ts (README: "in-flight requests get 5 s"). Every bound below is a
+ * multiple of it; none depends on how fast this machine is.
+ */
+const GRACE_MS = 5_000;
+
+/** Resolves with the first log line `match` accepts, once the process writes it; rejects if its stdout closes first. */
+function logLine(s: Serving, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  // Whole lines only (a chunk can end mid-line); that every line is JSON is asserted elsewhere.
+  const parse = (line: string): Record<string, unknown> | undefined => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  };
+  const found = () => s.stdout().split('\n').slice(0, -1).map(parse).find((e) => e !== undefined && match(e));
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const entry = found();
+      if (entry === undefined) return;
+      s.child.stdout?.off('data', check);
+      resolve(entry);
+    };
+    const ended = () => {
+      // Everything the process wrote is in once its stdout has closed: a line missing now never comes.
+      const entry = found();
+      if (entry === undefined) reject(new Error(`stdout closed without the log line:\n${s.stdout()}`));
+      else resolve(entry);
+    };
+    const stdout = s.child.stdout;
+    if (stdout === null || stdout.closed) {
+      ended();
+      return;
+    }
+    stdout.on('data', check);
+    stdout.once('close', ended);
+    check();
+  });
+}
+
+/**
+ * Opens a connection and sends, in one write, a whole GET and then the head of a second one that
+ * never ends. The server reads both in one pass, so once the first is answered the second has
+ * begun: a request in flight, known from an event rather than from waiting a while (HTTP/1.1
+ * pipelining, RFC 9112 §9.3.2). Resolves with the socket and the promise of everything it
+ * receives until it closes.
+ */
+async function secondRequestInFlight(port: number): Promise<{ socket: Socket; closed: Promise<string> }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise((r) => socket.once('connect', r));
+  let data = '';
+  const closed = new Promise<string>((resolve) => {
+    socket.on('close', () => { resolve(data); });
+  });
+  const firstAnswered = new Promise<void>((resolve, reject) => {
+    socket.on('data', (chunk: Buffer) => {
+      data += chunk.toString('latin1');
+      const end = data.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(data.slice(0, end));
+      if (end >= 0 && length !== null && data.length >= end + 4 + Number(length[1])) resolve();
+    });
+    void closed.then(() => { reject(new Error(`closed before the first answer: ${data}`)); });
+  });
+  socket.write('GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  await firstAnswered;
+  return { socket, closed };
+}
+
+/** The status lines in what a connection received (health bodies hold no such text). */
+const responses = (text: string) => text.match(/HTTP\/1\.1 \d{3}/g) ?? [];
 
 describe('netdiag serve', () => {
   it('serves with embedded defaults and writes structured JSON logs', async () => {
@@ -17,7 +91,8 @@ describe('netdiag serve', () => {
     try {
       const res = await send(`http://127.0.0.1:${s.port}/v1/health`, { headers: { 'User-Agent': 'DistinctiveAgent/9.9' } });
       expect(res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 100));
+      // The access line is written when the response ends: wait for it, not for a while.
+      await logLine(s, (e) => e.route === '/v1/health');
       const lines = s.stdout().trim().split('\n');
       for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
       const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.route === '/v1/health');
@@ -32,45 +107,38 @@ describe('netdiag serve', () => {
   it('on SIGTERM finishes the request in flight, refuses new connections and exits 0', async () => {
     const s = await serveCli();
     // A request whose head is still arriving when the signal comes is in flight.
-    const socket = connect(s.port, '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
-    socket.write('GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    await new Promise((r) => setTimeout(r, 100));
-    const started = Date.now();
+    const inFlight = await secondRequestInFlight(s.port);
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    // The listener is closed in the same turn as this line is logged (src/cli/server-process.ts).
+    await logLine(s, (e) => e.msg === 'draining');
 
     await expect(send(`http://127.0.0.1:${s.port}/v1/health`)).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
 
-    const answer = new Promise<string>((resolve) => {
-      let data = '';
-      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      socket.on('close', () => { resolve(data); });
-    });
-    socket.write('Connection: close\r\n\r\n');
-    const text = await answer;
-    expect(text).toMatch(/^HTTP\/1\.1 200/);
-    expect(text).toContain('"status":"ok"');
+    inFlight.socket.write('Connection: close\r\n\r\n');
+    const text = await inFlight.closed;
+    const finished = performance.now();
+    expect(responses(text)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(text.slice(text.lastIndexOf('HTTP/1.1 200'))).toContain('"status":"ok"');
 
     expect(await s.exited).toBe(0);
-    expect(Date.now() - started).toBeLessThan(6_000);
-    expect(s.stdout()).toContain('"msg":"draining"');
+    // Nothing left in flight: it exits then, without sitting out the grace.
+    expect(performance.now() - finished).toBeLessThan(GRACE_MS);
     expect(s.stdout()).toContain('"msg":"stopped"');
   });
 
   it('cuts off a request that outlives the drain bound and still exits 0', async () => {
     const s = await serveCli();
-    const socket = connect(s.port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    await new Promise((r) => socket.once('connect', r));
-    socket.write('GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    const started = Date.now();
+    const inFlight = await secondRequestInFlight(s.port);
+    const signalled = performance.now();
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
-    const took = Date.now() - started;
-    expect(took).toBeGreaterThanOrEqual(4_000);
-    expect(took).toBeLessThan(8_000);
-    socket.destroy();
+    const took = performance.now() - signalled;
+    // Held for the grace (the process's timer starts after the signal; 100 ms for reading two
+    // clocks), then cut off: the request in flight got no answer.
+    expect(took).toBeGreaterThanOrEqual(GRACE_MS - 100);
+    expect(took).toBeLessThan(2 * GRACE_MS);
+    expect(responses(await inFlight.closed)).toHaveLength(1);
+    expect(s.stdout()).toContain('"msg":"stopped"');
   });
 
   it('exits 0 on SIGTERM even when the reader of its log pipe is gone (EPIPE)', async () => {
@@ -78,12 +146,13 @@ describe('netdiag serve', () => {
     // As `netdiag serve | head -c 10`: the reader takes a little and goes away.
     s.child.stdout?.destroy();
     for (let i = 0; i < 3; i++) expect((await send(`http://127.0.0.1:${String(s.port)}/v1/health`)).status).toBe(200);
-    const started = Date.now();
+    const signalled = performance.now();
     s.child.kill('SIGTERM');
-    const code = await Promise.race([s.exited, new Promise<string>((r) => setTimeout(() => { r('still running'); }, 6_000))]);
+    const code = await Promise.race([s.exited, new Promise<string>((r) => setTimeout(() => { r('still running'); }, 2 * GRACE_MS))]);
     s.child.kill('SIGKILL');
     expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // Nothing was in flight: it did not sit out the grace (nor hang on the broken pipe).
+    expect(performance.now() - signalled).toBeLessThan(GRACE_MS);
   });
 });
 
