@@ -58,8 +58,9 @@ function ajvFor(allErrors) {
 write('src/generated/openapi-document.ts', `${HEADER}export const OPENAPI_JSON = ${JSON.stringify(JSON.stringify(document))};\n`);
 
 // The event validator, and the `properties` keys the document declares (the rest are dropped).
+// Every error is collected, so the intake can report the most specific one (src/events/validate.ts).
 {
-  const ajv = ajvFor(false);
+  const ajv = ajvFor(true);
   const validate = ajv.compile({ $ref: 'openapi#/components/schemas/AnalyticsEvent' });
   const declaredSchemas = document.components?.schemas?.AnalyticsProperties?.properties ?? {};
   const declared = Object.keys(declaredSchemas);

@@ -20,8 +20,11 @@ function decodeComponent(text: string): string {
   }
 }
 
-/** `name` and `type`, each exactly once; other parameters are ignored. */
-function nameAndType(query: string): { name: string; type: string } {
+/**
+ * `name` and `type`, each at most once; other parameters are ignored. A repeated parameter or a
+ * malformed encoding is refused where it stands; a missing one is for `parseQuestion` to report.
+ */
+function nameAndType(query: string): { name: string | undefined; type: string | undefined } {
   let name: string | undefined;
   let type: string | undefined;
   for (let from = 0; from < query.length; ) {
@@ -39,18 +42,25 @@ function nameAndType(query: string): { name: string; type: string } {
     if (key === 'name') name = value;
     else type = value;
   }
-  if (type === undefined) throw new Problem('invalid_parameter', 'The query parameter "type" is required.');
-  if (name === undefined) throw new Problem('invalid_parameter', 'The query parameter "name" is required.');
   return { name, type };
 }
 
-/** Validates `name` and `type` (spec §4, SPEC-NOTES DNS) into the canonical question. */
+const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
+
+/**
+ * Validates `name` and `type` (spec §4, SPEC-NOTES DNS) into the canonical question. One fault is
+ * reported, the most specific first: a value that was sent and is wrong (its length, then the
+ * type, then the name's form, which depends on the type) before a parameter that is missing, and
+ * `name`, the subject of the question, before `type`.
+ */
 export function parseQuestion(query: string): { name: string; type: DnsType } {
   const { name: raw, type } = nameAndType(query);
-  if (!isDnsType(type)) throw new Problem('invalid_parameter', `type must be one of ${DNS_TYPES.join(', ')}.`);
-  if (raw.length < 1 || raw.length > MAX_NAME_LENGTH) {
+  if (raw !== undefined && (raw.length < 1 || raw.length > MAX_NAME_LENGTH)) {
     throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);
   }
+  if (type !== undefined && !isDnsType(type)) throw new Problem('invalid_parameter', `type must be one of ${DNS_TYPES.join(', ')}.`);
+  if (raw === undefined) throw required('name');
+  if (type === undefined) throw required('type');
   return { name: type === 'PTR' ? reverseName(raw) : canonicalName(raw), type };
 }
 
