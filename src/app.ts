@@ -13,6 +13,7 @@ import type { ConnectionFacts, Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
 import { speedTestTargets } from './speedtest/targets.js';
 import { pageRoutes } from './page/route.js';
+import { problemDocsRoute } from './problems/route.js';
 import { methodLabel } from './metrics/port.js';
 
 export interface App {
@@ -51,6 +52,7 @@ export function createApp(services: Services): App {
     openApiRoute(services.openapi),
     ...speedTestTargets(services),
     ...pageRoutes(services),
+    problemDocsRoute(),
   ]) {
     router.add(route);
   }

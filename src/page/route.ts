@@ -20,9 +20,9 @@ import type { Services } from '../services.js';
  * Everything the page loads comes from this origin (issue 15: no CDN, no other origin); the
  * policy makes a browser refuse anything else, so a mistake shows up as a blocked request.
  */
-const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const wantsHtml = (ctx: RequestContext): boolean => (ctx.req.header('accept') ?? '').toLowerCase().includes('text/html');
+export const wantsHtml = (ctx: RequestContext): boolean => (ctx.req.header('accept') ?? '').toLowerCase().includes('text/html');
 
 function root(services: Services) {
   return (ctx: RequestContext): HttpReply => {
