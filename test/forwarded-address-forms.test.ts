@@ -6,9 +6,8 @@
 // proxy's header from the trusted loopback address 127.0.0.2. A link-local peer, whose socket
 // address Node writes with its zone (`fe80::…%veth`), is still served: a network namespace
 // joined by a veth pair with link-local addresses only.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canMakeNetns } from './support/netns.js';
@@ -85,7 +84,7 @@ describe.skipIf(!haveCurl || !canMakeNetns())('a link-local peer, whose socket a
   const hostSide = `ndlh${tag}`;
   const nsSide = `ndln${tag}`;
   const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let server: TestServer;
+  let server: TestServer | undefined;
   beforeAll(async () => {
     ip('netns', 'add', ns);
     ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
@@ -101,13 +100,16 @@ describe.skipIf(!haveCurl || !canMakeNetns())('a link-local peer, whose socket a
     server = await startTestServer({ HOST: `fe80::5eed:1%${hostSide}` });
   });
   afterAll(async () => {
-    await server.close();
-    // Deleting the namespace deletes its end of the pair, and with it the other end.
-    ip('netns', 'del', ns);
+    try {
+      await server?.close();
+    } finally {
+      // Deleting the namespace deletes its end of the pair, and with it the other end.
+      ip('netns', 'del', ns);
+    }
   });
 
   it('is served with its address (the zone, naming our interface, dropped)', async () => {
-    const url = `http://[fe80::5eed:1%25${nsSide}]:${String(server.port)}`;
+    const url = `http://[fe80::5eed:1%25${nsSide}]:${String(server?.port)}`;
     const answer = await ask(url, [], [], (argv) => ['ip', 'netns', 'exec', ns, ...argv]);
     expect(answer).toMatchObject({ status: 200, address: 'fe80::5eed:2' });
   });
