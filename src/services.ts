@@ -10,8 +10,19 @@ import type { AsnLookup, CityLookup, LocationInformation, NetworkInformation } f
 
 /** What the runtime observed about the connection a request came in on. */
 export interface ConnectionFacts {
-  /** The TCP peer address, as the socket reports it; undefined if the runtime cannot tell. */
+  /**
+   * The TCP peer address, as the socket reports it; undefined if the runtime cannot tell. On a
+   * connection that came through PROXY protocol, the client its header named (see `proxied`).
+   */
   peerAddress: string | undefined;
+  /**
+   * Set when a trusted proxy introduced this connection with a PROXY protocol header (Node with
+   * `NETDIAG_PROXY_PROTOCOL=on`). `peerAddress` is then the client that header named, undefined
+   * when it named none (v1 `UNKNOWN`, v2 `LOCAL` or the unspecified family): such a connection
+   * has no caller. No forwarding header is ever read on it, since behind an L4 proxy only the
+   * client writes them. `proxyAddress` is the proxy's own address (the socket's peer).
+   */
+  proxied?: { proxyAddress: string | undefined };
   /** `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` or `HTTP/3`, or null when not observed. */
   httpProtocol: string | null;
   /** The negotiated TLS version (`TLSv1.3`), or null when this server did not terminate TLS. */

@@ -3,9 +3,15 @@
 // PROXY protocol v2 over TCP (plain and terminating TLS) and forwarding by X-Forwarded-For in
 // HTTP mode. Clients are curl processes bound to their own loopback addresses (127.0.0.x), so
 // "the client" and "the proxy" (127.0.0.1) are different addresses, as they are in production.
-// The configurations are the README's examples ("Behind a reverse proxy").
+// The configurations are the README's examples ("Behind a reverse proxy"). Issue 25 adds HAProxy
+// on a dual-stack bind (`bind :::PORT v4v6`), which writes IPv4 clients as `::ffff:a.b.c.d` in
+// PROXY v1 and v2, and HAProxy's own headers that name no client: v1 UNKNOWN and v2 LOCAL for a
+// client on a UNIX socket, v2 LOCAL for its health checks.
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,18 +19,22 @@ import { selfSignedCertificate } from './support/doh-relay.js';
 import { startHaproxy, startNginx, type Proxy } from './support/proxies.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
-import { freePort } from './support/wait.js';
+import { eventually, freePort } from './support/wait.js';
 
 const ready = requireCommands('reverse proxies', ['nginx', 'haproxy', 'curl', 'openssl'], 'nginx haproxy curl openssl');
 
 interface IpData {
   address: string;
+  ip_version: string;
   connection: { http_protocol: string | null; tls_version: string | null };
 }
 
-/** One request with curl from `from` (a loopback address of its own); `https` terminates at the proxy. */
-async function curl(url: string, from: string, options: { headers?: Record<string, string>; http2?: boolean; tlsMax?: '1.2' | '1.3' } = {}): Promise<{ status: number; body: unknown }> {
-  const args = ['-s', '-S', '--interface', from, '-o', '-', '-w', '\n%{http_code}'];
+/**
+ * One request with curl from `from` (a loopback address of its own), or through `unixSocket`
+ * (a UNIX socket the proxy listens on; `from` is then unused); `https` terminates at the proxy.
+ */
+async function curl(url: string, from: string, options: { headers?: Record<string, string>; http2?: boolean; tlsMax?: '1.2' | '1.3'; unixSocket?: string } = {}): Promise<{ status: number; body: unknown }> {
+  const args = ['-s', '-S', ...(options.unixSocket === undefined ? ['--interface', from] : ['--unix-socket', options.unixSocket]), '-o', '-', '-w', '\n%{http_code}'];
   if (url.startsWith('https:')) args.push('-k', ...(options.http2 === true ? ['--http2'] : ['--http1.1']), ...(options.tlsMax === undefined ? [] : ['--tls-max', options.tlsMax]));
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   // Asynchronous: the servers run in this process, and a synchronous child would block them.
@@ -39,11 +49,30 @@ const ip = async (url: string, from: string, options: Parameters<typeof curl>[2]
   return { status: res.status, data: (res.body as { data?: IpData }).data };
 };
 
+/** What HAProxy's stats socket reports for one server: `show stat` is CSV headed by `# pxname,svname,...`. */
+async function haproxyServerStat(adminSocket: string, backend: string, server: string): Promise<Record<string, string> | undefined> {
+  const socket = connect(adminSocket);
+  await once(socket, 'connect');
+  socket.end('show stat\n');
+  let text = '';
+  for await (const chunk of socket) text += (chunk as Buffer).toString();
+  const [header = '', ...rows] = text.split('\n');
+  const columns = header.replace(/^# /, '').split(',');
+  const row = rows.map((line) => line.split(',')).find((cells) => cells[0] === backend && cells[1] === server);
+  return row === undefined ? undefined : Object.fromEntries(columns.map((name, i) => [name, row[i] ?? '']));
+}
+
 describe.skipIf(!ready)('behind real reverse proxies', () => {
   const servers: TestServer[] = [];
   const proxies: Proxy[] = [];
   let nginx: { plain: string; tls: string; realIp: string };
   let haproxy: { proxyV2: string; proxyV2Tls: string; http: string };
+  /** HAProxy on dual-stack binds and UNIX sockets, PROXY v1 (`send-proxy`) and v2, to one PROXY listener. */
+  let dual: { v1: string; v2: string; capture: string; v1Socket: string; v2Socket: string; admin: string };
+  /** The first line of each connection HAProxy made to a plain TCP server standing in for the service. */
+  const captured: string[] = [];
+  let capture: Server;
+  let sockets: string;
 
   beforeAll(async () => {
     const cert = selfSignedCertificate();
@@ -109,6 +138,62 @@ backend netdiag_http
         [h1, h2, h3],
       ),
     );
+
+    // What HAProxy writes, seen by a plain TCP server: it answers every connection with a 204.
+    capture = createServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        captured.push(chunk.toString('latin1').split('\r\n')[0] ?? '');
+        socket.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n');
+      });
+      socket.on('error', () => undefined);
+    });
+    capture.listen(0, '127.0.0.1');
+    await once(capture, 'listening');
+    const capturePort = (capture.address() as { port: number }).port;
+    sockets = mkdtempSync(join(tmpdir(), 'netdiag-haproxy-sockets-'));
+    const proxied = await behind({ NETDIAG_PROXY_PROTOCOL: 'on' });
+    const [d1, d2, d3] = [await freePort(), await freePort(), await freePort()];
+    proxies.push(
+      await startHaproxy(
+        `frontend netdiag_dual_v1
+  mode tcp
+  bind :::${String(d1)} v4v6
+  bind unix@${sockets}/v1.sock
+  default_backend netdiag_proxy_v1
+frontend netdiag_dual_v2
+  mode tcp
+  bind :::${String(d2)} v4v6
+  bind unix@${sockets}/v2.sock
+  default_backend netdiag_proxy_v2
+frontend netdiag_capture
+  mode tcp
+  bind :::${String(d3)} v4v6
+  default_backend capture
+backend netdiag_proxy_v1
+  mode tcp
+  server netdiag 127.0.0.1:${String(proxied)} send-proxy
+backend netdiag_proxy_v2
+  mode tcp
+  server netdiag 127.0.0.1:${String(proxied)} send-proxy-v2
+backend capture
+  mode tcp
+  server capture 127.0.0.1:${String(capturePort)} send-proxy
+backend netdiag_checked
+  mode http
+  option httpchk GET /v1/health
+  server netdiag 127.0.0.1:${String(proxied)} send-proxy-v2 check check-send-proxy inter 200ms`,
+        [d1, d2, d3],
+        `  stats socket ${sockets}/admin.sock level operator`,
+      ),
+    );
+    dual = {
+      v1: `http://127.0.0.1:${String(d1)}`,
+      v2: `http://127.0.0.1:${String(d2)}`,
+      capture: `http://127.0.0.1:${String(d3)}`,
+      v1Socket: join(sockets, 'v1.sock'),
+      v2Socket: join(sockets, 'v2.sock'),
+      admin: join(sockets, 'admin.sock'),
+    };
     nginx = { plain: `http://127.0.0.1:${String(n1)}`, tls: `https://127.0.0.1:${String(n2)}`, realIp: `http://127.0.0.1:${String(n3)}` };
     haproxy = { proxyV2: `http://127.0.0.1:${String(h1)}`, proxyV2Tls: `https://127.0.0.1:${String(h2)}`, http: `http://127.0.0.1:${String(h3)}` };
   }, 60_000);
@@ -116,6 +201,8 @@ backend netdiag_http
   afterAll(async () => {
     for (const proxy of proxies) await proxy.close();
     for (const server of servers) await server.close();
+    capture.close();
+    rmSync(sockets, { recursive: true, force: true });
   });
 
   /**
@@ -161,5 +248,42 @@ backend netdiag_http
 
   it('HAProxy in HTTP mode with option forwardfor: the client is seen and limited; a spoofed header does not win', async () => {
     await seesAndLimitsTheClient(haproxy.http, '127.0.0.51', '127.0.0.52');
+  });
+
+  it('HAProxy on a dual-stack bind with PROXY v1 writes an IPv4 client as TCP6 ::ffff:a.b.c.d: the client is seen as IPv4 and limited', async () => {
+    // What HAProxy really writes for a client reaching its `:::PORT v4v6` bind over 127.0.0.1.
+    expect((await curl(dual.capture, '127.0.0.60')).status).toBe(204);
+    const port = new URL(dual.capture).port;
+    expect(captured.filter((line) => line.includes('127.0.0.60'))).toEqual([expect.stringMatching(new RegExp(`^PROXY TCP6 ::ffff:127\\.0\\.0\\.60 ::ffff:127\\.0\\.0\\.1 \\d+ ${port}$`))]);
+    // The same through the service: a loopback caller, so reported as itself with no network.
+    expect(await ip(dual.v1, '127.0.0.65')).toMatchObject({ status: 200, data: { address: '127.0.0.65', ip_version: 'ipv4' } });
+    await seesAndLimitsTheClient(dual.v1, '127.0.0.61', '127.0.0.62');
+  });
+
+  it('HAProxy on a dual-stack bind with PROXY v2 (an IPv4-mapped INET6 source): the client is seen as IPv4 and limited', async () => {
+    expect(await ip(dual.v2, '127.0.0.66')).toMatchObject({ status: 200, data: { address: '127.0.0.66', ip_version: 'ipv4' } });
+    await seesAndLimitsTheClient(dual.v2, '127.0.0.63', '127.0.0.64');
+  });
+
+  it('HAProxy\'s UNKNOWN (v1) and LOCAL (v2) for a client on a UNIX socket: no caller (503 connection_unavailable), the client\'s forwarding headers never read', async () => {
+    const headers = { 'X-Forwarded-For': '8.8.8.8', Forwarded: 'for=8.8.4.4', 'X-Real-IP': '9.9.9.9' };
+    for (const unixSocket of [dual.v1Socket, dual.v2Socket]) {
+      const res = await curl('http://netdiag.test/v1/ip', '', { headers, unixSocket });
+      expect({ unixSocket, ...res }).toMatchObject({ unixSocket, status: 503, body: { code: 'connection_unavailable' } });
+      expect(JSON.stringify(res.body)).not.toMatch(/8\.8\.8\.8|8\.8\.4\.4|9\.9\.9\.9/);
+      // What needs no caller is still served.
+      expect((await curl('http://netdiag.test/v1/health', '', { unixSocket })).status).toBe(200);
+    }
+  });
+
+  it('HAProxy\'s health checks (v2 LOCAL, check-send-proxy) of /v1/health pass', async () => {
+    let stat: Record<string, string> | undefined;
+    // Checks run every 200 ms from start; wait for one to have completed, whatever its outcome.
+    const checked = async () => {
+      stat = await haproxyServerStat(dual.admin, 'netdiag_checked', 'netdiag');
+      return stat?.check_status?.startsWith('L') === true;
+    };
+    expect(await eventually(checked, 10_000)).toBe(true);
+    expect(stat).toMatchObject({ check_status: 'L7OK', check_code: '200', status: 'UP' });
   });
 });

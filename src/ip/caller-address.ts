@@ -41,8 +41,26 @@ function chainOf(header: TrustedHeader, value: string): (string | undefined)[] {
  * untrusted address in the one header that proxy writes, read right to left (SPEC-NOTES,
  * /v1/ip). Headers from an untrusted peer, and every other forwarding header, are never read,
  * so a caller cannot name another address.
+ *
+ * `proxied` (a connection a trusted proxy introduced with a PROXY protocol header): the caller
+ * is the client that header named, and no forwarding header is read, even when that client is
+ * itself inside the trusted ranges; an L4 proxy writes no HTTP header, so any there is the
+ * client's own. A header that named no client leaves no caller, and the proxy stands as the
+ * peer (the rate-limit source) as it does when a proxy sends no usable forwarding header.
  */
-export function resolveCaller(peerText: string | undefined, headers: { header(name: string): string | undefined }, trust: TrustPolicy, header: TrustedHeader): CallerResult {
+export function resolveCaller(
+  peerText: string | undefined,
+  headers: { header(name: string): string | undefined },
+  trust: TrustPolicy,
+  header: TrustedHeader,
+  proxied?: { proxyAddress: string | undefined },
+): CallerResult {
+  if (proxied !== undefined) {
+    const client = peerText === undefined ? undefined : parseAddress(peerText);
+    if (client !== undefined) return { ok: true, address: client, forwarded: false };
+    const proxy = proxied.proxyAddress === undefined ? undefined : parseAddress(proxied.proxyAddress);
+    return { ok: false, reason: 'the proxy\'s PROXY protocol header named no client address', peer: proxy };
+  }
   const peer = peerText === undefined ? undefined : parseAddress(peerText);
   if (peer === undefined) return { ok: false, reason: 'the peer address is not known', peer };
   if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer, forwarded: false };

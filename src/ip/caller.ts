@@ -5,7 +5,8 @@ import { resolveCaller, type CallerResult } from './caller-address.js';
 /** The caller of this request, resolved once and remembered on the request context. */
 export function callerOf(ctx: RequestContext, services: Pick<Services, 'trust' | 'trustHeader'>): CallerResult {
   if (ctx.caller !== undefined) return ctx.caller;
-  const result = resolveCaller(ctx.req.connection().peerAddress, ctx.req, services.trust, services.trustHeader);
+  const connection = ctx.req.connection();
+  const result = resolveCaller(connection.peerAddress, ctx.req, services.trust, services.trustHeader, connection.proxied);
   ctx.caller = result;
   return result;
 }

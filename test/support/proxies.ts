@@ -88,13 +88,17 @@ ${http}
   );
 }
 
-/** HAProxy in the foreground (`-db`); `config` is everything after its global and defaults. */
-export function startHaproxy(config: string, ports: number[]): Promise<Proxy> {
+/**
+ * HAProxy in the foreground (`-db`); `config` is everything after its global and defaults, and
+ * `global` more lines of the global section (a stats socket, say).
+ */
+export function startHaproxy(config: string, ports: number[], global = ''): Promise<Proxy> {
   return start(
     'haproxy',
     (dir) => ['-db', '-f', join(dir, 'haproxy.cfg')],
     () => `global
   maxconn 256
+${global}
 defaults
   timeout connect 2s
   timeout client 10s

@@ -23,6 +23,19 @@ describe('parseProxyHeader', () => {
     expect(v6).toMatchObject({ status: 'ok', facts: { sourceAddress: '2001:db8::9' } });
   });
 
+  it('reads v1 TCP6 with an IPv4-mapped source as the IPv4 address, as HAProxy writes it on a dual-stack bind', () => {
+    expect(parseProxyHeader(Buffer.from('PROXY TCP6 ::ffff:127.0.0.61 ::ffff:127.0.0.1 49626 18991\r\n'))).toMatchObject({
+      status: 'ok',
+      facts: { sourceAddress: '127.0.0.61' },
+    });
+  });
+
+  it('refuses a v1 address of another family than the line names, or with a zone index', () => {
+    for (const line of ['PROXY TCP4 2001:db8::9 192.0.2.1 1 2', 'PROXY TCP4 ::ffff:203.0.113.9 192.0.2.1 1 2', 'PROXY TCP6 203.0.113.9 2001:db8::1 1 2', 'PROXY TCP6 fe80::1%eth0 fe80::2 1 2']) {
+      expect({ line, parsed: parseProxyHeader(Buffer.from(`${line}\r\n`)) }).toEqual({ line, parsed: { status: 'invalid', reason: 'bad v1 source address' } });
+    }
+  });
+
   it('reads v1 UNKNOWN as "no client address"', () => {
     expect(parseProxyHeader(Buffer.from('PROXY UNKNOWN\r\n'))).toEqual({ status: 'ok', length: 15, facts: undefined });
   });
@@ -46,6 +59,22 @@ describe('parseProxyHeader', () => {
       length: header.length,
       facts: { sourceAddress: '203.0.113.7', httpProtocol: 'HTTP/2', tlsVersion: 'TLSv1.3' },
     });
+  });
+
+  it('keeps the SSL version only when it is a TLS or SSL version name, and ALPN only when it names an HTTP protocol', () => {
+    const facts = (alpn: string, version: string) => {
+      const parsed = parseProxyHeader(v2(0x1, 0x11, [203, 0, 113, 7, 192, 0, 2, 1, 0x15, 0xb3, 0x01, 0xbb], [...tlv(0x01, ascii(alpn)), ...tlv(0x20, [0x01, 0, 0, 0, 0, ...tlv(0x21, ascii(version))])]));
+      return parsed.status === 'ok' ? { httpProtocol: parsed.facts?.httpProtocol, tlsVersion: parsed.facts?.tlsVersion } : parsed;
+    };
+    expect(facts('http/1.1', 'SSLv3')).toEqual({ httpProtocol: 'HTTP/1.1', tlsVersion: 'SSLv3' });
+    expect(facts('h3', 'TLSv1')).toEqual({ httpProtocol: 'HTTP/3', tlsVersion: 'TLSv1' });
+    expect(facts('__proto__', `<script>${'A'.repeat(22)}`)).toEqual({ httpProtocol: null, tlsVersion: null });
+    expect(facts('constructor', 'TLSv1.3 ')).toEqual({ httpProtocol: null, tlsVersion: null });
+  });
+
+  it('reads v2 TCP6 with an IPv4-mapped source as the IPv4 address', () => {
+    const header = v2(0x1, 0x21, [...Array<number>(10).fill(0), 0xff, 0xff, 127, 0, 0, 62, ...Array<number>(10).fill(0), 0xff, 0xff, 127, 0, 0, 1, 0x01, 0x4a, 0x30, 0x39]);
+    expect(parseProxyHeader(header)).toMatchObject({ status: 'ok', facts: { sourceAddress: '127.0.0.62' } });
   });
 
   it('reads v2 TCP6 and LOCAL', () => {

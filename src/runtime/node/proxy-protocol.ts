@@ -4,13 +4,15 @@ import type { TrustPolicy } from '../../ip/trust.js';
 
 /** What a PROXY protocol header told us about the client connection behind the proxy. */
 export interface ProxiedFacts {
-  /** The client's address; undefined for a LOCAL (health-check) connection or UNKNOWN family. */
+  /** The client's address; undefined when the header names none (v1 UNKNOWN, v2 LOCAL or UNSPEC). */
   sourceAddress: string | undefined;
-  /** From the ALPN TLV (v2 only); null when the proxy did not say. */
+  /** From the ALPN TLV (v2 only); null when the proxy did not say or named no HTTP protocol. */
   httpProtocol: string | null;
-  /** From the SSL TLV's version sub-TLV (v2 only); null when the proxy did not say. */
+  /** From the SSL TLV's version sub-TLV (v2 only); null when the proxy did not say or named no TLS version. */
   tlsVersion: string | null;
 }
+
+const NO_CLIENT: ProxiedFacts = Object.freeze({ sourceAddress: undefined, httpProtocol: null, tlsVersion: null });
 
 export const PROXIED = Symbol('netdiag.proxied');
 export type ProxiedSocket = Socket & { [PROXIED]?: ProxiedFacts };
@@ -22,17 +24,53 @@ const V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51
 const V1_MAX = 107;
 const V2_MAX = 2048;
 
-const ALPN: Record<string, string> = { h2: 'HTTP/2', 'http/1.1': 'HTTP/1.1', 'http/1.0': 'HTTP/1.0', h3: 'HTTP/3' };
+/**
+ * ALPN protocol IDs (the IANA registry, RFC 7301 §6) mapped to what `http_protocol` says. A Map,
+ * not an object literal: an ID such as `__proto__` or `toString` must find nothing, not an
+ * inherited property that would then reach the answer.
+ */
+const ALPN = new Map([
+  ['h2', 'HTTP/2'],
+  ['http/1.1', 'HTTP/1.1'],
+  ['http/1.0', 'HTTP/1.0'],
+  ['h3', 'HTTP/3'],
+]);
+
+/**
+ * The SSL TLV's version is the proxy's TLS library's name for it (HAProxy passes OpenSSL's
+ * `SSL_get_version()`: `SSLv3`, `TLSv1`, `TLSv1.1`, `TLSv1.2`, `TLSv1.3`), which is what
+ * `tls_version` reports (SPEC-NOTES, /v1/ip; at most 24 characters by the spec). Anything else
+ * a proxy writes there is not reported (null), so no text of its choosing reaches the answer.
+ */
+const TLS_VERSION = /^(?:SSLv3|TLSv1(?:\.[1-3])?)$/;
+
+/**
+ * A v1 address as its protocol names it (proxy-protocol.txt §2.1: TCP4 a dotted quad, TCP6 IPv6
+ * text), so a line whose address is of another family is refused. HAProxy on a dual-stack bind
+ * (`bind :::443 v4v6`) writes every IPv4 client as `TCP6 ::ffff:a.b.c.d`: that is IPv6 text, and
+ * the caller is the IPv4 address it maps (SPEC-NOTES, /v1/ip), so it is accepted as such.
+ */
+function v1Address(protocol: 'TCP4' | 'TCP6', text: string): string | undefined {
+  // A zone index names an interface of the proxy's host, never a client: no proxy writes one.
+  if (text.includes('%')) return undefined;
+  // parseAddress takes IPv4 only as a dotted quad, so text without a colon is IPv4 text.
+  const ipv6Text = text.includes(':');
+  if (protocol === 'TCP4' ? ipv6Text : !ipv6Text) return undefined;
+  return parseAddress(text)?.text;
+}
 
 function parseV1(data: Buffer): Parsed {
   const end = data.indexOf('\r\n');
   if (end === -1) return data.length >= V1_MAX ? { status: 'invalid', reason: 'v1 header too long' } : { status: 'incomplete' };
   const parts = data.toString('latin1', 0, end).split(' ');
+  // UNKNOWN: the proxy does not know the client (a UNIX socket, a health check); the rest of
+  // the line is to be ignored (§2.1). The connection then has no caller (see acceptProxyProtocol).
   if (parts[1] === 'UNKNOWN') return { status: 'ok', length: end + 2, facts: undefined };
-  if (parts.length !== 6 || (parts[1] !== 'TCP4' && parts[1] !== 'TCP6')) return { status: 'invalid', reason: 'malformed v1 header' };
-  const source = parseAddress(parts[2] ?? '');
-  if (source === undefined || (source.version === 'ipv4') !== (parts[1] === 'TCP4')) return { status: 'invalid', reason: 'bad v1 source address' };
-  return { status: 'ok', length: end + 2, facts: { sourceAddress: source.text, httpProtocol: null, tlsVersion: null } };
+  const protocol = parts[1];
+  if (parts.length !== 6 || (protocol !== 'TCP4' && protocol !== 'TCP6')) return { status: 'invalid', reason: 'malformed v1 header' };
+  const source = v1Address(protocol, parts[2] ?? '');
+  if (source === undefined) return { status: 'invalid', reason: 'bad v1 source address' };
+  return { status: 'ok', length: end + 2, facts: { sourceAddress: source, httpProtocol: null, tlsVersion: null } };
 }
 
 /** Calls `visit` for each type-length-value record in `data[from, to)` (proxy-protocol.txt §2.2.7). */
@@ -82,7 +120,11 @@ function parseV2(data: Buffer): Parsed {
   } else if (family === 0x2 && length >= 16 + 36) {
     const words: string[] = [];
     for (let i = 0; i < 16; i += 2) words.push(data.readUInt16BE(16 + i).toString(16));
+    // An IPv4-mapped source (HAProxy writes one for an IPv4 client when the addresses' families
+    // differ, as on a dual-stack bind) is the IPv4 caller: parseAddress maps it.
+    // One that is no address a client connects from (IPv4-compatible) is refused, as in v1.
     source = parseAddress(words.join(':'))?.text;
+    if (source === undefined) return { status: 'invalid', reason: 'bad v2 source address' };
     addressEnd = 16 + 36;
   } else if (family !== 0x0) {
     return { status: 'invalid', reason: 'unsupported v2 address family' };
@@ -91,7 +133,11 @@ function parseV2(data: Buffer): Parsed {
   return {
     status: 'ok',
     length,
-    facts: { sourceAddress: source, httpProtocol: found.alpn === undefined ? null : (ALPN[found.alpn] ?? null), tlsVersion: found.tls ?? null },
+    facts: {
+      sourceAddress: source,
+      httpProtocol: found.alpn === undefined ? null : (ALPN.get(found.alpn) ?? null),
+      tlsVersion: found.tls !== undefined && TLS_VERSION.test(found.tls) ? found.tls : null,
+    },
   };
 }
 
@@ -139,7 +185,11 @@ export function acceptProxyProtocol(server: Server, trust: TrustPolicy, timeoutM
         return;
       }
       socket.pause();
-      socket[PROXIED] = parsed.facts ?? { sourceAddress: socket.remoteAddress, httpProtocol: null, tlsVersion: null };
+      // A header that names no client (v1 UNKNOWN, v2 LOCAL or the unspecified family) leaves
+      // the connection without a caller. Never the proxy's own address: the caller rule would
+      // then find a trusted peer and read a forwarding header that, behind an L4 proxy, only the
+      // client writes (issue 25).
+      socket[PROXIED] = parsed.facts ?? NO_CLIENT;
       const rest = buffered.subarray(parsed.length);
       if (rest.length > 0) socket.unshift(rest);
       handOver(socket);
