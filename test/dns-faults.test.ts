@@ -48,7 +48,9 @@ describe.each(['shared', 'per-query'])('upstream faults, UDP sockets %s', (socke
     expect(res.status).toBe(504);
     expect(res.code).toBe('upstream_timeout');
     expect(res.elapsed).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
-    expect(res.elapsed).toBeLessThan(DEADLINE_MS + 1000);
+    // The configured deadline, not the default one (which is five times as long): a bound from
+    // the configuration, wide of how long one loopback request takes on a loaded machine.
+    expect(res.elapsed).toBeLessThan(loadConfig({}).dnsTimeoutMs);
   });
 
   it('garbage gives 502 upstream_invalid_response', async () => {
