@@ -28,8 +28,10 @@ let interruptedBy = null;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     // Ctrl-C or a CI cancel stops the whole run: the step running ends, no later step starts.
+    // Ctrl-C already reaches the step (the terminal signals the whole foreground group), and a
+    // second SIGINT makes vitest quit without its teardown, so only the others are passed on.
     interruptedBy = signal;
-    current?.kill(signal);
+    if (signal !== 'SIGINT') current?.kill(signal);
   });
 }
 
