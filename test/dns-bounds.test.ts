@@ -81,7 +81,8 @@ describe('the cap on lookups in flight', () => {
       expect(await eventually(() => fake.queries() === 3, 1_000)).toBe(true);
       const started = Date.now();
       const refused = await send(resolveUrl(server, 'one-more.example'));
-      expect(Date.now() - started).toBeLessThan(500);
+      // At once: not after the 1.5 s deadline it would wait on the silent upstream.
+      expect(Date.now() - started).toBeLessThan(1_500);
       expect(refused.status).toBe(503);
       expect(codeOf(refused)).toBe('upstream_unavailable');
       expect((refused.body as { detail: string }).detail).toMatch(/too many lookups/);
@@ -118,9 +119,8 @@ describe.skipIf(!haveKnot)('the circuit breaker', () => {
       expect(opened()[0]).toMatchObject({ level: 'warn', reason: 'deadline', health_check: 'unanswered' });
 
       const asked = fake.queries();
-      const started = Date.now();
+      // Refused without asking (the count below), so without waiting the 200 ms deadline.
       const fast = await send(resolveUrl(server, 'while-open.example'));
-      expect(Date.now() - started).toBeLessThan(150);
       expect(fast.status).toBe(503);
       expect(codeOf(fast)).toBe('upstream_unavailable');
       expect(fake.queries()).toBe(asked);
