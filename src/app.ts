@@ -4,8 +4,9 @@ import { healthRoute } from './health/route.js';
 import { Problem } from './http/problems.js';
 import { drainStreamBody, readStreamBody } from './http/bounded-read.js';
 import { headerPairs, problemReply } from './http/respond.js';
-import { Router, methodHandler } from './http/router.js';
-import type { HttpReply, HttpRequest, RequestContext } from './http/types.js';
+import { rateLimited } from './http/rate-limit.js';
+import { Router, methodHandler, type RouteDefinition, type RouteMethod } from './http/router.js';
+import type { Handler, HttpReply, HttpRequest, RequestContext } from './http/types.js';
 import { ipRoute } from './ip/route.js';
 import { latencyRoutes } from './latency/routes.js';
 import { openApiRoute } from './openapi/route.js';
@@ -23,12 +24,6 @@ export interface App {
   fetch(request: Request, connection: ConnectionFacts): Promise<Response>;
 }
 
-/**
- * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports:
- * a runtime passes `Services` in and serves `handle` or `fetch` (ARCHITECTURE.md, "one core,
- * thin runtimes"). Data flow: request id and clock → route and method gate → (rate limit) →
- * handler → reply or problem; handlers never set CORS or request-id headers themselves.
- */
 /** A pull stream over the chunks: the next one is made only when the client has taken the last. */
 function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
@@ -40,7 +35,33 @@ function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
   });
 }
 
-export function createApp(services: Services): App {
+/**
+ * One method's pipeline, the same for every route: the route's own checks that cost no quota
+ * (`accept`), the caller's limit for its declared operation, then its handler. A method that
+ * declares no operation, not even null, is refused here, at start-up.
+ */
+function pipeline(path: string, method: string, declared: RouteMethod, services: Services): Handler {
+  const limit = declared.limit as RouteMethod['limit'] | undefined;
+  if (limit === undefined) throw new Error(`route ${method} ${path} declares no rate-limit operation (limit: an operation, or null)`);
+  if (limit !== null && !Object.hasOwn(services.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${String(limit)}"`);
+  const limited = limit === null ? declared.handle : rateLimited(limit, services, declared.handle);
+  const { accept } = declared;
+  if (accept === undefined) return limited;
+  return (ctx) => {
+    accept(ctx);
+    return limited(ctx);
+  };
+}
+
+/**
+ * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
+ * runtime passes `Services` in and serves `handle` or `fetch` (one core, thin runtimes). Every
+ * request takes one path: request id and clock → route and method gate → the route's checks →
+ * the caller's limit for the route's declared operation → handler → reply or problem, with the
+ * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
+ * `extraRoutes` lets a test add a route through the same pipeline.
+ */
+export function createApp(services: Services, extraRoutes: RouteDefinition[] = []): App {
   const router = new Router();
   for (const route of [
     healthRoute,
@@ -53,8 +74,13 @@ export function createApp(services: Services): App {
     ...speedTestTargets(services),
     ...pageRoutes(services),
     problemDocsRoute(),
+    ...extraRoutes,
   ]) {
-    router.add(route);
+    router.add({
+      path: route.path,
+      GET: route.GET === undefined ? undefined : pipeline(route.path, 'GET', route.GET, services),
+      POST: route.POST === undefined ? undefined : pipeline(route.path, 'POST', route.POST, services),
+    });
   }
   const { logger, accessLog, metrics } = services;
 

@@ -1,4 +1,4 @@
-import type { Defer } from './services.js';
+import type { Defer } from './ports.js';
 
 interface Waiter<T> {
   settle(outcome: { ok: true; value: T } | { ok: false; err: Error }): void;

@@ -1,4 +1,4 @@
-import type { Defer } from './services.js';
+import type { Defer } from './ports.js';
 
 /** After this long past its due time a timer is taken as lost (an edge runtime ended its work). */
 const LOST_AFTER_MS = 5_000;

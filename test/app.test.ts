@@ -1,6 +1,8 @@
 // In-process: the core through its Web-standard `fetch`, with in-memory ports.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { Problem } from '../src/http/problems.js';
+import type { RouteDefinition } from '../src/http/router.js';
 import { MemoryLimiterStore } from '../src/ratelimit/memory-store.js';
 import type { LimiterStore } from '../src/ratelimit/store.js';
 import { keyedHasher } from '../src/runtime/node/limiter.js';
@@ -93,5 +95,56 @@ describe('internal failures', () => {
     const res = await app.fetch(new Request('http://api.test/v1/dns/resolve?name=a&type=A'), loopback);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain('boom');
+  });
+});
+
+describe('the one request pipeline', () => {
+  const ok = (): { status: number; headers: string[]; body: string } => ({ status: 200, headers: [], body: 'ok' });
+
+  it('a route added with a declared operation is limited by the app, without calling the limiter itself', async () => {
+    const services = testServices({ limits: { ip: 100, dns: 100, probe: 2, events: 100, speedtest: 100 } });
+    let handled = 0;
+    const app = createApp(services, [{ path: '/v1/test-route', GET: { limit: 'probe', handle: () => { handled += 1; return ok(); } } }]);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await app.fetch(new Request('http://api.test/v1/test-route'), loopback)).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    // The limit is counted before the handler: refused requests never reach it.
+    expect(handled).toBe(2);
+  });
+
+  it('a route\'s own checks run before the limit, so a request they refuse costs no quota', async () => {
+    const services = testServices({ limits: { ip: 100, dns: 100, probe: 1, events: 100, speedtest: 100 } });
+    const app = createApp(services, [{
+      path: '/v1/test-route/:x',
+      GET: { limit: 'probe', accept: (ctx) => { if (ctx.params.x !== 'good') throw new Problem('unknown_region', 'not good'); }, handle: ok },
+    }]);
+    expect((await app.fetch(new Request('http://api.test/v1/test-route/bad'), loopback)).status).toBe(400);
+    expect((await app.fetch(new Request('http://api.test/v1/test-route/bad'), loopback)).status).toBe(400);
+    expect((await app.fetch(new Request('http://api.test/v1/test-route/good'), loopback)).status).toBe(200);
+    expect((await app.fetch(new Request('http://api.test/v1/test-route/good'), loopback)).status).toBe(429);
+  });
+
+  it('a route with no operation declared does not type-check, and is refused at start-up', () => {
+    const services = testServices();
+    // @ts-expect-error -- `limit` is required: a route must say which limit it counts against, or null.
+    const undeclared: RouteDefinition = { path: '/v1/forgot', GET: { handle: ok } };
+    expect(() => createApp(services, [undeclared])).toThrow(/GET \/v1\/forgot declares no rate-limit operation/);
+    const unknown = { path: '/v1/typo', GET: { limit: 'dsn', handle: ok } } as unknown as RouteDefinition;
+    expect(() => createApp(services, [unknown])).toThrow(/unknown rate-limit operation "dsn"/);
+  });
+
+  it('every built-in route declares its operation as the spec names it', async () => {
+    // A route that dropped its limit would answer past it; these are the limited ones (spec §8).
+    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1 } });
+    const app = createApp(services);
+    for (const path of ['/v1/ip', '/']) {
+      await app.fetch(new Request(`http://api.test${path}`), loopback);
+    }
+    expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).toBe(429);
+    const dns = 'http://api.test/v1/dns/resolve?name=example.com&type=A';
+    await app.fetch(new Request(dns), loopback);
+    expect((await app.fetch(new Request(dns), loopback)).status).toBe(429);
+    // Static documents are never limited.
+    for (let i = 0; i < 3; i++) expect((await app.fetch(new Request('http://api.test/v1/health'), loopback)).status).toBe(200);
   });
 });

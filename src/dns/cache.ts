@@ -1,4 +1,4 @@
-import type { Clock } from '../services.js';
+import type { Clock } from '../ports.js';
 import type { DnsAnswer, DnsResult } from './types.js';
 
 interface Entry {

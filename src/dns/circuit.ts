@@ -1,5 +1,5 @@
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../services.js';
+import type { Defer, Logger } from '../ports.js';
 
 export interface CircuitOptions {
   /** Consecutive upstream failures that open the circuit. */

@@ -5,7 +5,7 @@ import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
-import type { Defer, Logger } from '../services.js';
+import type { Defer, Logger } from '../ports.js';
 
 /** A result and the seconds a client may cache it (`Cache-Control: max-age`; 0 is `no-store`). */
 export type Resolution = CachedResult;

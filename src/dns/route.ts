@@ -1,6 +1,5 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
-import { rateLimited } from '../http/rate-limit.js';
 import { envelopeSerialized, serialize, type Serialized } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
@@ -84,18 +83,19 @@ export function dnsRoute(services: Services): RouteDefinition {
     throw err instanceof DnsFailure ? problemFor(err) : err;
   };
 
-  const limited = rateLimited('dns', services, (ctx) => {
-    const resolution = services.dns.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
-    return resolution instanceof Promise ? resolution.then((r) => reply(ctx, r), fail) : reply(ctx, resolution);
-  });
-
   return {
     path: '/v1/dns/resolve',
-    // Bad parameters are refused before they cost the caller quota.
-    GET: (ctx) => {
-      const { name, type } = parseQuestion(ctx.req.query);
-      ctx.params = { name, type };
-      return limited(ctx);
+    GET: {
+      limit: 'dns',
+      // Bad parameters are refused before they cost the caller quota.
+      accept: (ctx) => {
+        const { name, type } = parseQuestion(ctx.req.query);
+        ctx.params = { name, type };
+      },
+      handle: (ctx) => {
+        const resolution = services.dns.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
+        return resolution instanceof Promise ? resolution.then((r) => reply(ctx, r), fail) : reply(ctx, resolution);
+      },
     },
   };
 }

@@ -1,6 +1,6 @@
 import { failureReason } from '../failure-reason.js';
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../services.js';
+import type { Defer, Logger } from '../ports.js';
 import { Deque } from './deque.js';
 import type { EventSink, ReceivedEvent } from './sink.js';
 

@@ -1,9 +1,8 @@
 import { CACHE } from '../http/headers.js';
-import { rateLimited } from '../http/rate-limit.js';
 import { bodyCutOffReply, envelopeSerialized, problemReply, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import { isoTimestamp } from '../http/timestamp.js';
-import type { HttpReply, RequestContext } from '../http/types.js';
+import type { Handler, HttpReply, RequestContext } from '../http/types.js';
 import type { Services } from '../services.js';
 import { MAX_EVENT_BYTES, isJsonMediaType, readBoundedBody } from './body.js';
 import { validateAnalyticsEvent as validate } from './validate.js';
@@ -24,7 +23,7 @@ function refuse(ctx: RequestContext, code: 'unsupported_media_type' | 'payload_t
 export function eventsRoute(services: Services): RouteDefinition {
   const { events } = services;
 
-  const intake = rateLimited('events', services, async (ctx) => {
+  const intake: Handler = async (ctx) => {
     if (!isJsonMediaType(ctx.req.header('content-type'))) {
       return refuse(ctx, 'unsupported_media_type', 'The body must be application/json (UTF-8).');
     }
@@ -45,7 +44,7 @@ export function eventsRoute(services: Services): RouteDefinition {
     // Exactly the validated event and a receive time: no address, header or request id.
     events.accept({ ...result.event, received_at: isoTimestamp(ctx.receivedAt) });
     return envelopeSerialized(ctx, ACCEPTED, CACHE.noStore, 202);
-  });
+  };
 
-  return { path: '/v1/events', POST: intake };
+  return { path: '/v1/events', POST: { limit: 'events', handle: intake } };
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../services.js';
+import type { Logger } from '../ports.js';
 import type { AnalyticsEvent } from './validate.js';
 
 /** What reaches a sink: exactly the validated event and when it was received (SPEC-NOTES). */

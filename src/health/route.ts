@@ -7,5 +7,5 @@ const HEALTH_JSON = serialize({ status: 'ok', api_version: 'v1', upstream_provid
 
 export const healthRoute: RouteDefinition = {
   path: '/v1/health',
-  GET: (ctx) => envelopeSerialized(ctx, HEALTH_JSON, CACHE.health),
+  GET: { limit: null, handle: (ctx) => envelopeSerialized(ctx, HEALTH_JSON, CACHE.health) },
 };

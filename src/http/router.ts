@@ -1,10 +1,35 @@
 import { ALLOWED_REQUEST_HEADERS, PREFLIGHT_MAX_AGE } from './headers.js';
 import { Problem } from './problems.js';
 import { baseHeaders } from './respond.js';
+import type { Operation } from '../ratelimit/limits.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
+
+/**
+ * What a route declares about one method; the app (src/app.ts) runs it through the one pipeline:
+ * `accept`, then the caller's limit for `limit`, then `handle`, then the envelope or problem and
+ * the common headers. A handler never applies a limit itself.
+ */
+export interface RouteMethod {
+  /**
+   * The operation whose per-source limit this method counts against (spec §8), or null where no
+   * limit applies (static documents, health). Required, so a new route cannot leave it out by
+   * forgetting: the type-check refuses it, and `createApp` refuses one that says neither.
+   */
+  limit: Operation | null;
+  /** Checks made before the limit: a request they refuse (a thrown Problem) costs no quota. */
+  accept?: (ctx: RequestContext) => void;
+  handle: Handler;
+}
 
 export interface RouteDefinition {
   /** A literal path, or segments where `:name` captures one path segment. */
+  path: string;
+  GET?: RouteMethod;
+  POST?: RouteMethod;
+}
+
+/** A route with each method's pipeline built (`createApp`): what the router serves. */
+export interface CompiledDefinition {
   path: string;
   GET?: Handler;
   POST?: Handler;
@@ -19,14 +44,14 @@ interface CompiledRoute {
 }
 
 /**
- * A fixed route table: literal paths by map lookup, parameterised ones by segment match. The API
- * has eight paths, so this stays simpler and faster than a general router.
+ * A fixed route table: literal paths by map lookup, parameterised ones by segment match. The
+ * service has a few dozen paths, so this stays simpler and faster than a general router.
  */
 export class Router {
   readonly #literal = new Map<string, CompiledRoute>();
   readonly #patterned: CompiledRoute[] = [];
 
-  add(definition: RouteDefinition): void {
+  add(definition: CompiledDefinition): void {
     const allowed: string[] = [];
     if (definition.GET) allowed.push('GET', 'HEAD');
     if (definition.POST) allowed.push('POST');

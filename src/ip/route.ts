@@ -2,7 +2,7 @@ import { reverseNameOf } from '../dns/names.js';
 import type { DnsResult } from '../dns/types.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
-import { rateLimited } from '../http/rate-limit.js';
+import type { Handler } from '../http/types.js';
 import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { EdgeFacts, Services } from '../services.js';
@@ -71,7 +71,7 @@ export function ipRoute(services: Services): RouteDefinition {
   const reverseHostname = (address: ParsedAddress): Promise<string | null> =>
     services.dns.resolveUncached(reverseNameOf(address), 'PTR', REVERSE_DEADLINE_MS).then(hostnameOf, () => null);
 
-  const handler = rateLimited('ip', services, (ctx) => {
+  const handler: Handler = (ctx) => {
     const caller = callerOf(ctx, services);
     if (!caller.ok) {
       throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
@@ -103,8 +103,8 @@ export function ipRoute(services: Services): RouteDefinition {
     // Every caller's PTR is asked, special-use addresses included (SPEC-NOTES, /v1/ip): on a
     // private network the operator's resolver is the one that knows its reverse zones.
     return reverseHostname(address).then(reply);
-  });
+  };
 
   // Query parameters are ignored: nothing a caller sends can name another address (SPEC-NOTES).
-  return { path: '/v1/ip', GET: handler };
+  return { path: '/v1/ip', GET: { limit: 'ip', handle: handler } };
 }

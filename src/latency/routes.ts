@@ -1,6 +1,5 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
-import { rateLimited } from '../http/rate-limit.js';
 import { envelope, envelopeSerialized, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { Handler } from '../http/types.js';
@@ -18,7 +17,7 @@ export function latencyRoutes(services: Services): RouteDefinition[] {
     regions: REGIONS.map((r) => ({ id: r.id, name: r.name, available: probes.regions.has(r.id) })),
   });
 
-  const probe: Handler = rateLimited('probe', services, async (ctx) => {
+  const probe: Handler = async (ctx) => {
     const region = ctx.params.region as RegionId;
     if (!probes.regions.has(region)) {
       throw new Problem('probe_unavailable', `No probe is configured for region ${region} in this deployment.`);
@@ -45,17 +44,20 @@ export function latencyRoutes(services: Services): RouteDefinition[] {
       },
       CACHE.noStore,
     );
-  });
+  };
 
   return [
-    { path: '/v1/latency/regions', GET: (ctx) => envelopeSerialized(ctx, regionsJson, CACHE.regions) },
+    { path: '/v1/latency/regions', GET: { limit: null, handle: (ctx) => envelopeSerialized(ctx, regionsJson, CACHE.regions) } },
     {
       path: '/v1/latency/regions/:region/probe',
-      // An unknown region is a bad parameter (400), refused before it costs the caller quota.
-      GET: (ctx) => {
-        const region = ctx.params.region ?? '';
-        if (!isRegionId(region)) throw new Problem('unknown_region', `Region must be one of ${REGION_IDS.join(', ')}.`);
-        return probe(ctx);
+      GET: {
+        limit: 'probe',
+        // An unknown region is a bad parameter (400), refused before it costs the caller quota.
+        accept: (ctx) => {
+          const region = ctx.params.region ?? '';
+          if (!isRegionId(region)) throw new Problem('unknown_region', `Region must be one of ${REGION_IDS.join(', ')}.`);
+        },
+        handle: probe,
       },
     },
   ];

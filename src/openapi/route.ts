@@ -8,5 +8,5 @@ import type { RouteDefinition } from '../http/router.js';
  */
 export function openApiRoute(document: unknown): RouteDefinition {
   const body = JSON.stringify(document);
-  return { path: '/v1/openapi.json', GET: (ctx) => jsonReply(ctx, 200, body, 'application/json', CACHE.openapi) };
+  return { path: '/v1/openapi.json', GET: { limit: null, handle: (ctx) => jsonReply(ctx, 200, body, 'application/json', CACHE.openapi) } };
 }

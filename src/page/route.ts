@@ -1,7 +1,6 @@
 import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_BEFORE, PAGE_JS } from '../generated/page-assets.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
-import { rateLimited } from '../http/rate-limit.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
@@ -49,8 +48,8 @@ function asset(body: string, contentType: string) {
 
 export function pageRoutes(services: Services): RouteDefinition[] {
   return [
-    { path: '/', GET: rateLimited('ip', services, root(services)) },
-    { path: '/app.js', GET: asset(PAGE_JS, 'text/javascript; charset=utf-8') },
-    { path: '/app.css', GET: asset(PAGE_CSS, 'text/css; charset=utf-8') },
+    { path: '/', GET: { limit: 'ip', handle: root(services) } },
+    { path: '/app.js', GET: { limit: null, handle: asset(PAGE_JS, 'text/javascript; charset=utf-8') } },
+    { path: '/app.css', GET: { limit: null, handle: asset(PAGE_CSS, 'text/css; charset=utf-8') } },
   ];
 }

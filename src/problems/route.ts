@@ -116,13 +116,17 @@ export function problemDocsRoute(): RouteDefinition {
   }
   return {
     path: '/problems/:code',
-    GET: (ctx) => {
+    // Not limited: spec §8 limits only its operations, and these pages are static like /app.css.
+    GET: {
+      limit: null,
+      handle: (ctx) => {
       const segment = ctx.params.code ?? '';
       const page = isProblemCode(segment) ? pages.get(segment) : undefined;
       if (page === undefined) return unknownCode(ctx, segment);
       return wantsHtml(ctx)
         ? jsonReply(ctx, 200, page.html, 'text/html; charset=utf-8', CACHE_CONTROL, SECURITY_HEADERS)
         : jsonReply(ctx, 200, page.text, 'text/plain; charset=utf-8', CACHE_CONTROL, SECURITY_HEADERS);
+      },
     },
   };
 }

@@ -1,5 +1,5 @@
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../services.js';
+import type { Defer, Logger } from '../ports.js';
 import type { LimiterStore, WindowHit, WindowVerdict } from './store.js';
 
 /** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */

@@ -1,4 +1,4 @@
-import type { Clock } from '../services.js';
+import type { Clock } from '../ports.js';
 import type { LimiterStore, WindowHit } from './store.js';
 
 /** Slots a new table starts with; a power of two, so a slot is `hash & (capacity - 1)`. */

@@ -7,5 +7,5 @@ const CONFIGURATION_JSON = serialize(SPEED_TEST_CONFIGURATION);
 
 export const speedTestRoute: RouteDefinition = {
   path: '/v1/speed-test/configuration',
-  GET: (ctx) => envelopeSerialized(ctx, CONFIGURATION_JSON, CACHE.configuration),
+  GET: { limit: null, handle: (ctx) => envelopeSerialized(ctx, CONFIGURATION_JSON, CACHE.configuration) },
 };

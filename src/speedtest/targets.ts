@@ -1,6 +1,5 @@
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
-import { rateLimited } from '../http/rate-limit.js';
 import { baseHeaders, bodyCutOffReply, problemReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext, StreamedBody } from '../http/types.js';
@@ -120,9 +119,14 @@ function turnedOff(): never {
 }
 
 export function speedTestTargets(services: Services): RouteDefinition[] {
-  if (!services.speedTestTargets) return [{ path: '/__down', GET: turnedOff }, { path: '/__up', POST: turnedOff }];
+  if (!services.speedTestTargets) {
+    return [
+      { path: '/__down', GET: { limit: null, handle: turnedOff } },
+      { path: '/__up', POST: { limit: null, handle: turnedOff } },
+    ];
+  }
   return [
-    { path: '/__down', GET: rateLimited('speedtest', services, download) },
-    { path: '/__up', POST: rateLimited('speedtest', services, upload) },
+    { path: '/__down', GET: { limit: 'speedtest', handle: download } },
+    { path: '/__up', POST: { limit: 'speedtest', handle: upload } },
   ];
 }

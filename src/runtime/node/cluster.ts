@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { systemClock } from './services.js';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import { answerLimiterRequests } from './cluster-store.js';
 import type { Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';

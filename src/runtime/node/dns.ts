@@ -2,7 +2,7 @@ import { DnsCache } from '../../dns/cache.js';
 import { dohTransport } from '../../dns/doh.js';
 import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../dns/resolver.js';
 import type { DnsTransport } from '../../dns/transport.js';
-import type { Clock, Logger } from '../../services.js';
+import type { Clock, Logger } from '../../ports.js';
 import type { Config } from './config.js';
 import { tcpTransport } from './dns-tcp.js';
 import { pipelinedTcpTransport } from './dns-tcp-pipelined.js';

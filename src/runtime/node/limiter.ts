@@ -3,7 +3,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { FallbackLimiterStore } from '../../ratelimit/fallback-store.js';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { LimiterStore } from '../../ratelimit/store.js';
-import type { Clock, Logger } from '../../services.js';
+import type { Clock, Logger } from '../../ports.js';
 import { ClusterLimiterStore, type Channel } from './cluster-store.js';
 import type { Config } from './config.js';
 import { RedisLimiterStore } from './redis-store.js';

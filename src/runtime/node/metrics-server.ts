@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import { failureReason } from '../../failure-reason.js';
 
 export interface MetricsServer {

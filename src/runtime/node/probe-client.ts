@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
 import { ProbeUnavailable, type LatencyProbes } from '../../latency/probes.js';
 import type { RegionId } from '../../latency/regions.js';
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from './probe-server.js';
 
 export const PROBE_TIMING = {

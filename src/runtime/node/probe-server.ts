@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ProbeConfig } from './config.js';
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import { randomUUID } from 'node:crypto';
 import { detachedProblem } from '../../http/respond.js';
 import type { ProblemCode } from '../../http/problems.js';

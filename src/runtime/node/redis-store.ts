@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { SharedStore } from '../../ratelimit/fallback-store.js';
 import type { WindowHit } from '../../ratelimit/store.js';
-import type { Clock } from '../../services.js';
+import type { Clock } from '../../ports.js';
 import { failureReason } from '../../failure-reason.js';
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import type { Clock, Defer, Logger, Services } from '../../services.js';
+import type { Services } from '../../services.js';
+import type { Clock, Defer, Logger } from '../../ports.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns.js';
 import type { ResolverRuntime } from '../../dns/resolver.js';

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Clock } from '../../services.js';
+import type { Clock } from '../../ports.js';
 import type { SharedStore } from '../../ratelimit/fallback-store.js';
 import type { WindowHit } from '../../ratelimit/store.js';
 

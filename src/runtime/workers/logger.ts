@@ -1,4 +1,4 @@
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import type { LogLevel } from '../../config/vars.js';
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };

@@ -1,6 +1,6 @@
 import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../latency/probes.js';
 import type { RegionId } from '../../latency/regions.js';
-import type { Logger } from '../../services.js';
+import type { Logger } from '../../ports.js';
 import { failureReason } from '../../failure-reason.js';
 import type { WorkersProbe } from './config.js';
 import type { RegionProbe } from './probe-durable-object.js';
