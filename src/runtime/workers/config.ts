@@ -1,6 +1,8 @@
-import { ConfigError, collectorUrl, probeUrl, regionEntries, dnsBounds, eventsQueueSize, fail, logLevel, onOff, parseUrl, parsedWith, publicUrl, read, secretKey, MAKE_A_KEY, type DnsBounds, type Env, type LogLevel } from '../../config/vars.js';
-import type { RegionId } from '../../latency/regions.js';
-import { DEFAULT_LIMITS, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
+import { MAKE_A_KEY, bounded, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
+import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../config/table.js';
+import { SHARED, dnsBounds, type DnsBounds } from '../../config/vars.js';
+import { isRegionId, type RegionId } from '../../latency/regions.js';
+import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
 
 export type WorkersProbe = { kind: 'durable-object' } | { kind: 'url'; url: string };
@@ -51,18 +53,16 @@ const IP_LITERAL = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-fA-F:.]+\])$/;
  * fetched in production and plain http would send every question in clear, so both are refused,
  * except on loopback, which only exists in local development and tests (wrangler dev, workerd).
  */
-function dohUrl(env: Env): string {
-  const name = 'NETDIAG_DNS_UPSTREAM';
-  const value = read(env, name) ?? WORKERS_DOH_DEFAULT;
-  const url = parseUrl(name, value, ['https:', 'http:']);
-  const loopback = LOOPBACK_HOST.test(url.hostname);
-  if (url.protocol === 'http:' && !loopback) fail(name, `"${value}" must be an https:// DoH URL (plain http only to loopback, for local development)`);
-  if (IP_LITERAL.test(url.hostname) && !loopback) {
-    fail(name, `"${value}" names an IP address, which Workers cannot fetch: use a host name, such as ${WORKERS_DOH_DEFAULT}`);
+export const dohUrl: Parser<string> = (text) => {
+  const parsed = url(text, ['https:', 'http:']);
+  const loopback = LOOPBACK_HOST.test(parsed.hostname);
+  if (parsed.protocol === 'http:' && !loopback) invalid(`"${text}" must be an https:// DoH URL (plain http only to loopback, for local development)`);
+  if (IP_LITERAL.test(parsed.hostname) && !loopback) {
+    invalid(`"${text}" names an IP address, which Workers cannot fetch: use a host name, such as ${WORKERS_DOH_DEFAULT}`);
   }
-  if (url.username !== '' || url.password !== '') fail(name, 'must not carry credentials');
-  return url.href;
-}
+  if (parsed.username !== '' || parsed.password !== '') invalid('must not carry credentials');
+  return parsed.href;
+};
 
 /**
  * `NETDIAG_PROBES` on Workers: `region=durable-object` (a Durable Object placed by the region's
@@ -70,60 +70,78 @@ function dohUrl(env: Env): string {
  * One `apac` hint cannot stand for two regions (SPEC-NOTES, Latency): the operator names the one
  * it serves, and the other may only be a URL probe.
  */
-function probes(env: Env): Map<RegionId, WorkersProbe> {
-  const result = regionEntries<WorkersProbe>(env, 'region=durable-object or region=url', (region, target) =>
-    target === 'durable-object' ? { kind: 'durable-object' } : { kind: 'url', url: probeUrl(region, target) },
-  );
+const pairs = regionPairs<RegionId, WorkersProbe>(isRegionId, 'region=durable-object or region=url', (region, target) =>
+  target === 'durable-object' ? { kind: 'durable-object' } : { kind: 'url', url: probeUrl(region, target) },
+);
+export const workersProbes: Parser<Map<RegionId, WorkersProbe>> = (text) => {
+  const result = pairs(text);
   if (result.get('apac-ne')?.kind === 'durable-object' && result.get('apac-se')?.kind === 'durable-object') {
-    fail('NETDIAG_PROBES', 'apac-ne and apac-se cannot both be durable-object: one "apac" location hint serves one of them; give the other a URL probe');
+    invalid('apac-ne and apac-se cannot both be durable-object: one "apac" location hint serves one of them; give the other a URL probe');
   }
   return result;
-}
+};
 
-function eventsSink(env: Env): WorkersEventsSink {
-  const name = 'NETDIAG_EVENTS_SINK';
-  const value = read(env, name) ?? 'log';
-  if (value === 'log' || value === 'none' || value === 'analytics-engine') return { kind: value };
-  if (/^https?:/.test(value)) return { kind: 'http', ...collectorUrl(name, value) };
-  return fail(name, `"${value}" must be log, none, analytics-engine or an http(s):// URL`);
-}
+export const workersEventsSink: Parser<WorkersEventsSink> = (text) => {
+  if (text === 'log' || text === 'none' || text === 'analytics-engine') return { kind: text };
+  if (/^https?:/.test(text)) return { kind: 'http', ...collectorUrl(text) };
+  return invalid(`"${text}" must be log, none, analytics-engine or an http(s):// URL`);
+};
 
-function limiterKind(env: Env): LimiterKind {
-  const value = read(env, 'NETDIAG_LIMITER') ?? 'durable-object';
-  if (value !== 'durable-object' && value !== 'binding') fail('NETDIAG_LIMITER', `must be durable-object or binding, got "${value}"`);
-  return value;
-}
+/**
+ * Every var the Worker reads, in the order they are read: the first bad one is named. README.md's
+ * "Deploying to Cloudflare Workers" names exactly these (test/workers/config.test.ts checks).
+ * Isolates of one deployment (and its Durable Objects) must hash a source alike, or one caller's
+ * hits would land on many counters: the key is required here, on every limiter, and read first.
+ */
+export const WORKERS_VARIABLES = {
+  NETDIAG_RATE_LIMIT_KEY: {
+    ...SHARED.NETDIAG_RATE_LIMIT_KEY,
+    required: `is required on Workers (a secret: wrangler secret put NETDIAG_RATE_LIMIT_KEY); ${MAKE_A_KEY}`,
+  },
+  NETDIAG_PUBLIC_URL: SHARED.NETDIAG_PUBLIC_URL,
+  NETDIAG_DNS_UPSTREAM: variable({ about: 'the one resolver: an https:// DoH URL naming a host', parse: dohUrl, default: WORKERS_DOH_DEFAULT }),
+  NETDIAG_DNS_TIMEOUT_MS: SHARED.NETDIAG_DNS_TIMEOUT_MS,
+  NETDIAG_DNS_CACHE_SIZE: SHARED.NETDIAG_DNS_CACHE_SIZE,
+  // An isolate has 128 MB for everything: the cache gets a sixteenth unless the operator says.
+  NETDIAG_DNS_CACHE_BYTES: { ...SHARED.NETDIAG_DNS_CACHE_BYTES, default: WORKERS_DNS_CACHE_BYTES },
+  NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES: SHARED.NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES,
+  NETDIAG_DNS_MAX_OUTSTANDING: SHARED.NETDIAG_DNS_MAX_OUTSTANDING,
+  NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
+  NETDIAG_LIMITER: variable<LimiterKind>({ about: 'durable-object (exact, global) or binding (approximate, per location)', parse: either('durable-object', 'binding'), default: 'durable-object' }),
+  NETDIAG_PROBES: variable({ about: 'region=durable-object or region=https://… pairs, comma-separated', parse: workersProbes, default: new Map<RegionId, WorkersProbe>() }),
+  NETDIAG_EVENTS_SINK: variable<WorkersEventsSink>({ about: 'log, none, analytics-engine, or an http(s):// collector URL', parse: workersEventsSink, default: { kind: 'log' } }),
+  NETDIAG_EVENTS_QUEUE: SHARED.NETDIAG_EVENTS_QUEUE,
+  NETDIAG_LOG_LEVEL: SHARED.NETDIAG_LOG_LEVEL,
+  NETDIAG_ACCESS_LOG: SHARED.NETDIAG_ACCESS_LOG,
+  NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
+};
 
 /** A binding the configuration relies on must exist: a missing one is named, never skipped. */
-function requireBinding(env: WorkerEnv, binding: string, variable: string, why: string): void {
-  if (env[binding] === undefined) fail(variable, `${why} needs the ${binding} binding, which this Worker does not have (wrangler.jsonc)`);
+function requireBinding(env: WorkerEnv, binding: string, setting: string, why: string): void {
+  if (env[binding] === undefined) fail(setting, `${why} needs the ${binding} binding, which this Worker does not have (wrangler.jsonc)`);
 }
 
 /**
- * Reads and validates the Worker's vars and checks the bindings they name (the same variable
- * names and messages as on Node where they apply). Throws ConfigError.
+ * Reads and validates the Worker's vars (WORKERS_VARIABLES, the same names, parsers and
+ * messages as on Node where they apply) and checks the bindings they name. Throws ConfigError.
  */
 export function loadWorkersConfig(env: WorkerEnv): WorkersConfig {
-  const vars = varsOf(env);
-  // Isolates of one deployment (and its Durable Objects) must hash a source alike, or one
-  // caller's hits would land on many counters: the key is required here, on every limiter.
-  const rateLimitKey = secretKey(vars);
-  if (rateLimitKey === undefined) fail('NETDIAG_RATE_LIMIT_KEY', `is required on Workers (a secret: wrangler secret put NETDIAG_RATE_LIMIT_KEY); ${MAKE_A_KEY}`);
+  const v = readTable(WORKERS_VARIABLES, varsOf(env));
+  // `required` makes an unset key a ConfigError above; the type does not know it.
+  const rateLimitKey = v.NETDIAG_RATE_LIMIT_KEY ?? fail('NETDIAG_RATE_LIMIT_KEY', WORKERS_VARIABLES.NETDIAG_RATE_LIMIT_KEY.required);
   const config: WorkersConfig = {
-    publicUrl: publicUrl(vars),
-    dohUrl: dohUrl(vars),
-    ...dnsBounds(vars),
-    // An isolate has 128 MB for everything: the cache gets a sixteenth unless the operator says.
-    ...(read(vars, 'NETDIAG_DNS_CACHE_BYTES') === undefined ? { dnsCacheBytes: WORKERS_DNS_CACHE_BYTES } : {}),
-    limits: parsedWith(vars, 'NETDIAG_RATE_LIMITS', parseLimits, DEFAULT_LIMITS),
-    limiter: limiterKind(vars),
+    publicUrl: v.NETDIAG_PUBLIC_URL,
+    dohUrl: v.NETDIAG_DNS_UPSTREAM,
+    ...dnsBounds(v),
+    limits: v.NETDIAG_RATE_LIMITS,
+    limiter: v.NETDIAG_LIMITER,
     rateLimitKey,
-    probes: probes(vars),
-    eventsSink: eventsSink(vars),
-    eventsQueueSize: eventsQueueSize(vars),
-    logLevel: logLevel(vars),
-    accessLog: onOff(vars, 'NETDIAG_ACCESS_LOG', false),
-    speedTestTargets: onOff(vars, 'NETDIAG_SPEEDTEST_TARGETS', true),
+    probes: v.NETDIAG_PROBES,
+    eventsSink: v.NETDIAG_EVENTS_SINK,
+    eventsQueueSize: v.NETDIAG_EVENTS_QUEUE,
+    logLevel: v.NETDIAG_LOG_LEVEL,
+    accessLog: v.NETDIAG_ACCESS_LOG,
+    speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
   };
   if (config.limiter === 'durable-object') requireBinding(env, 'RATE_LIMITER', 'NETDIAG_LIMITER', 'durable-object');
   else for (const binding of Object.values(LIMIT_BINDINGS)) requireBinding(env, binding, 'NETDIAG_LIMITER', 'binding');

@@ -1,0 +1,129 @@
+/**
+ * Parsers both runtimes' configuration tables use (Node's environment, Workers' vars), so a
+ * variable means the same and fails with the same words wherever it is set. Each is pure: it reads
+ * a value's text and returns its meaning, or throws a plain Error saying what is wrong.
+ */
+import { invalid, type Bounds, type Parser } from './table.js';
+
+/** `parse`, with the bounds its error states (for the README check and the reader). */
+export function bounded<T>(parse: (text: string) => T, bounds: Bounds): Parser<T> {
+  return Object.assign((text: string) => parse(text), { bounds });
+}
+
+export function wholeNumber(min: number, max: number): Parser<number> {
+  return bounded((text) => {
+    // Digits only, and at most 16 of them so Number() is exact before the range check.
+    if (!/^[0-9]{1,16}$/.test(text) || Number(text) < min || Number(text) > max) {
+      invalid(`must be a whole number from ${min} to ${max}, got "${text}"`);
+    }
+    return Number(text);
+  }, { min, max });
+}
+
+export const onOff: Parser<boolean> = (text) => {
+  if (text !== 'on' && text !== 'off') invalid(`must be on or off, got "${text}"`);
+  return text === 'on';
+};
+
+/** One of two words, exactly as written. */
+export function either<A extends string, B extends string>(a: A, b: B): Parser<A | B> {
+  return (text) => {
+    if (text !== a && text !== b) invalid(`must be ${a} or ${b}, got "${text}"`);
+    return text as A | B;
+  };
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
+
+export const logLevel: Parser<LogLevel> = (text) => {
+  if (!(LOG_LEVELS as readonly string[]).includes(text)) invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return text as LogLevel;
+};
+
+export function url(text: string, protocols: readonly string[]): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return invalid(`"${text}" is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) invalid(`"${text}" must use ${protocols.join(' or ')}`);
+  return parsed;
+}
+
+/** `NETDIAG_PUBLIC_URL`: the base of problem `type` URIs, without a trailing slash. */
+export const publicUrl: Parser<string> = (text) => {
+  const parsed = url(text, ['http:', 'https:']);
+  if (parsed.search !== '' || parsed.hash !== '') invalid('must not have a query or fragment');
+  return parsed.href.replace(/\/+$/, '');
+};
+
+/**
+ * Credentials in a collector URL become an HTTP Basic `Authorization` value (RFC 7617), and are
+ * removed from `parsed`: fetch refuses a URL with credentials, and the URL is logged.
+ */
+export function basicFromUrl(parsed: URL): string | undefined {
+  if (parsed.username === '' && parsed.password === '') return undefined;
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(parsed.username);
+    password = decodeURIComponent(parsed.password);
+  } catch {
+    return invalid('the credentials in the URL are not valid percent-encoding');
+  }
+  // RFC 7617 §2: user-id and password joined by a colon, which the user-id must not contain.
+  if (user.includes(':')) invalid('the user name in the URL must not contain ":"');
+  parsed.username = '';
+  parsed.password = '';
+  // UTF-8, then base64 (RFC 7617 §2.1 charset=UTF-8), with the platform's btoa over bytes.
+  let binary = '';
+  for (const byte of new TextEncoder().encode(`${user}:${password}`)) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}
+
+/** An HTTP collector for events: its URL without credentials, and the credentials as Basic. */
+export function collectorUrl(text: string): { url: string; authorization: string | undefined } {
+  const parsed = url(text, ['http:', 'https:']);
+  const authorization = basicFromUrl(parsed);
+  return { url: parsed.href, authorization };
+}
+
+export const MAKE_A_KEY = 'make one with `openssl rand -base64 32` and set the same value on every instance';
+
+/** `NETDIAG_RATE_LIMIT_KEY`: at least 32 characters of secret. */
+export const secretKey: Parser<string> = (text) => {
+  if (text.length < 32) invalid(`must be at least 32 characters of secret, got ${String(text.length)}: ${MAKE_A_KEY}`);
+  return text;
+};
+
+/**
+ * `NETDIAG_PROBES`: `region=target` pairs, comma-separated, each region one `isRegion` knows and
+ * named once; `target` is read by the runtime's own rule. The regions come from the caller, so
+ * configuration knows no capability's list (issue 26).
+ */
+export function regionPairs<R extends string, T>(isRegion: (name: string) => name is R, expected: string, target: (region: R, text: string) => T): Parser<Map<R, T>> {
+  return (text) => {
+    const result = new Map<R, T>();
+    for (const raw of text.split(',')) {
+      const entry = raw.trim();
+      const eq = entry.indexOf('=');
+      if (eq === -1) invalid(`"${entry}" is not ${expected}`);
+      const region = entry.slice(0, eq);
+      if (!isRegion(region)) invalid(`unknown region "${region}"`);
+      if (result.has(region)) invalid(`region "${region}" is given twice`);
+      result.set(region, target(region, entry.slice(eq + 1)));
+    }
+    return result;
+  };
+}
+
+/** A probe's URL: http(s), no credentials, query or fragment (a path prefix is kept). */
+export function probeUrl(region: string, text: string): string {
+  const parsed = url(text, ['http:', 'https:']);
+  if (parsed.username !== '' || parsed.password !== '') invalid(`the URL for "${region}" must not carry credentials`);
+  if (parsed.search !== '' || parsed.hash !== '') invalid(`the URL for "${region}" must not have a query or fragment`);
+  return parsed.href;
+}
