@@ -61,6 +61,23 @@ export default tseslint.config(
     rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS.filter((g) => g.name !== 'Buffer')] },
   },
   {
+    // Build-time code (scripts/geo/) may import the run-time sources it shares definitions with,
+    // never the reverse: what the server runs must not need what the build alone uses (its
+    // packages are development dependencies, absent from a production install). A rule of its own
+    // so it does not replace the folders' no-restricted-imports above.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':matches(ImportDeclaration, ExportNamedDeclaration, ExportAllDeclaration, ImportExpression)[source.value=/(^|\\/)scripts\\//]',
+          message: 'src/ runs in production; scripts/ is build-time code and its packages are development dependencies',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', 'bin/*.mjs', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     // Its parser options (no project service) kept: replacing languageOptions whole dropped them.

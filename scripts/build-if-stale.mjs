@@ -2,9 +2,28 @@
 // dist/ is missing or older than a source or build setting (build-state.mjs). `--always`
 // (npm run build) builds.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildState, isCurrent, root, stamp } from './build-state.mjs';
+
+/**
+ * Removes what tsc emitted for a source that is gone (`x.js` and `x.js.map` without `x.ts`): tsc
+ * never deletes, so a moved or removed module would stay in dist/ and in the package (`files`),
+ * as the geo compilers did when they moved to scripts/geo/. dist/data/ is not compiled from src/.
+ */
+function removeOrphans(out, src) {
+  for (const entry of readdirSync(out, { withFileTypes: true })) {
+    const path = join(out, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name === 'data' && out === join(root, 'dist')) continue;
+      removeOrphans(path, join(src, entry.name));
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+      continue;
+    }
+    const base = /^(.*)\.js(?:\.map)?$/.exec(entry.name)?.[1];
+    if (base !== undefined && !existsSync(join(src, `${base}.ts`))) rmSync(path);
+  }
+}
 
 const state = buildState();
 if (!process.argv.includes('--always') && isCurrent(state)) process.exit(0);
@@ -33,6 +52,8 @@ if (generate.status !== 0) process.exit(generate.status ?? 1);
 
 const tsc = spawnSync(process.execPath, [compiler, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-const geo = spawnSync(process.execPath, [join(root, 'scripts', 'compile-geo.mjs')], { stdio: 'inherit' });
+removeOrphans(join(root, 'dist'), join(root, 'src'));
+// The geo compilers are TypeScript run in place (compile-geo.mjs says why); Node 22.12-22.17 need the flag.
+const geo = spawnSync(process.execPath, ['--experimental-strip-types', join(root, 'scripts', 'compile-geo.mjs')], { stdio: 'inherit' });
 if (geo.status !== 0) process.exit(geo.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -28,7 +28,8 @@ export function buildState() {
   const mtime = (f) => statSync(join(root, f)).mtimeMs;
   const sources = Math.max(
     newest(join(root, 'src')),
-    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
+    newest(join(root, 'scripts', 'geo')),
+    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'scripts/ts-resolve.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
   );
   // The compiled geo data counts as part of the build: without it the server cannot start.
   const outputs = [join('cli', 'main.js'), ...['asn.bin', 'city-ipv4.bin', 'city-ipv6.bin'].map((f) => join('data', f))];

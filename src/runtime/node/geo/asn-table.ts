@@ -5,8 +5,9 @@ import { addressWords, compareWords, compiledDataPath, compiledTableError } from
 /**
  * The embedded ASN table (ip-location-db's RouteViews + RIR + DB-IP merge, CC BY 4.0): sorted,
  * non-overlapping ranges in typed arrays, searched by bisection. The build compiles it from the
- * CSVs (asn-compile.ts) into dist/data/asn.bin, which start-up maps without parsing: about
- * 0.5 M ranges in 21 MB, each organisation name stored once as UTF-8 and decoded when asked for.
+ * CSVs (scripts/geo/asn-compile.ts) into dist/data/asn.bin, which start-up maps without parsing:
+ * about 0.5 M ranges in 21 MB, each organisation name stored once as UTF-8 and decoded when asked
+ * for. The layout below (magic, version, path) is the one definition the build writes by.
  */
 export interface Table {
   /** Range starts and ends: one number per IPv4 range; four 32-bit words per IPv6 range. */

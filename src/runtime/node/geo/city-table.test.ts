@@ -1,9 +1,10 @@
 // The compiled city tables against MaxMind's reader on the mmdb files they were compiled from:
 // for random addresses of both versions and the edges of each space, the same location.
-// Reads dist/data/ (npm test builds first).
+// Reads dist/data/ (npm test builds first), and the build's own code (scripts/geo/) and sources.
 import { afterAll, describe, expect, it } from 'vitest';
+import { fromDbip } from '../../../../scripts/geo/city-compile.js';
+import { embeddedCityPaths } from '../../../../scripts/geo/sources.js';
 import { parseAddress } from '../../../ip/address.js';
-import { embeddedCityPaths, fromDbip } from './city-compile.js';
 import { embeddedCityTable } from './city-table.js';
 import { openMmdb } from './mmdb.js';
 

@@ -4,8 +4,8 @@ import type { CityLookup, LocationInformation } from '../../../ip/geo.js';
 import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
 /**
- * The embedded DB-IP Lite city data, compiled by the build (city-compile.ts) into one file per
- * IP version and read with positioned reads rather than held in memory. Both mmdb files read
+ * The embedded DB-IP Lite city data, compiled by the build (scripts/geo/city-compile.ts) into one
+ * file per IP version and read with positioned reads rather than held in memory. Both mmdb files read
  * whole cost 134 MB of every process's resident memory (each cluster worker its own copy);
  * read this way, the data lives in the kernel's page cache, shared by every process and given
  * back under memory pressure, and a process keeps only the block index (under 1 MB).

