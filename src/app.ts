@@ -43,7 +43,7 @@ function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
 function pipeline(path: string, method: string, declared: RouteMethod, services: Services): Handler {
   const limit = declared.limit as RouteMethod['limit'] | undefined;
   if (limit === undefined) throw new Error(`route ${method} ${path} declares no rate-limit operation (limit: an operation, or null)`);
-  if (limit !== null && !Object.hasOwn(services.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${String(limit)}"`);
+  if (limit !== null && !Object.hasOwn(services.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${limit}"`);
   const limited = limit === null ? declared.handle : rateLimited(limit, services, declared.handle);
   const { accept } = declared;
   if (accept === undefined) return limited;
