@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { layerConfigs } from './eslint.layers.js';
 
 /** Node's globals, which the runtime-free core must not use (ARCHITECTURE.md §1). */
 const NODE_GLOBALS = ['Buffer', 'process', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate', 'clearImmediate'].map((name) => ({
@@ -35,20 +36,12 @@ export default tseslint.config(
       parserOptions: { projectService: false, project: './tsconfig.web.json', tsconfigRootDir: import.meta.dirname },
     },
   },
+  // The layers of src/ and the runtime-free core (eslint.layers.js, docs/design.md "Layout").
+  ...layerConfigs(),
   {
-    // The core must stay runtime-free so the same app can run on Workers (ARCHITECTURE.md §1).
     files: ['src/**/*.ts'],
     ignores: ['src/runtime/node/**', 'src/runtime/workers/**', 'src/cli/**', 'src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' },
-            { group: ['cloudflare:*'], message: 'cloudflare: imports belong in src/runtime/workers' },
-          ],
-        },
-      ],
       // tsconfig.workers.json checks the core against the Workers types, but @types/dns-packet
       // references Node's, so Node's globals stay visible there: this rule keeps them out.
       'no-restricted-globals': ['error', ...NODE_GLOBALS],

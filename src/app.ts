@@ -10,11 +10,12 @@ import type { Handler, HttpReply, HttpRequest, RequestContext } from './http/typ
 import { ipRoute } from './ip/route.js';
 import { latencyRoutes } from './latency/routes.js';
 import { openApiRoute } from './openapi/route.js';
-import type { ConnectionFacts, Services } from './services.js';
+import type { ConnectionFacts } from './http/connection.js';
+import type { Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
 import { speedTestTargets } from './speedtest/targets.js';
 import { pageRoutes } from './page/route.js';
-import { problemDocsRoute } from './problems/route.js';
+import { problemDocsRoute } from './problem-docs/route.js';
 import { methodLabel } from './metrics/port.js';
 
 export interface App {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress } from '../ip/address.js';
-import { canonicalName, reverseName, reverseNameOf } from './names.js';
+import { parseAddress } from '../net/address.js';
+import { reverseNameOf } from '../net/reverse.js';
+import { canonicalName, reverseName } from './names.js';
 
 describe('canonicalName', () => {
   it.each([

@@ -1,5 +1,4 @@
-import ipaddr from 'ipaddr.js';
-import { ipv4Octets, type ParsedAddress } from '../ip/address.js';
+import { reverseNameOfText } from '../net/reverse.js';
 import { Problem } from '../http/problems.js';
 import { MAX_NAME_LENGTH } from './types.js';
 
@@ -46,32 +45,12 @@ export function canonicalName(input: string): string {
 }
 
 /**
- * The reverse-lookup name of an IP address: `d.c.b.a.in-addr.arpa` (RFC 1035 §3.5) or the
- * nibble form under `ip6.arpa` (RFC 3596 §2.5). No zone index: it names our interface, not a host.
+ * The reverse-lookup name of an IP address (src/net/reverse.ts). No zone index: it names our
+ * interface, not a host.
  */
 export function reverseName(input: string): string {
   if (input.includes('%')) throw invalid('a PTR name must be an IP address without a zone index.');
-  if (ipaddr.IPv4.isValidFourPartDecimal(input)) return ipv4ReverseName(ipaddr.IPv4.parse(input).octets);
-  if (input.includes(':') && ipaddr.IPv6.isValid(input)) return ipv6ReverseName(ipaddr.IPv6.parse(input));
-  throw invalid('a PTR name must be an IPv4 or IPv6 address.');
-}
-
-/** The reverse-lookup name of an address already parsed (the caller of /v1/ip): no second parse. */
-export function reverseNameOf(address: ParsedAddress): string {
-  const value = address.v4;
-  if (value === undefined) return ipv6ReverseName(address.addr as ipaddr.IPv6);
-  return ipv4ReverseName(ipv4Octets(value));
-}
-
-function ipv4ReverseName(octets: readonly number[]): string {
-  return `${octets[3] ?? 0}.${octets[2] ?? 0}.${octets[1] ?? 0}.${octets[0] ?? 0}.in-addr.arpa`;
-}
-
-function ipv6ReverseName(addr: ipaddr.IPv6): string {
-  const nibbles = addr
-    .toByteArray()
-    .flatMap((byte) => [byte >> 4, byte & 0xf])
-    .reverse()
-    .map((n) => n.toString(16));
-  return `${nibbles.join('.')}.ip6.arpa`;
+  const name = reverseNameOfText(input);
+  if (name === undefined) throw invalid('a PTR name must be an IPv4 or IPv6 address.');
+  return name;
 }

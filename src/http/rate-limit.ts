@@ -1,8 +1,11 @@
-import { callerOf } from '../ip/caller.js';
-import { sourceOf } from '../ip/address.js';
-import { WINDOW_MS, limiterKey, type Operation } from '../ratelimit/limits.js';
-import type { WindowHit, WindowVerdict } from '../ratelimit/store.js';
-import type { Services } from '../services.js';
+import { callerOf } from './caller.js';
+import { sourceOf } from '../net/address.js';
+import type { Metrics } from '../metrics/port.js';
+import type { TrustedHeader } from '../net/caller-address.js';
+import type { TrustPolicy } from '../net/trust.js';
+import type { Clock } from '../ports.js';
+import { WINDOW_MS, limiterKey, type Limits, type Operation } from '../ratelimit/limits.js';
+import type { LimiterStore, WindowHit, WindowVerdict } from '../ratelimit/store.js';
 import { problemReply } from './respond.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
 
@@ -13,7 +16,18 @@ import type { Handler, HttpReply, RequestContext } from './types.js';
  * the peer itself is the source: the one party we can identify is limited, never nobody.
  * With an in-process store the whole path stays synchronous.
  */
-export function rateLimited(operation: Operation, services: Services, handler: Handler): Handler {
+/** What the limit needs from the runtime: a part of `Services`, named here so http/ needs none of the rest. */
+export interface LimitPorts {
+  limits: Limits;
+  limiter: LimiterStore;
+  clock: Clock;
+  metrics: Metrics;
+  keyedHash(input: string): string | Promise<string>;
+  trust: TrustPolicy;
+  trustHeader: TrustedHeader;
+}
+
+export function rateLimited(operation: Operation, services: LimitPorts, handler: Handler): Handler {
   const limit = services.limits[operation];
   const limitText = String(limit);
 

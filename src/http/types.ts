@@ -1,5 +1,5 @@
-import type { CallerResult } from '../ip/caller-address.js';
-import type { ConnectionFacts } from '../services.js';
+import type { CallerResult } from '../net/caller-address.js';
+import type { ConnectionFacts } from './connection.js';
 
 /**
  * The request as the core sees it: what every runtime can provide cheaply. Node builds it

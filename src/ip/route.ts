@@ -1,17 +1,18 @@
-import { reverseNameOf } from '../dns/names.js';
+import { reverseNameOf } from '../net/reverse.js';
 import type { DnsResult } from '../dns/types.js';
 import { CACHE } from '../http/headers.js';
 import { Problem } from '../http/problems.js';
 import type { Handler } from '../http/types.js';
 import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
-import type { EdgeFacts, Services } from '../services.js';
-import type { ParsedAddress } from './address.js';
-import { callerOf } from './caller.js';
+import type { EdgeFacts } from '../http/connection.js';
+import type { Services } from '../services.js';
+import type { ParsedAddress } from '../net/address.js';
+import { callerOf } from '../http/caller.js';
 import { countryName } from './country.js';
-import { NO_LOCATION, NO_NETWORK, type LocationInformation, type NetworkInformation } from './geo.js';
+import { NO_LOCATION, NO_NETWORK, type LocationInformation, type NetworkInformation } from '../net/geo.js';
 import { hostnameOrNull } from './hostname.js';
-import { isSpecialUse } from './special.js';
+import { isSpecialUse } from '../net/special.js';
 
 /** A short deadline for the caller's PTR: /v1/ip must not wait on a slow reverse zone. */
 export const REVERSE_DEADLINE_MS = 500;

@@ -4,7 +4,8 @@ import { Problem } from '../http/problems.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
-import { callerOf } from '../ip/caller.js';
+import { callerOf } from '../http/caller.js';
+import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
 import type { Services } from '../services.js';
 
 /**
@@ -14,14 +15,6 @@ import type { Services } from '../services.js';
  * `ip` limit, and are never cached (spec §1 rule 5: request-specific results); `Vary: Accept`
  * tells any cache between that the two answers differ.
  */
-
-/**
- * Everything the page loads comes from this origin (issue 15: no CDN, no other origin); the
- * policy makes a browser refuse anything else, so a mistake shows up as a blocked request.
- */
-export const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-export const wantsHtml = (ctx: RequestContext): boolean => (ctx.req.header('accept') ?? '').toLowerCase().includes('text/html');
 
 function root(services: Services) {
   return (ctx: RequestContext): HttpReply => {

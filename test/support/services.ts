@@ -4,7 +4,7 @@ import { createResolver } from '../../src/dns/resolver.js';
 import { DnsFailure } from '../../src/dns/errors.js';
 import { NONE_SINK } from '../../src/events/sink.js';
 import { NO_PROBES } from '../../src/latency/probes.js';
-import { TRUST_NONE } from '../../src/ip/trust.js';
+import { TRUST_NONE } from '../../src/net/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
 import type { Services } from '../../src/services.js';

@@ -8,8 +8,8 @@ import { createSecureContext } from 'node:tls';
 import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../config/table.js';
 import { SHARED, dnsBounds, type DnsBounds } from '../../config/vars.js';
-import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../ip/caller-address.js';
-import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../ip/trust.js';
+import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../net/caller-address.js';
+import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../net/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits } from '../../ratelimit/limits.js';
 

@@ -5,7 +5,7 @@ import type { App } from '../../app.js';
 import { drainStreamBody } from '../../http/bounded-read.js';
 import { detachedProblem, headerPairs } from '../../http/respond.js';
 import type { BodyBytes, BodyDrained, HttpReply, HttpRequest } from '../../http/types.js';
-import type { ConnectionFacts } from '../../services.js';
+import type { ConnectionFacts } from '../../http/connection.js';
 import type { Logger } from '../../ports.js';
 import { nodeConnection } from './connection.js';
 import { readNodeBody } from './read-body.js';

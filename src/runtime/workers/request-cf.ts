@@ -1,5 +1,5 @@
-import { coordinate, countryCode, text } from '../../ip/geo.js';
-import type { ConnectionFacts } from '../../services.js';
+import { coordinate, countryCode, text } from '../../net/geo.js';
+import type { ConnectionFacts } from '../../http/connection.js';
 
 /** The fields of `request.cf` read here; any may be absent, and none is trusted to be well-formed. */
 interface CfFields {

@@ -5,7 +5,7 @@ import { dohTransport } from '../../dns/doh.js';
 import { createResolver } from '../../dns/resolver.js';
 import { HttpEventSink } from '../../events/http-sink.js';
 import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
-import { TRUST_NONE } from '../../ip/trust.js';
+import { TRUST_NONE } from '../../net/trust.js';
 import { NO_PROBES } from '../../latency/probes.js';
 import { FallbackLimiterStore, type SharedStore } from '../../ratelimit/fallback-store.js';
 import { OPERATIONS, type Operation } from '../../ratelimit/limits.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { ParsedAddress } from '../../../ip/address.js';
-import type { CityLookup, LocationInformation } from '../../../ip/geo.js';
+import type { ParsedAddress } from '../../../net/address.js';
+import type { CityLookup, LocationInformation } from '../../../net/geo.js';
 import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
 /**

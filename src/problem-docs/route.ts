@@ -1,4 +1,4 @@
-import { PAGE_POLICY, wantsHtml } from '../page/route.js';
+import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
 import { PROBLEMS, Problem, isProblemCode, problemDocument, type ProblemCode, type ProblemEntry } from '../http/problems.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';

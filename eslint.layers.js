@@ -1,0 +1,82 @@
+// @ts-check
+/**
+ * The layers of src/, lowest first, and what each may import (docs/design.md, "Layout"). Every
+ * arrow runs one way: runtime → app → capabilities → http → net, ratelimit, metrics, ports. A
+ * folder named here may import only the folders its row allows, besides its own files and
+ * packages; `npm test` lints it (eslint.config.js) and test/layers.test.ts shows a forbidden
+ * import is caught.
+ */
+
+/** The capabilities: one folder each, with its routes. */
+export const CAPABILITIES = ['ip', 'dns', 'latency', 'events', 'speedtest', 'page', 'problem-docs', 'health', 'openapi'];
+
+/** Shared building blocks at the root of src/, below http/. */
+const UTILITIES = ['ports', 'coalescer', 'deferred-timer', 'failure-reason'];
+const LOW = ['net', 'ratelimit', 'metrics', 'generated', ...UTILITIES];
+
+/**
+ * Folder (or root file) → what it may import. Anything in src/ not listed as allowed is refused.
+ * Two capabilities lean on another: `ip` on `dns` (/v1/ip asks the caller's PTR through the
+ * resolver and keeps DNS's name rules), `speedtest` on `events` (its configuration names the
+ * analytics events a client may send). Capabilities take `Services` (src/services.ts), the
+ * contract the runtime fulfils.
+ */
+export const LAYERS = {
+  ports: [],
+  'failure-reason': [],
+  net: ['ports'],
+  generated: [],
+  coalescer: ['ports'],
+  'deferred-timer': ['ports'],
+  ratelimit: ['ports', 'failure-reason', 'deferred-timer'],
+  metrics: ['ratelimit', 'ports'],
+  config: ['net', 'ratelimit', 'ports', 'generated'],
+  http: [...LOW],
+  ...Object.fromEntries(CAPABILITIES.map((c) => [c, [...LOW, 'http', 'services', ...({ ip: ['dns'], speedtest: ['events'] }[c] ?? [])]])),
+  services: [...LOW, 'http', ...CAPABILITIES],
+  app: [...LOW, 'http', 'services', ...CAPABILITIES],
+};
+
+/** Every name a relative import can reach in src/: folders and root files (without .js). */
+const ALL = [...new Set([...Object.keys(LAYERS), ...CAPABILITIES, 'runtime', 'cli', 'config'])];
+
+/** no-restricted-imports patterns refusing what `layer` may not import. */
+function forbiddenFor(layer) {
+  const allowed = new Set([layer, ...(LAYERS[layer] ?? [])]);
+  return ALL.filter((name) => !allowed.has(name)).map((name) => ({
+    group: [`**/${name}/**`, `**/${name}.js`],
+    message: `src/${layer} may not import src/${name} (docs/design.md, "Layout": the arrows run one way)`,
+  }));
+}
+
+/** The core runs on Workers too: Node's and Cloudflare's modules stay in their runtime folders. */
+const RUNTIME_MODULES = [
+  { group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' },
+  { group: ['cloudflare:*'], message: 'cloudflare: imports belong in src/runtime/workers' },
+];
+
+const filesOf = (layer) => (layer in { ports: 1, coalescer: 1, 'deferred-timer': 1, 'failure-reason': 1, services: 1, app: 1 } ? [`src/${layer}.ts`] : [`src/${layer}/**/*.ts`]);
+
+/**
+ * ESLint config blocks: one per layer of the core (its arrows and the runtime-free rule), and the
+ * runtimes kept apart from each other. Tests are exempt: they may reach any layer.
+ */
+export function layerConfigs() {
+  return [
+    ...Object.keys(LAYERS).map((layer) => ({
+      files: filesOf(layer),
+      ignores: ['src/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES, ...forbiddenFor(layer)] }] },
+    })),
+    {
+      files: ['src/runtime/node/**/*.ts', 'src/cli/**/*.ts'],
+      ignores: ['src/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runtime/workers/**', '**/workers/**', 'cloudflare:*'], message: "Workers' runtime is not Node's" }] }] },
+    },
+    {
+      files: ['src/runtime/workers/**/*.ts'],
+      ignores: ['src/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runtime/node/**', '**/node/**', '**/cli/**', 'node:*'], message: "Node's runtime is not Workers'" }] }] },
+    },
+  ];
+}
