@@ -22,10 +22,10 @@ const concurrency = Number(opts.concurrency);
 const rounds = Number(opts.rounds);
 
 const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
-const { udpTransport } = await import(dist('runtime/node/dns-udp.js'));
-const { sharedUdpTransport } = await import(dist('runtime/node/dns-udp-shared.js'));
-const { tcpTransport } = await import(dist('runtime/node/dns-tcp.js'));
-const { pipelinedTcpTransport } = await import(dist('runtime/node/dns-tcp-pipelined.js'));
+const { udpTransport } = await import(dist('runtime/node/dns/udp.js'));
+const { sharedUdpTransport } = await import(dist('runtime/node/dns/udp-shared.js'));
+const { tcpTransport } = await import(dist('runtime/node/dns/tcp.js'));
+const { pipelinedTcpTransport } = await import(dist('runtime/node/dns/tcp-pipelined.js'));
 const { dohTransport } = await import(dist('dns/doh.js'));
 const { encodeQuery } = await import(dist('dns/wire.js'));
 const { reverseName } = await import(dist('dns/names.js'));

@@ -5,7 +5,7 @@ import { Problem } from '../src/http/problems.js';
 import type { RouteDefinition } from '../src/http/router.js';
 import { MemoryLimiterStore } from '../src/ratelimit/memory-store.js';
 import type { LimiterStore } from '../src/ratelimit/store.js';
-import { keyedHasher } from '../src/runtime/node/limiter.js';
+import { keyedHasher } from '../src/runtime/node/limits/limiter.js';
 import { expectSchema } from './support/contract.js';
 import { loopback, memoryLogger, testServices } from './support/services.js';
 

@@ -12,7 +12,7 @@ import { dohTransport } from '../src/dns/doh.js';
 import { DnsFailure } from '../src/dns/errors.js';
 import { encodeQuery } from '../src/dns/wire.js';
 import { loadConfig } from '../src/runtime/node/config.js';
-import { nodeResolver } from '../src/runtime/node/dns.js';
+import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { systemClock } from '../src/runtime/node/services.js';
 import { selfSignedCertificate } from './support/doh-relay.js';
 import { startFakeDns } from './support/fake-dns.js';

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/runtime/node/config.js';
-import { nodeResolver } from '../src/runtime/node/dns.js';
+import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { systemClock } from '../src/runtime/node/services.js';
 import { expectContract } from './support/contract.js';
 import { startDohRelay, type DohRelay } from './support/doh-relay.js';

@@ -8,9 +8,9 @@ import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/runtime/node/config.js';
-import { nodeResolver } from '../src/runtime/node/dns.js';
-import { udpTransport } from '../src/runtime/node/dns-udp.js';
-import { sharedUdpTransport } from '../src/runtime/node/dns-udp-shared.js';
+import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
+import { udpTransport } from '../src/runtime/node/dns/udp.js';
+import { sharedUdpTransport } from '../src/runtime/node/dns/udp-shared.js';
 import { systemClock } from '../src/runtime/node/services.js';
 
 interface Seen {

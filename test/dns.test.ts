@@ -6,7 +6,7 @@ import { send, type Reply } from './support/http.js';
 import { manyAddress, startKnot, type Knot } from './support/knot.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { loadConfig } from '../src/runtime/node/config.js';
-import { nodeResolver } from '../src/runtime/node/dns.js';
+import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { systemClock } from '../src/runtime/node/services.js';
 import { requireCommands } from './support/system.js';
 import { DnsFailure } from '../src/dns/errors.js';

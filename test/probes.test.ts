@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBE_TIMING } from '../src/runtime/node/probe-client.js';
+import { PROBE_TIMING } from '../src/runtime/node/probes/client.js';
 import { expectContract, expectSchema } from './support/contract.js';
 import { startDelayRelay, type DelayRelay } from './support/delay-relay.js';
 import { send, type Reply } from './support/http.js';

@@ -16,7 +16,7 @@ import { parseAddress } from '../src/net/address.js';
 import { resolveCaller, type TrustedHeader } from '../src/net/caller-address.js';
 import { forwardedChain, xForwardedForChain } from '../src/net/forwarded.js';
 import { parseTrustList } from '../src/net/trust.js';
-import { parseProxyHeader } from '../src/runtime/node/proxy-protocol.js';
+import { parseProxyHeader } from '../src/runtime/node/http/proxy-protocol.js';
 import { ManualClock } from './support/limiter-conformance.js';
 import { startKnot, type Knot } from './support/knot.js';
 import { loopback, testServices } from './support/services.js';

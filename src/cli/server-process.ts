@@ -69,6 +69,6 @@ export async function serve(): Promise<void> {
 }
 
 export async function probe(): Promise<void> {
-  const { startProbe } = await import('../runtime/node/probe-server.js');
+  const { startProbe } = await import('../runtime/node/probes/server.js');
   await run(loadProbeConfig, startProbe);
 }

@@ -4,9 +4,9 @@ import { availableParallelism } from 'node:os';
 import { systemClock } from './services.js';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Logger } from '../../ports.js';
-import { answerLimiterRequests } from './cluster-store.js';
+import { answerLimiterRequests } from './limits/cluster-store.js';
 import type { Config } from './config.js';
-import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 
 export interface RunningCluster {
   port: number;

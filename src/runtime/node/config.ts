@@ -28,7 +28,7 @@ type UpstreamAddress =
 
 /**
  * `per-query`: a socket (and a fresh source port) per query, RFC 5452 §4.5. `shared`: a few
- * long-lived sockets, for an upstream on a trusted path (dns-udp-shared.ts says what is traded).
+ * long-lived sockets, for an upstream on a trusted path (dns/udp-shared.ts says what is traded).
  */
 export type UdpSockets = 'per-query' | 'shared';
 

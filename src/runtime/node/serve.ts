@@ -3,14 +3,14 @@ import type pino from 'pino';
 import { createApp } from '../../app.js';
 import { startCluster, workerCount } from './cluster.js';
 import type { Config } from './config.js';
-import { nodeListener } from './listener.js';
+import { nodeListener } from './http/listener.js';
 import type { Socket } from 'node:net';
-import { acceptProxyProtocol } from './proxy-protocol.js';
-import { closeAllHttp1, closeIdleHttp1, createNodeServer, listen, trackSessions, type NodeServer } from './server.js';
+import { acceptProxyProtocol } from './http/proxy-protocol.js';
+import { closeAllHttp1, closeIdleHttp1, createNodeServer, listen, trackSessions, type NodeServer } from './http/server.js';
 import { nodeServices } from './services.js';
 import { configurationSummary } from './config-summary.js';
-import type { NodeMetrics } from './metrics.js';
-import { startMetricsServer } from './metrics-server.js';
+import type { NodeMetrics } from './metrics/metrics.js';
+import { startMetricsServer } from './metrics/server.js';
 
 /** How long shutdown waits for the events queue to reach the collector. */
 const EVENTS_FLUSH_MS = 3_000;
@@ -78,7 +78,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
 
 /** The metrics of this process; in a cluster worker, also handed to prom-client's aggregation. */
 async function workerMetrics(): Promise<NodeMetrics> {
-  const [{ nodeMetrics }, { AggregatorRegistry }] = await Promise.all([import('./metrics.js'), import('prom-client')]);
+  const [{ nodeMetrics }, { AggregatorRegistry }] = await Promise.all([import('./metrics/metrics.js'), import('prom-client')]);
   const metrics = nodeMetrics();
   if (cluster.isWorker) {
     AggregatorRegistry.setRegistries([metrics.registry]);

@@ -2,7 +2,7 @@
  * HMAC-SHA-256 of a source under the deployment's secret, with WebCrypto, the only HMAC every
  * Workers isolate has without a compatibility flag. Asynchronous: the core awaits it only on the
  * limited routes, which await their store anyway. The key is imported once per isolate; the
- * output is base64url, as Node's keyed hash (src/runtime/node/limiter.ts).
+ * output is base64url, as Node's keyed hash (src/runtime/node/limits/limiter.ts).
  */
 export function webCryptoHasher(secret: string): (input: string) => Promise<string> {
   const encoder = new TextEncoder();

@@ -5,14 +5,14 @@
 // about, a User-Agent or a body: routes are patterns, methods a fixed set, regions and
 // operations fixed lists.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ResolverObserver, ResolverRuntime } from '../../dns/resolver.js';
-import { HttpEventSink } from '../../events/http-sink.js';
-import type { EventSink } from '../../events/sink.js';
-import type { Metrics } from '../../metrics/port.js';
-import type { RegionId } from '../../latency/regions.js';
-import { OPERATIONS } from '../../ratelimit/limits.js';
-import type { NodeLimiter } from './limiter.js';
-import type { NodeProbes } from './probe-client.js';
+import type { ResolverObserver, ResolverRuntime } from '../../../dns/resolver.js';
+import { HttpEventSink } from '../../../events/http-sink.js';
+import type { EventSink } from '../../../events/sink.js';
+import type { Metrics } from '../../../metrics/port.js';
+import type { RegionId } from '../../../latency/regions.js';
+import { OPERATIONS } from '../../../ratelimit/limits.js';
+import type { NodeLimiter } from '../limits/limiter.js';
+import type { NodeProbes } from '../probes/client.js';
 
 /** Request durations from a cached answer (tens of µs) to a slow upstream or upload (seconds). */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { ProbeUnavailable, type LatencyProbes } from '../../latency/probes.js';
-import type { RegionId } from '../../latency/regions.js';
-import type { Logger } from '../../ports.js';
-import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from './probe-server.js';
+import { ProbeUnavailable, type LatencyProbes } from '../../../latency/probes.js';
+import type { RegionId } from '../../../latency/regions.js';
+import type { Logger } from '../../../ports.js';
+import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from './server.js';
 
 export const PROBE_TIMING = {
   /** Whole budget of one measurement, a reconnect included: past it the probe is 503. */

@@ -1,10 +1,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
-import { failureReason } from '../../failure-reason.js';
-import type { DnsTransport } from '../../dns/transport.js';
-import { messageId } from '../../dns/wire.js';
-import { exchangeOnce, type Settle } from './dns-exchange.js';
+import { DnsFailure } from '../../../dns/errors.js';
+import { failureReason } from '../../../failure-reason.js';
+import type { DnsTransport } from '../../../dns/transport.js';
+import { messageId } from '../../../dns/wire.js';
+import { exchangeOnce, type Settle } from './exchange.js';
 
 /** Long-lived sockets per upstream: enough to spread replies over several receive buffers. */
 const SOCKETS = 4;

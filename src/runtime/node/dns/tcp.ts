@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
-import { failureReason } from '../../failure-reason.js';
-import type { DnsTransport } from '../../dns/transport.js';
-import { exchangeOnce } from './dns-exchange.js';
+import { DnsFailure } from '../../../dns/errors.js';
+import { failureReason } from '../../../failure-reason.js';
+import type { DnsTransport } from '../../../dns/transport.js';
+import { exchangeOnce } from './exchange.js';
 
 /** A message behind its two-octet length, as DNS over TCP carries it (RFC 1035 §4.2.2). */
 export function framed(message: Uint8Array): Buffer {

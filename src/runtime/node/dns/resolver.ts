@@ -1,13 +1,13 @@
-import { DnsCache } from '../../dns/cache.js';
-import { dohTransport } from '../../dns/doh.js';
-import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../dns/resolver.js';
-import type { DnsTransport } from '../../dns/transport.js';
-import type { Clock, Logger } from '../../ports.js';
-import type { Config } from './config.js';
-import { tcpTransport } from './dns-tcp.js';
-import { pipelinedTcpTransport } from './dns-tcp-pipelined.js';
-import { udpTransport } from './dns-udp.js';
-import { sharedUdpTransport } from './dns-udp-shared.js';
+import { DnsCache } from '../../../dns/cache.js';
+import { dohTransport } from '../../../dns/doh.js';
+import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../../dns/resolver.js';
+import type { DnsTransport } from '../../../dns/transport.js';
+import type { Clock, Logger } from '../../../ports.js';
+import type { Config } from '../config.js';
+import { tcpTransport } from './tcp.js';
+import { pipelinedTcpTransport } from './tcp-pipelined.js';
+import { udpTransport } from './udp.js';
+import { sharedUdpTransport } from './udp-shared.js';
 
 /** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver for a truncated reply. */
 export function upstreamTransport(upstream: Config['dnsUpstream'], timeoutMs: number): DnsTransport {

@@ -1,10 +1,10 @@
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
-import { failureReason } from '../../failure-reason.js';
-import type { DnsTransport } from '../../dns/transport.js';
-import { messageId } from '../../dns/wire.js';
-import { exchangeOnce } from './dns-exchange.js';
+import { DnsFailure } from '../../../dns/errors.js';
+import { failureReason } from '../../../failure-reason.js';
+import type { DnsTransport } from '../../../dns/transport.js';
+import { messageId } from '../../../dns/wire.js';
+import { exchangeOnce } from './exchange.js';
 
 /**
  * DNS over UDP. Every query has a socket of its own, bound by the kernel to a fresh random

@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net';
-import { DnsFailure } from '../../dns/errors.js';
-import { failureReason } from '../../failure-reason.js';
-import type { DnsTransport } from '../../dns/transport.js';
-import { messageId } from '../../dns/wire.js';
-import { exchangeOnce, type Settle } from './dns-exchange.js';
-import { framed } from './dns-tcp.js';
+import { DnsFailure } from '../../../dns/errors.js';
+import { failureReason } from '../../../failure-reason.js';
+import type { DnsTransport } from '../../../dns/transport.js';
+import { messageId } from '../../../dns/wire.js';
+import { exchangeOnce, type Settle } from './exchange.js';
+import { framed } from './tcp.js';
 
 interface Entry {
   settle: Settle;

@@ -1,4 +1,4 @@
-import { DnsFailure } from '../../dns/errors.js';
+import { DnsFailure } from '../../../dns/errors.js';
 
 export interface Settle {
   resolve(message: Uint8Array): void;
