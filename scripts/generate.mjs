@@ -5,7 +5,10 @@
 //   Workers refuse code generated from strings inside handlers (`new Function`), and Node start-up
 //   no longer compiles it;
 // - test/generated/contract-validators.ts: every response body and header schema of the document,
-//   compiled the same way, so the Node suites and the workerd suites check responses with one validator.
+//   compiled the same way, so the Node suites and the workerd suites check responses with one validator;
+// - src/generated/openapi-types.ts: the document's schemas as TypeScript types (openapi-typescript),
+//   which the page, the CLI and the tests declare their response data with (type-only imports), so a
+//   field changed in the contract fails every consumer's type-check.
 // Files are written only when their text changes, so an unchanged document does not make a build stale.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,6 +17,7 @@ import { _ } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,6 +60,12 @@ function ajvFor(allErrors) {
 // The document itself, as JSON text parsed once at start-up (cheaper than an object literal to
 // type-check and to parse: V8 reads JSON faster than JavaScript).
 write('src/generated/openapi-document.ts', `${HEADER}export const OPENAPI_JSON = ${JSON.stringify(JSON.stringify(document))};\n`);
+
+// The document's types: `Schemas['CallerIpData']` and so on, for the API's own consumers.
+write(
+  'src/generated/openapi-types.ts',
+  `${HEADER}/* eslint-disable */\n${astToString(await openapiTS(structuredClone(document), { silent: true }))}\nexport type Schemas = components['schemas'];\n`,
+);
 
 // The event validator, and the `properties` keys the document declares (the rest are dropped).
 // Every error is collected, so the intake can report the most specific one (src/events/validate.ts).

@@ -4,6 +4,7 @@ import { connect as connectHttp2 } from 'node:http2';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Schemas } from '../src/generated/openapi-types.js';
 import { expectContract } from './support/contract.js';
 import { selfSignedCertificate } from './support/doh-relay.js';
 import { send, type Reply } from './support/http.js';
@@ -12,15 +13,8 @@ import { runCli } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 
-interface IpData {
-  address: string;
-  ip_version: string;
-  reverse_hostname: string | null;
-  network: { asn: number | null; organization: string | null };
-  location: Record<string, unknown>;
-  connection: { provider_colo: string | null; http_protocol: string | null; tls_version: string | null };
-  data_provenance: string;
-}
+// The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
+type IpData = Schemas['CallerIpData'];
 
 const data = (res: Reply) => (res.body as { data: IpData }).data;
 const ALL_NULL_LOCATION = {

@@ -1,18 +1,12 @@
 // The page's script: the caller's connection, a DNS lookup, regional latency and the speed test,
 // all through this server's own API (same origin; nothing is fetched from anywhere else).
 import { answerText } from '../src/dns/answer-text.js';
-import type { DnsAnswer } from '../src/dns/types.js';
+import type { Schemas } from '../src/generated/openapi-types.js';
 import { runSpeedTest } from './speedtest.js';
 import { $, api, formatMs, problemText, text } from './dom.js';
 
-interface IpData {
-  address: string;
-  ip_version: string;
-  reverse_hostname: string | null;
-  network: { asn: number | null; organization: string | null };
-  location: { city: string | null; region: string | null; country: string | null };
-  connection: { provider_colo: string | null; http_protocol: string | null; tls_version: string | null };
-}
+// The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
+type IpData = Schemas['CallerIpData'];
 
 const joined = (parts: (string | null)[], none = 'unknown'): string => parts.filter((p) => p !== null && p !== '').join(', ') || none;
 
@@ -48,7 +42,7 @@ function setUpDns(): void {
     error.hidden = true;
     table.hidden = true;
     text('#dns-status', `Looking up ${name} ${type}…`);
-    void api<{ response_code: string; answers: DnsAnswer[] }>(`/v1/dns/resolve?name=${encodeURIComponent(name)}&type=${encodeURIComponent(type)}`).then((res) => {
+    void api<Schemas['DnsData']>(`/v1/dns/resolve?name=${encodeURIComponent(name)}&type=${encodeURIComponent(type)}`).then((res) => {
       if (!res.ok) {
         text('#dns-status', '');
         error.textContent = problemText(res.problem);
@@ -95,7 +89,7 @@ async function clientRtt(): Promise<number | undefined> {
 async function showRegions(): Promise<void> {
   const list = $('#regions');
   const note = $('#regions-note');
-  const res = await api<{ regions: { id: string; name: string; available: boolean }[] }>('/v1/latency/regions');
+  const res = await api<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
   if (!res.ok) {
     note.textContent = problemText(res.problem);
     note.hidden = false;
@@ -110,7 +104,7 @@ async function showRegions(): Promise<void> {
   const client = await clientRtt();
   const rows = await Promise.all(
     available.map(async (region) => {
-      const probe = await api<{ edge_to_region_rtt_ms: number }>(`/v1/latency/regions/${region.id}/probe`);
+      const probe = await api<Schemas['LatencyProbeData']>(`/v1/latency/regions/${region.id}/probe`);
       return { region, edge: probe.ok ? probe.data.edge_to_region_rtt_ms : undefined, problem: probe.ok ? undefined : problemText(probe.problem) };
     }),
   );

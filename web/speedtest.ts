@@ -2,11 +2,15 @@
 // the mode the user picks against this server's /__down and /__up, with the analytics events
 // the configuration advertises and nothing else (spec §2; SPEC-NOTES, "Beyond the spec's routes").
 import SpeedTest from '@cloudflare/speedtest';
-import type { ClientConfiguration as Configuration, Measurement } from '../src/speedtest/configuration.js';
+import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
 import { uuidV4 } from './uuid.js';
 
 declare const NETDIAG_VERSION: string;
+
+// The configuration as the contract (openapi/openapi.yaml) defines it.
+type Configuration = Schemas['SpeedTestConfiguration'];
+type Measurement = Schemas['SpeedTestMeasurement'];
 
 type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 
@@ -22,7 +26,7 @@ function enginePlan(measurements: Measurement[]) {
   );
 }
 
-function sendEvent(config: Configuration, event: string, eventId: string, properties: Record<string, unknown>): void {
+function sendEvent(config: Configuration, event: Schemas['EventName'], eventId: string, properties: Record<string, unknown>): void {
   // Only the events the configuration names, to the endpoint it names.
   if (!config.analytics.events.includes(event)) return;
   void fetch(config.analytics.endpoint, {

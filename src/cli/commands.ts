@@ -1,18 +1,11 @@
 // The client commands: ip, dns, latency and config against any deployment's API.
 import { answerText } from '../dns/answer-text.js';
-import type { DnsAnswer } from '../dns/types.js';
-import type { ClientConfiguration } from '../speedtest/configuration.js';
+import type { Schemas } from '../generated/openapi-types.js';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, table, type Output } from './output.js';
 
-interface IpData {
-  address: string;
-  ip_version: string;
-  reverse_hostname: string | null;
-  network: { asn: number | null; organization: string | null };
-  location: { city: string | null; region: string | null; country: string | null; country_code: string | null; timezone: string | null };
-  connection: { provider_colo: string | null; http_protocol: string | null; tls_version: string | null };
-}
+// The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
+type IpData = Schemas['CallerIpData'];
 
 const orNone = (value: string | number | null | undefined, none = '-'): string => (value === null || value === undefined || value === '' ? none : String(value));
 const joined = (parts: (string | null)[]): string => parts.filter((p) => p !== null && p !== '').join(', ') || '-';
@@ -39,7 +32,7 @@ export async function ipCommand(client: Client, out: Output): Promise<void> {
 
 export async function dnsCommand(client: Client, out: Output, name: string, type: string): Promise<void> {
   const query = `name=${encodeURIComponent(name)}&type=${encodeURIComponent(type.toUpperCase())}`;
-  const d = await client.get<{ query: { name: string; type: string }; response_code: string; answers: DnsAnswer[] }>(`/v1/dns/resolve?${query}`);
+  const d = await client.get<Schemas['DnsData']>(`/v1/dns/resolve?${query}`);
   if (out.json) {
     print(JSON.stringify(d, null, 2));
     return;
@@ -63,7 +56,7 @@ async function clientRtt(client: Client): Promise<number> {
 }
 
 export async function latencyCommand(client: Client, out: Output, region: string | undefined): Promise<void> {
-  const { regions } = await client.get<{ regions: { id: string; name: string; available: boolean }[] }>('/v1/latency/regions');
+  const { regions } = await client.get<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
   const chosen = region === undefined ? regions.filter((r) => r.available) : regions.filter((r) => r.id === region);
   if (region !== undefined && chosen.length === 0) {
     // The API says which ids exist: let it name them.
@@ -74,7 +67,7 @@ export async function latencyCommand(client: Client, out: Output, region: string
   const client_rtt = await clientRtt(client);
   const rows = [];
   for (const r of chosen) {
-    const probe = await client.get<{ edge_to_region_rtt_ms: number }>(`/v1/latency/regions/${r.id}/probe`);
+    const probe = await client.get<Schemas['LatencyProbeData']>(`/v1/latency/regions/${r.id}/probe`);
     rows.push({ region: r.id, name: r.name, edge_to_region_rtt_ms: probe.edge_to_region_rtt_ms, client_to_api_rtt_ms: Math.round(client_rtt * 1000) / 1000 });
   }
   if (out.json) {
@@ -94,7 +87,7 @@ export async function latencyCommand(client: Client, out: Output, region: string
 }
 
 export async function configCommand(client: Client, out: Output): Promise<void> {
-  const d = await client.get<ClientConfiguration>('/v1/speed-test/configuration');
+  const d = await client.get<Schemas['SpeedTestConfiguration']>('/v1/speed-test/configuration');
   if (out.json) {
     print(JSON.stringify(d, null, 2));
     return;

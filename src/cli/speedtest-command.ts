@@ -6,7 +6,7 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, type Output } from './output.js';
 import { qualities } from './speedtest-metrics.js';
-import type { ClientConfiguration } from '../speedtest/configuration.js';
+import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -78,13 +78,13 @@ function progressBar(): { update(p: Progress): void; stop(): void } {
 }
 
 export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
-  const config = await client.get<ClientConfiguration>('/v1/speed-test/configuration');
+  const config = await client.get<Schemas['SpeedTestConfiguration']>('/v1/speed-test/configuration');
   const mode = config.modes.find((m) => m.id === options.mode);
   if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
 
   // One random id per test (spec §2, event_id); only the events the configuration names.
   const eventId = randomUUID();
-  const send = async (event: string, properties: Record<string, string | number | undefined>) => {
+  const send = async (event: Schemas['EventName'], properties: Record<string, string | number | undefined>) => {
     if (!options.analytics || !config.analytics.events.includes(event)) return;
     const defined = Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined));
     try {

@@ -13,17 +13,6 @@ export interface Measurement {
   request_count?: number;
 }
 
-/**
- * The configuration as a client reads it from any deployment (spec §2): the fields the page and
- * the CLI use, with the values left open, since another deployment may offer other modes.
- */
-export interface ClientConfiguration {
-  engine: string;
-  modes: { id: string; description: string; measurements: Measurement[] }[];
-  limits: Record<string, number>;
-  analytics: { events: string[]; endpoint: string };
-}
-
 const latency = (packets: number): Measurement => ({ type: 'latency', packet_count: packets });
 const download = (bytes: number, count: number): Measurement => ({
   type: 'download',
