@@ -71,7 +71,7 @@ const CONNECT_FAILURES: Record<string, string> = {
 };
 
 /** What failed to connect, in words: the cause Node puts under fetch's "fetch failed". */
-export function connectionFailure(base: string, err: unknown, timeoutMs: number): string {
+function connectionFailure(base: string, err: unknown, timeoutMs: number): string {
   if (err instanceof DOMException && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return `no answer from ${base} within ${String(timeoutMs)} ms`;
   }

@@ -12,9 +12,8 @@ export function outputFor(json: boolean, stream: NodeJS.WriteStream = process.st
 }
 
 const paint = (code: string) => (out: Output, text: string) => (out.colour ? `\u001b[${code}m${text}\u001b[0m` : text);
-export const bold = paint('1');
-export const dim = paint('2');
-export const red = paint('31');
+const bold = paint('1');
+const dim = paint('2');
 
 /** Rows of cells as columns padded to the widest cell; the first row is the header. */
 export function table(out: Output, rows: string[][]): string {

@@ -10,13 +10,13 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
 import { TOOL_VERSION } from './version.js';
 
-export interface SpeedTestOptions {
+interface SpeedTestOptions {
   mode: string;
   analytics: boolean;
 }
 
 /** Exit status after an interrupt (128 + SIGINT), as shells report it. */
-export const CANCELLED_EXIT = 130;
+const CANCELLED_EXIT = 130;
 
 const round2 = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
 const mbps = (bps: number | undefined) => round2(bps === undefined ? undefined : bps / 1e6);

@@ -13,13 +13,13 @@ export interface Timing {
 }
 
 /** Requests shorter than this say more about timer and scheduling noise than the link (the engine's bandwidthMinRequestDuration). */
-export const MIN_BANDWIDTH_REQUEST_MS = 10;
+const MIN_BANDWIDTH_REQUEST_MS = 10;
 /** A round whose fastest request took longer than this ends its direction (bandwidthFinishRequestDuration). */
 export const FINISH_REQUEST_MS = 1_000;
 /** Loaded latency counts only rounds whose every request took at least this long (loadedRequestMinDuration). */
-export const LOADED_REQUEST_MIN_MS = 250;
+const LOADED_REQUEST_MIN_MS = 250;
 /** And of those, the last this many side pings (loadedLatencyMaxPoints). */
-export const LOADED_LATENCY_MAX_POINTS = 20;
+const LOADED_LATENCY_MAX_POINTS = 20;
 /** Pause between side pings while a transfer runs (loadedLatencyThrottle). */
 export const LOADED_LATENCY_THROTTLE_MS = 400;
 
@@ -74,7 +74,7 @@ export function loadedPings(rounds: { timings: Timing[]; sidePings: number[] }[]
     .slice(-LOADED_LATENCY_MAX_POINTS);
 }
 
-export type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
+type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 const QUALITIES: Quality[] = ['bad', 'poor', 'average', 'good', 'great'];
 
 /** The engine's scaleThreshold: the range value after the last domain bound the value reaches. */
@@ -102,7 +102,7 @@ const EXPERIENCES: Record<'streaming' | 'gaming' | 'video_call', { input: Input[
   video_call: { input: ['latency', 'jitter', 'packetLoss', 'loadedLatencyIncrease'], thresholds: [5, 15, 25, 40] },
 };
 
-export interface Summary {
+interface Summary {
   download?: number;
   upload?: number;
   latency?: number;

@@ -73,7 +73,7 @@ interface Exchange {
  * The server's processing time, read as the engine reads it: `cfRequestDuration;dur=…` (its
  * shorter spellings too), else the sum of `cfSpeed*` entries; durations of 0.01 ms or less are none.
  */
-export function serverTimeOf(header: string | undefined): number | undefined {
+function serverTimeOf(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const single = /(?:^|,\s*)cfReq(?:uest)?Dur(?:ation)?;\s*dur=([0-9.]+)/i.exec(header);
   if (single?.[1] !== undefined && Number(single[1]) > 0.01) return Number(single[1]);
@@ -264,7 +264,7 @@ export class SpeedTestRun {
   }
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= 1e6) return `${String(bytes / 1e6)} MB`;
   if (bytes >= 1e3) return `${String(bytes / 1e3)} kB`;
   return `${String(bytes)} B`;

@@ -35,7 +35,7 @@ export function either<A extends string, B extends string>(a: A, b: B): Parser<A
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'];
 
 export const logLevel: Parser<LogLevel> = (text) => {
   if (!(LOG_LEVELS as readonly string[]).includes(text)) invalid(`must be one of ${LOG_LEVELS.join(', ')}`);
@@ -64,7 +64,7 @@ export const publicUrl: Parser<string> = (text) => {
  * Credentials in a collector URL become an HTTP Basic `Authorization` value (RFC 7617), and are
  * removed from `parsed`: fetch refuses a URL with credentials, and the URL is logged.
  */
-export function basicFromUrl(parsed: URL): string | undefined {
+function basicFromUrl(parsed: URL): string | undefined {
   if (parsed.username === '' && parsed.password === '') return undefined;
   let user: string;
   let password: string;

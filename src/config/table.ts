@@ -30,7 +30,7 @@ export interface Bounds {
  */
 export type Parser<T> = ((text: string) => T) & { readonly bounds?: Bounds };
 
-export interface Variable<T> {
+interface Variable<T> {
   /** What it sets, in one line (the README's table says more). */
   readonly about: string;
   readonly parse: Parser<T>;
@@ -51,7 +51,7 @@ export type Table = Readonly<Record<string, Variable<unknown>>>;
 export type Values<T extends Table> = { -readonly [K in keyof T]: T[K] extends Variable<infer V> ? V : never };
 
 /** An unset or empty variable means "use the default". */
-export function read(env: Env, name: string): string | undefined {
+function read(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -19,7 +19,7 @@ export interface CachedResult {
   maxAge: number;
 }
 
-export interface CacheBounds {
+interface CacheBounds {
   /** Most (name, type) results held. */
   maxEntries: number;
   /** Most bytes held, by `entryBytes`; the least recently used go first past it. */
@@ -57,7 +57,7 @@ function answerText(answer: DnsAnswer): number {
  * result and the JSON the DNS route serialises from it), plus the fixed costs above; within
  * about 10% of the heap measured for small and large answers alike.
  */
-export function entryBytes(key: string, result: DnsResult): number {
+function entryBytes(key: string, result: DnsResult): number {
   let text = key.length;
   for (const answer of result.answers) text += answerText(answer);
   return ENTRY_OVERHEAD + result.answers.length * ANSWER_OVERHEAD + 2 * text;

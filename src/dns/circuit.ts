@@ -1,7 +1,7 @@
 import { DeferredTimer } from '../deferred-timer.js';
 import type { Defer, Logger } from '../ports.js';
 
-export interface CircuitOptions {
+interface CircuitOptions {
   /** Consecutive upstream failures that open the circuit. */
   threshold: number;
   /** First wait before a recovery probe; doubled after each failed probe up to `maxMs`. */

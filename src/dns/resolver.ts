@@ -26,7 +26,7 @@ export interface Resolver {
   resolveUncached(name: string, type: DnsType, timeoutMs: number): Promise<DnsResult>;
 }
 
-export interface ResolverOptions {
+interface ResolverOptions {
   transport: DnsTransport;
   /** One deadline for the whole lookup, the TCP retry of a truncated reply included. */
   timeoutMs: number;
@@ -44,7 +44,7 @@ export interface ResolverOptions {
 }
 
 /** What a lookup's status will be: the answer, or the failure class of SPEC-NOTES, DNS. */
-export type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout';
+type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout';
 
 /** Receives the resolver's outcomes (Node's metrics); nothing about the name asked. */
 export interface ResolverObserver {

@@ -52,7 +52,7 @@ const required = (key: string): Problem => new Problem('invalid_parameter', `The
  * type, then the name's form, which depends on the type) before a parameter that is missing, and
  * `name`, the subject of the question, before `type`.
  */
-export function parseQuestion(query: string): { name: string; type: DnsType } {
+function parseQuestion(query: string): { name: string; type: DnsType } {
   const { name: raw, type } = nameAndType(query);
   if (raw !== undefined && (raw.length < 1 || raw.length > MAX_NAME_LENGTH)) {
     throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);

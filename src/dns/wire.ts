@@ -135,7 +135,7 @@ function addressOf(type: 'A' | 'AAAA', data: string): string {
   return data;
 }
 
-export interface DecodedResponse {
+interface DecodedResponse {
   truncated: boolean;
   result: DnsResult;
 }

@@ -3,7 +3,7 @@ import type { HttpRequest } from '../http/types.js';
 /** The body bound for events (spec §8: 4 KiB). */
 export const MAX_EVENT_BYTES = 4096;
 
-export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' | 'cut_off' };
+type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' | 'cut_off' };
 
 /**
  * JSON text is UTF-8 (RFC 8259 §8.1); anything else is refused, not guessed at. One decoder

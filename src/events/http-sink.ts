@@ -6,6 +6,14 @@ import type { EventSink, ReceivedEvent } from './sink.js';
 
 /** Drop warnings are rate-limited so that an overload cannot flood the log. */
 const DROP_LOG_INTERVAL_MS = 60_000;
+/** Events per POST. */
+const BATCH_SIZE = 500;
+/** How long a batch that is not full waits for more events. */
+const LINGER_MS = 200;
+/** Deadline of one POST, response included. */
+const TIMEOUT_MS = 2_000;
+/** First retry delay; doubled per failure up to the sink's `maxBackoffMs`. */
+const BACKOFF_MS = 500;
 
 /**
  * One POST of a batch to the collector: resolves with the response's status once its body is
@@ -14,27 +22,20 @@ const DROP_LOG_INTERVAL_MS = 60_000;
 export type BatchPoster = (url: string, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number) => Promise<number>;
 
 /** The portable poster, `fetch`: what Workers use, and any runtime without a cheaper client. */
-export const fetchPoster: BatchPoster = async (url, headers, body, timeoutMs) => {
+const fetchPoster: BatchPoster = async (url, headers, body, timeoutMs) => {
   const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
   await res.body?.cancel();
   return res.status;
 };
 
-export interface HttpSinkOptions {
+interface HttpSinkOptions {
   url: string;
   /** An `Authorization` header value for the collector (never logged). */
   authorization?: string | undefined;
   /** Most events held while the collector is slow or down; the oldest go first past it. */
   queueSize: number;
   logger: Logger;
-  /** Events per POST. */
-  batchSize?: number;
-  /** How long a batch that is not full waits for more events. */
-  lingerMs?: number;
-  /** Deadline of one POST, response included. */
-  timeoutMs?: number;
-  /** First retry delay; doubled per failure up to `maxBackoffMs`. */
-  backoffMs?: number;
+  /** Longest retry delay (30 s unless set). */
   maxBackoffMs?: number;
   /** Keeps a scheduled batch alive past the response that queued it (Workers' waitUntil). */
   defer?: Defer;
@@ -58,10 +59,6 @@ export class HttpEventSink implements EventSink {
   readonly #headers: Record<string, string>;
   readonly #queueSize: number;
   readonly #logger: Logger;
-  readonly #batchSize: number;
-  readonly #lingerMs: number;
-  readonly #timeoutMs: number;
-  readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #send: BatchPoster;
   readonly #queue = new Deque<ReceivedEvent>();
@@ -83,10 +80,6 @@ export class HttpEventSink implements EventSink {
     if (options.authorization !== undefined) this.#headers.Authorization = options.authorization;
     this.#queueSize = options.queueSize;
     this.#logger = options.logger;
-    this.#batchSize = options.batchSize ?? 500;
-    this.#lingerMs = options.lingerMs ?? 200;
-    this.#timeoutMs = options.timeoutMs ?? 2_000;
-    this.#backoffMs = options.backoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
     this.#send = options.post ?? fetchPoster;
@@ -117,8 +110,8 @@ export class HttpEventSink implements EventSink {
     if (this.#closing || this.#inFlight !== undefined) return;
     if (this.#timer.lost()) this.#schedule(0);
     else if (this.#failures > 0) return;
-    else if (this.#queue.length >= this.#batchSize) this.#schedule(0);
-    else if (!this.#timer.pending) this.#schedule(this.#lingerMs);
+    else if (this.#queue.length >= BATCH_SIZE) this.#schedule(0);
+    else if (!this.#timer.pending) this.#schedule(LINGER_MS);
   }
 
   async close(graceMs: number): Promise<void> {
@@ -128,7 +121,7 @@ export class HttpEventSink implements EventSink {
     if (this.#inFlight !== undefined) await this.#inFlight;
     // A final flush: batch after batch until the queue is empty, a POST fails, or time is up.
     while (this.#queue.length > 0 && Date.now() < deadline) {
-      if (!(await this.#post(Math.min(this.#timeoutMs, deadline - Date.now())))) break;
+      if (!(await this.#post(Math.min(TIMEOUT_MS, deadline - Date.now())))) break;
     }
     if (this.#queue.length > 0 || this.#dropped > 0) {
       this.#logger.warn({ undelivered: this.#queue.length, dropped: this.#dropped }, 'analytics events not delivered at shutdown');
@@ -164,27 +157,27 @@ export class HttpEventSink implements EventSink {
 
   async #flush(): Promise<void> {
     if (this.#closing || this.#inFlight !== undefined || this.#queue.length === 0) return;
-    let ok = await this.#post(this.#timeoutMs);
+    let ok = await this.#post(TIMEOUT_MS);
     // While a full batch waits, the next POST goes at once, not through a timer: on a busy event
     // loop a zero timer waits behind the I/O of every request being served, and that gap (17 ms
     // against a 7 ms POST at 23 000 events/s) made the queue overflow with a collector that kept up.
-    while (ok && !this.#isClosing() && this.#queue.length >= this.#batchSize) ok = await this.#post(this.#timeoutMs);
+    while (ok && !this.#isClosing() && this.#queue.length >= BATCH_SIZE) ok = await this.#post(TIMEOUT_MS);
     // close() may have begun during a POST; from then on only its final flush delivers.
     if (this.#isClosing()) return;
     if (!ok) {
-      const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (this.#failures - 1));
+      const delay = Math.min(this.#maxBackoffMs, BACKOFF_MS * 2 ** (this.#failures - 1));
       // Jitter keeps many instances from retrying in step against a recovering collector.
       this.#schedule(delay / 2 + Math.random() * (delay / 2));
-    } else if (this.#queue.length >= this.#batchSize) {
+    } else if (this.#queue.length >= BATCH_SIZE) {
       this.#schedule(0);
     } else if (this.#queue.length > 0) {
-      this.#schedule(this.#lingerMs);
+      this.#schedule(LINGER_MS);
     }
   }
 
   /** One POST of the head of the queue; the batch leaves the queue only once delivered. */
   #post(timeoutMs: number): Promise<boolean> {
-    const batch = this.#queue.peek(this.#batchSize);
+    const batch = this.#queue.peek(BATCH_SIZE);
     const body = `${batch.map((e) => JSON.stringify(e)).join('\n')}\n`;
     const droppedBefore = this.#dropped;
     this.#inFlight = (async () => {

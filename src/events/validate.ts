@@ -9,7 +9,7 @@ export interface AnalyticsEvent {
   properties: Record<string, string | number>;
 }
 
-export type Validation = { ok: true; event: AnalyticsEvent } | { ok: false; reason: string };
+type Validation = { ok: true; event: AnalyticsEvent } | { ok: false; reason: string };
 
 /** The compiled validator's face: Ajv's standalone functions keep their errors on themselves. */
 const validateEvent = compiled as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -158,7 +158,7 @@ export class Problem extends Error {
   }
 }
 
-export interface ProblemDocument {
+interface ProblemDocument {
   type: string;
   title: string;
   status: number;

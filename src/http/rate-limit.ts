@@ -17,7 +17,7 @@ import type { Handler, HttpReply, RequestContext } from './types.js';
  * With an in-process store the whole path stays synchronous.
  */
 /** What the limit needs from the runtime: a part of `Services`, named here so http/ needs none of the rest. */
-export interface LimitPorts {
+interface LimitPorts {
   limits: Limits;
   limiter: LimiterStore;
   clock: Clock;

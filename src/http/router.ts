@@ -29,7 +29,7 @@ export interface RouteDefinition {
 }
 
 /** A route with each method's pipeline built (`createApp`): what the router serves. */
-export interface CompiledDefinition {
+interface CompiledDefinition {
   path: string;
   GET?: Handler;
   POST?: Handler;

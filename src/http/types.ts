@@ -72,7 +72,7 @@ export interface HttpReply {
 }
 
 /** `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, as header text. */
-export interface RateState {
+interface RateState {
   limit: string;
   /** Undefined when the store cannot tell (a platform binding): the header is then omitted. */
   remaining: string | undefined;

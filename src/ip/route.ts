@@ -15,7 +15,7 @@ import { hostnameOrNull } from './hostname.js';
 import { isSpecialUse } from '../net/special.js';
 
 /** A short deadline for the caller's PTR: /v1/ip must not wait on a slow reverse zone. */
-export const REVERSE_DEADLINE_MS = 500;
+const REVERSE_DEADLINE_MS = 500;
 
 /** Key order follows the spec's tables, so responses read the way the documentation does. */
 function locationOf(found: Omit<LocationInformation, 'country'>): LocationInformation {

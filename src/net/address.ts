@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 
-export type IpVersion = 'ipv4' | 'ipv6';
+type IpVersion = 'ipv4' | 'ipv6';
 
 export interface ParsedAddress {
   /** Canonical text: dotted quad for IPv4, RFC 5952 compressed lower-case for IPv6. */

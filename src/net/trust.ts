@@ -39,7 +39,7 @@ export function parseTrustList(value: string): TrustPolicy {
   return trustRanges(ranges);
 }
 
-export function trustRanges(ranges: Range[]): TrustPolicy {
+function trustRanges(ranges: Range[]): TrustPolicy {
   const inV4 = ipv4RangeMatcher(ranges.filter((r): r is [ipaddr.IPv4, number] => r[0].kind() === 'ipv4'));
   const v6 = ranges.filter((r): r is [ipaddr.IPv6, number] => r[0].kind() === 'ipv6');
   return {

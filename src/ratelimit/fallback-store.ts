@@ -11,7 +11,7 @@ export interface SharedStore {
   readonly name: string;
 }
 
-export interface FallbackOptions {
+interface FallbackOptions {
   /** Longest a request waits on the shared store before it is counted locally. */
   timeoutMs: number;
   /** How often a store that failed is tried again in the background. */

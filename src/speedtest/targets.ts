@@ -57,7 +57,7 @@ function targetHeaders(ctx: RequestContext, started: number): string[] {
  * `bytes` from the query: required, given once, a decimal whole number up to the maximum. Other
  * parameters (the engine adds `measId` and `during`) are ignored.
  */
-export function requestedBytes(query: string): number {
+function requestedBytes(query: string): number {
   let found: string | undefined;
   for (const pair of query === '' ? [] : query.split('&')) {
     const eq = pair.indexOf('=');

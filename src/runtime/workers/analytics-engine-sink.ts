@@ -11,13 +11,6 @@ const NUMBER_PROPERTIES = NUMBERS as readonly string[];
 const STRING_PROPERTIES = (DECLARED_PROPERTIES as readonly string[]).filter((name) => !NUMBER_PROPERTIES.includes(name));
 if (STRING_PROPERTIES.length + 2 > 20 || NUMBER_PROPERTIES.length > 20) throw new Error('more event properties than Analytics Engine columns');
 
-/** The column layout, for the README and for queries. */
-export const ANALYTICS_COLUMNS = {
-  index1: 'event',
-  blobs: ['event', 'received_at', ...STRING_PROPERTIES],
-  doubles: [...NUMBER_PROPERTIES],
-} as const;
-
 /**
  * Events to Workers Analytics Engine: one data point per event, written without waiting (the
  * platform batches them), indexed by event name (the sampling key). Exactly the validated event

@@ -7,13 +7,13 @@ import { varsOf, type WorkerEnv } from './env.js';
 
 export type WorkersProbe = { kind: 'durable-object' } | { kind: 'url'; url: string };
 
-export type WorkersEventsSink =
+type WorkersEventsSink =
   | { kind: 'log' }
   | { kind: 'none' }
   | { kind: 'analytics-engine' }
   | { kind: 'http'; url: string; authorization: string | undefined };
 
-export type LimiterKind = 'durable-object' | 'binding';
+type LimiterKind = 'durable-object' | 'binding';
 
 export interface WorkersConfig extends DnsBounds {
   publicUrl: string | undefined;
@@ -53,7 +53,7 @@ const IP_LITERAL = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-fA-F:.]+\])$/;
  * fetched in production and plain http would send every question in clear, so both are refused,
  * except on loopback, which only exists in local development and tests (wrangler dev, workerd).
  */
-export const dohUrl: Parser<string> = (text) => {
+const dohUrl: Parser<string> = (text) => {
   const parsed = url(text, ['https:', 'http:']);
   const loopback = LOOPBACK_HOST.test(parsed.hostname);
   if (parsed.protocol === 'http:' && !loopback) invalid(`"${text}" must be an https:// DoH URL (plain http only to loopback, for local development)`);
@@ -73,7 +73,7 @@ export const dohUrl: Parser<string> = (text) => {
 const pairs = regionPairs<RegionId, WorkersProbe>(isRegionId, 'region=durable-object or region=url', (region, target) =>
   target === 'durable-object' ? { kind: 'durable-object' } : { kind: 'url', url: probeUrl(region, target) },
 );
-export const workersProbes: Parser<Map<RegionId, WorkersProbe>> = (text) => {
+const workersProbes: Parser<Map<RegionId, WorkersProbe>> = (text) => {
   const result = pairs(text);
   if (result.get('apac-ne')?.kind === 'durable-object' && result.get('apac-se')?.kind === 'durable-object') {
     invalid('apac-ne and apac-se cannot both be durable-object: one "apac" location hint serves one of them; give the other a URL probe');
@@ -81,7 +81,7 @@ export const workersProbes: Parser<Map<RegionId, WorkersProbe>> = (text) => {
   return result;
 };
 
-export const workersEventsSink: Parser<WorkersEventsSink> = (text) => {
+const workersEventsSink: Parser<WorkersEventsSink> = (text) => {
   if (text === 'log' || text === 'none' || text === 'analytics-engine') return { kind: text };
   if (/^https?:/.test(text)) return { kind: 'http', ...collectorUrl(text) };
   return invalid(`"${text}" must be log, none, analytics-engine or an http(s):// URL`);
