@@ -1,9 +1,4 @@
-/**
- * The error catalogue: every problem code the API can answer with, its status and title
- * (Fastify-style single table), and what `GET /problems/<code>` tells a reader about it: when it
- * happens and what to do (RFC 9457 §3.1.1: a `type` URI should resolve to documentation of the
- * problem type). RFC 9457 problem documents and those pages are built from it in one place.
- */
+/** One problem code's entry in the catalogue below. */
 export interface ProblemEntry {
   status: number;
   /** At most 100 characters (spec §7). */
@@ -14,6 +9,12 @@ export interface ProblemEntry {
   action: string;
 }
 
+/**
+ * The error catalogue: every problem code the API can answer with, its status and title
+ * (Fastify-style single table), and what `GET /problems/<code>` tells a reader about it: when it
+ * happens and what to do (RFC 9457 §3.1.1: a `type` URI should resolve to documentation of the
+ * problem type). RFC 9457 problem documents and those pages are built from it in one place.
+ */
 export const PROBLEMS = {
   malformed_request: {
     status: 400,

@@ -45,7 +45,7 @@ interface CompiledRoute {
 
 /**
  * A fixed route table: literal paths by map lookup, parameterised ones by segment match. The
- * service has a few dozen paths, so this stays simpler and faster than a general router.
+ * service has about a dozen paths, so this stays simpler and faster than a general router.
  */
 export class Router {
   readonly #literal = new Map<string, CompiledRoute>();

@@ -1,7 +1,7 @@
 import { EVENT_NAMES } from '../events/names.js';
 
 /**
- * Measurement plans for the client-side engine. They follow the step sizes of the widely used
+ * One step of a measurement plan for the client-side engine. The plans follow the step sizes of the widely used
  * browser engine's default sequence (a latency probe, then download and upload ramps that grow
  * tenfold while a step stays fast enough), without its packet-loss step, which the v1 schema
  * has no measurement type for.
@@ -54,7 +54,7 @@ const FULL: Measurement[] = [
   download(250_000_000, 2),
 ];
 
-/** The largest single transfer in any plan, so clients can size buffers before they start. */
+/** The largest single transfer of a plan. */
 const largest = (plan: Measurement[]) => Math.max(...plan.map((m) => m.bytes_per_request ?? 0));
 
 /**
