@@ -18,8 +18,8 @@ const LOW = ['net', 'ratelimit', 'metrics', 'generated', ...UTILITIES];
  * Folder (or root file) → what it may import. Anything in src/ not listed as allowed is refused.
  * Two capabilities lean on another: `ip` on `dns` (/v1/ip asks the caller's PTR through the
  * resolver and keeps DNS's name rules), `speedtest` on `events` (its configuration names the
- * analytics events a client may send). Capabilities take `Services` (src/services.ts), the
- * contract the runtime fulfils.
+ * analytics events a client may send). A capability never sees `Services` (src/services.ts):
+ * the app hands each route only the ports and options it reads.
  */
 export const LAYERS = {
   ports: [],
@@ -32,7 +32,7 @@ export const LAYERS = {
   metrics: ['ratelimit', 'ports'],
   config: ['net', 'ratelimit', 'ports', 'generated'],
   http: [...LOW],
-  ...Object.fromEntries(CAPABILITIES.map((c) => [c, [...LOW, 'http', 'services', ...({ ip: ['dns'], speedtest: ['events'] }[c] ?? [])]])),
+  ...Object.fromEntries(CAPABILITIES.map((c) => [c, [...LOW, 'http', ...({ ip: ['dns'], speedtest: ['events'] }[c] ?? [])]])),
   services: [...LOW, 'http', ...CAPABILITIES],
   app: [...LOW, 'http', 'services', ...CAPABILITIES],
 };

@@ -4,7 +4,7 @@ import { healthRoute } from './health/route.js';
 import { Problem } from './http/problems.js';
 import { drainStreamBody, readStreamBody } from './http/bounded-read.js';
 import { headerPairs, problemReply } from './http/respond.js';
-import { rateLimited } from './http/rate-limit.js';
+import { rateLimited, type LimitPorts } from './http/rate-limit.js';
 import { Router, methodHandler, type RouteDefinition, type RouteMethod } from './http/router.js';
 import type { Handler, HttpReply, HttpRequest, RequestContext } from './http/types.js';
 import { ipRoute } from './ip/route.js';
@@ -41,11 +41,11 @@ function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
  * (`accept`), the caller's limit for its declared operation, then its handler. A method that
  * declares no operation, not even null, is refused here, at start-up.
  */
-function pipeline(path: string, method: string, declared: RouteMethod, services: Services): Handler {
+function pipeline(path: string, method: string, declared: RouteMethod, limiting: LimitPorts): Handler {
   const limit = declared.limit as RouteMethod['limit'] | undefined;
   if (limit === undefined) throw new Error(`route ${method} ${path} declares no rate-limit operation (limit: an operation, or null)`);
-  if (limit !== null && !Object.hasOwn(services.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${limit}"`);
-  const limited = limit === null ? declared.handle : rateLimited(limit, services, declared.handle);
+  if (limit !== null && !Object.hasOwn(limiting.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${limit}"`);
+  const limited = limit === null ? declared.handle : rateLimited(limit, limiting, declared.handle);
   const { accept } = declared;
   if (accept === undefined) return limited;
   return (ctx) => {
@@ -56,34 +56,38 @@ function pipeline(path: string, method: string, declared: RouteMethod, services:
 
 /**
  * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
- * runtime passes `Services` in and serves `handle` or `fetch` (one core, thin runtimes). Every
+ * runtime passes its ports and its operator's options in and serves `handle` or `fetch` (one
+ * core, thin runtimes); each route is given only the part it uses. Every
  * request takes one path: request id and clock → route and method gate → the route's checks →
  * the caller's limit for the route's declared operation → handler → reply or problem, with the
  * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
  * `extraRoutes` lets a test add a route through the same pipeline.
  */
-export function createApp(services: Services, extraRoutes: RouteDefinition[] = []): App {
+export function createApp({ ports, options }: Services, extraRoutes: RouteDefinition[] = []): App {
+  const { clock, logger, metrics } = ports;
+  const callerRule = { trust: options.trust, trustHeader: options.trustHeader };
+  const limiting: LimitPorts = { ...callerRule, limits: options.limits, limiter: ports.limiter, clock, metrics, keyedHash: ports.keyedHash };
   const router = new Router();
   for (const route of [
     healthRoute,
     speedTestRoute,
-    ...latencyRoutes(services),
-    ipRoute(services),
-    dnsRoute(services),
-    eventsRoute(services),
-    openApiRoute(services.openapi),
-    ...speedTestTargets(services),
-    ...pageRoutes(services),
+    ...latencyRoutes(ports.probes),
+    ipRoute({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo }),
+    dnsRoute(ports.dns),
+    eventsRoute(ports.events),
+    openApiRoute(ports.openapi),
+    ...speedTestTargets(options.speedTestTargets),
+    ...pageRoutes(callerRule),
     problemDocsRoute(),
     ...extraRoutes,
   ]) {
     router.add({
       path: route.path,
-      GET: route.GET === undefined ? undefined : pipeline(route.path, 'GET', route.GET, services),
-      POST: route.POST === undefined ? undefined : pipeline(route.path, 'POST', route.POST, services),
+      GET: route.GET === undefined ? undefined : pipeline(route.path, 'GET', route.GET, limiting),
+      POST: route.POST === undefined ? undefined : pipeline(route.path, 'POST', route.POST, limiting),
     });
   }
-  const { logger, accessLog, metrics } = services;
+  const { accessLog, publicUrl } = options;
 
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {
     if (err instanceof Problem) return problemReply(ctx, err.code, err.message, err.headers);
@@ -102,7 +106,7 @@ export function createApp(services: Services, extraRoutes: RouteDefinition[] = [
         method: ctx.req.method,
         route,
         status: reply.status,
-        duration_ms: services.clock.now() - ctx.receivedAt,
+        duration_ms: clock.now() - ctx.receivedAt,
       });
     }
     return reply;
@@ -111,11 +115,11 @@ export function createApp(services: Services, extraRoutes: RouteDefinition[] = [
   const handle = (req: HttpRequest): HttpReply | Promise<HttpReply> => {
     const ctx: RequestContext = {
       req,
-      requestId: services.newId(),
-      receivedAt: services.clock.now(),
+      requestId: ports.newId(),
+      receivedAt: clock.now(),
       // A monotonic start for the duration metric, read only when metrics record.
       startedAt: metrics.enabled ? performance.now() : 0,
-      publicUrl: services.publicUrl,
+      publicUrl,
       params: {},
       rate: undefined,
       caller: undefined,

@@ -1,4 +1,4 @@
-import type { Defer } from './ports.js';
+import type { Clock, Defer } from './ports.js';
 
 /** After this long past its due time a timer is taken as lost (an edge runtime ended its work). */
 const LOST_AFTER_MS = 5_000;
@@ -15,7 +15,10 @@ export class DeferredTimer {
   #done: (() => void) | undefined;
   #dueAt = 0;
 
-  constructor(private readonly defer: Defer) {}
+  constructor(
+    private readonly defer: Defer,
+    private readonly clock: Clock,
+  ) {}
 
   /** Whether work is scheduled and not yet run. */
   get pending(): boolean {
@@ -23,14 +26,14 @@ export class DeferredTimer {
   }
 
   /** Scheduled, but long past its time: the runtime dropped it. */
-  lost(now = Date.now()): boolean {
+  lost(now = this.clock.now()): boolean {
     return this.#timer !== undefined && now > this.#dueAt + LOST_AFTER_MS;
   }
 
   /** Runs `work` after `ms`, replacing whatever was scheduled. */
   start(ms: number, work: () => Promise<void> | void): void {
     this.cancel();
-    this.#dueAt = Date.now() + ms;
+    this.#dueAt = this.clock.now() + ms;
     const run = new Promise<void>((resolve) => {
       this.#done = resolve;
       this.#timer = setTimeout(() => {

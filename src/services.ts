@@ -9,43 +9,58 @@ import type { Metrics } from './metrics/port.js';
 import type { AsnLookup, CityLookup } from './net/geo.js';
 import type { Clock, Defer, Logger } from './ports.js';
 
-/** Everything the core needs from the outside world, passed in by a runtime. */
-export interface Services {
+/**
+ * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds
+ * these from sockets, files and Redis; Workers from bindings and WebCrypto; tests from memory.
+ */
+export interface RuntimePorts {
   clock: Clock;
   /** A fresh random UUID (RFC 9562 v4). */
-  newId(): string;
+  newId: () => string;
   /**
    * A keyed one-way hash: used wherever state must be per caller (rate-limit keys), so no
-   * caller address is ever kept in plain text (SPEC-NOTES, Privacy). Synchronous where the
+   * caller address is ever kept in plain text (docs/api.md, Privacy). Synchronous where the
    * runtime has a synchronous HMAC (Node), a promise where only WebCrypto exists (Workers).
    */
-  keyedHash(input: string): string | Promise<string>;
+  keyedHash: (input: string) => string | Promise<string>;
   /** Keeps deferred work alive past the response (see `Defer`). */
   defer: Defer;
-  trust: TrustPolicy;
-  /** The one forwarding header trusted proxies write (`NETDIAG_TRUST_PROXY_HEADER`). */
-  trustHeader: TrustedHeader;
+  logger: Logger;
   limiter: LimiterStore;
-  /** DNS through the one fixed upstream (SPEC-NOTES, DNS). */
+  /** DNS through the one fixed upstream. */
   dns: Resolver;
-  limits: Limits;
   /** Approximate location and network of public addresses. */
   geo: { city: CityLookup; asn: AsnLookup };
-  /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
-  colo: string | null;
-  /** Where accepted analytics events go (`NETDIAG_EVENTS_SINK`). */
+  /** Where accepted analytics events go. */
   events: EventSink;
   /** The regional latency probes this deployment keeps warm connections to. */
   probes: LatencyProbes;
-  /** Base for problem `type` URIs; the request's origin when undefined. */
-  publicUrl: string | undefined;
-  /** The OpenAPI document served at /v1/openapi.json. */
+  /** Where request counts and durations and 429s go; NO_METRICS when off. */
+  metrics: Metrics;
+  /** The OpenAPI document served at /v1/openapi.json, read the way this runtime reads its files. */
   openapi: unknown;
-  logger: Logger;
+}
+
+/** What an operator sets: plain values from the runtime's configuration table, no behaviour. */
+export interface OperatorOptions {
+  /** The proxies whose forwarding header is believed (`NETDIAG_TRUST_PROXY`). */
+  trust: TrustPolicy;
+  /** The one forwarding header trusted proxies write (`NETDIAG_TRUST_PROXY_HEADER`). */
+  trustHeader: TrustedHeader;
+  /** Requests per source per minute, by operation (`NETDIAG_RATE_LIMITS`). */
+  limits: Limits;
+  /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
+  colo: string | null;
+  /** Base for problem `type` URIs; the request's origin when undefined (`NETDIAG_PUBLIC_URL`). */
+  publicUrl: string | undefined;
   /** Log one line per request (at info). Off by default: the cheapest privacy is not writing. */
   accessLog: boolean;
   /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
   speedTestTargets: boolean;
-  /** Where request counts and durations and 429s go (`NETDIAG_METRICS_PORT`); NO_METRICS when off. */
-  metrics: Metrics;
+}
+
+/** Everything the core is built from, passed in by a runtime: kept as two halves so neither hides in the other. */
+export interface Services {
+  ports: RuntimePorts;
+  options: OperatorOptions;
 }

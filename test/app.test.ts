@@ -16,7 +16,7 @@ describe('app.fetch', () => {
     const res = await app.fetch(new Request('http://api.test/v1/health'), loopback);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { meta: Record<string, unknown> };
-    expect(body.meta.requested_at).toBe(new Date(services.clock.now()).toISOString());
+    expect(body.meta.requested_at).toBe(new Date(services.ports.clock.now()).toISOString());
     expect(Number(res.headers.get('content-length'))).toBe(new TextEncoder().encode(JSON.stringify(body)).length);
   });
 
@@ -35,11 +35,11 @@ describe('app.fetch', () => {
     const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1 } });
     const app = createApp(services);
     expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).toBe(200);
-    services.clock.advance(59_000);
+    services.ports.clock.advance(59_000);
     const limited = await app.fetch(new Request('http://api.test/v1/ip'), loopback);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('1');
-    services.clock.advance(1_000);
+    services.ports.clock.advance(1_000);
     expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).toBe(200);
   });
 

@@ -27,6 +27,7 @@ describe('the import arrows of src/', () => {
     ['src/net/address.ts', "import type { HttpReply } from '../http/types.js';", 'src/net may not import src/http'],
     ['src/ports.ts', "import type { Services } from './services.js';", 'src/ports may not import src/services'],
     ['src/dns/route.ts', "import { createApp } from '../app.js';", 'src/dns may not import src/app'],
+    ['src/ip/route.ts', "import type { Services } from '../services.js';", 'src/ip may not import src/services'],
     ['src/events/route.ts', "import { ipRoute } from '../ip/route.js';", 'src/events may not import src/ip'],
     ['src/ratelimit/limits.ts', "import { rateLimited } from '../http/rate-limit.js';", 'src/ratelimit may not import src/http'],
     ['src/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],

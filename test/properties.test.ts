@@ -116,6 +116,7 @@ describe('DNS replies', () => {
             },
             timeoutMs: 1_000,
             cache: new DnsCache(10, clock),
+            clock,
           });
           const app = createApp(testServices({ dns }));
           const query = type === 'PTR' ? '192.0.2.10' : name;

@@ -78,6 +78,7 @@ describe.skipIf(!hasRedis)('Redis', () => {
       return new FallbackLimiterStore(await connected(new RedisLimiterStore(redis.url, clock, { prefix: `netdiag:fallback:${String(++n)}:`, callerTime: true })), new MemoryLimiterStore(clock), memoryLogger(), {
         timeoutMs: 1000,
         retryMs: 1000,
+        clock,
       });
     },
     // The cases must have run on Redis, not on the fallback.

@@ -1,5 +1,5 @@
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../ports.js';
+import type { Clock, Defer, Logger } from '../ports.js';
 
 interface CircuitOptions {
   /** Consecutive upstream failures that open the circuit. */
@@ -36,10 +36,11 @@ export class Circuit {
     private readonly probe: () => Promise<void>,
     private readonly logger: Logger,
     defer: Defer,
+    private readonly clock: Clock,
     private readonly options: CircuitOptions = CIRCUIT_DEFAULTS,
   ) {
     this.#waitMs = options.baseMs;
-    this.#timer = new DeferredTimer(defer);
+    this.#timer = new DeferredTimer(defer, clock);
   }
 
   get isOpen(): boolean {
@@ -84,7 +85,7 @@ export class Circuit {
 
   #openNow(fields: Record<string, unknown>): void {
     this.#open = true;
-    this.#openedAt = Date.now();
+    this.#openedAt = this.clock.now();
     this.#waitMs = this.options.baseMs;
     this.logger.warn(fields, 'DNS upstream failing: circuit open, lookups answer 503 at once until a probe gets an answer');
     this.#schedule();
@@ -116,6 +117,6 @@ export class Circuit {
     this.stop();
     this.#open = false;
     this.#failures = 0;
-    this.logger.info({ down_ms: Date.now() - this.#openedAt, last_reason: this.#lastReason }, 'DNS upstream answering again: circuit closed');
+    this.logger.info({ down_ms: this.clock.now() - this.#openedAt, last_reason: this.#lastReason }, 'DNS upstream answering again: circuit closed');
   }
 }

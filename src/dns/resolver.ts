@@ -5,7 +5,7 @@ import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
-import type { Defer, Logger } from '../ports.js';
+import type { Clock, Defer, Logger } from '../ports.js';
 
 /** A result and the seconds a client may cache it (`Cache-Control: max-age`; 0 is `no-store`). */
 export type Resolution = CachedResult;
@@ -31,6 +31,8 @@ interface ResolverOptions {
   /** One deadline for the whole lookup, the TCP retry of a truncated reply included. */
   timeoutMs: number;
   cache: DnsCache;
+  /** Wall-clock time, for the circuit's recovery timer and its log of how long it was open. */
+  clock: Clock;
   /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
   maxOutstanding?: number;
   logger?: Logger;
@@ -68,7 +70,7 @@ const missedDeadline = () => new DnsFailure('timeout', 'deadline', 'deadline');
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
+export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
   const inflight = new Coalescer<DnsResult>(defer);
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Coalescer<DnsResult>(defer);
@@ -95,7 +97,7 @@ export function createResolver({ transport, timeoutMs, cache, maxOutstanding = I
     // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
   };
-  const circuit = new Circuit(probe, logger, defer);
+  const circuit = new Circuit(probe, logger, defer, clock);
 
   /** The health question in flight after a timeout, if any: one at a time. */
   let checking: Promise<void> | undefined;

@@ -3,10 +3,9 @@ import { Problem } from '../http/problems.js';
 import { envelopeSerialized, serialize, type Serialized } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
-import type { Services } from '../services.js';
 import { DnsFailure, problemFor } from './errors.js';
 import { canonicalName, reverseName } from './names.js';
-import type { Resolution } from './resolver.js';
+import type { Resolution, Resolver } from './resolver.js';
 import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from './types.js';
 
 /** Decodes one form-urlencoded component (WHATWG URL §5.1: `+` is a space). */
@@ -63,7 +62,7 @@ function parseQuestion(query: string): { name: string; type: DnsType } {
   return { name: type === 'PTR' ? reverseName(raw) : canonicalName(raw), type };
 }
 
-export function dnsRoute(services: Services): RouteDefinition {
+export function dnsRoute(resolver: Resolver): RouteDefinition {
   // A cached result keeps its identity for a whole second (see DnsCache), so its serialised
   // form is made once per second per name instead of once per request.
   const serialized = new WeakMap<DnsResult, Serialized>();
@@ -93,7 +92,7 @@ export function dnsRoute(services: Services): RouteDefinition {
         ctx.params = { name, type };
       },
       handle: (ctx) => {
-        const resolution = services.dns.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
+        const resolution = resolver.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
         return resolution instanceof Promise ? resolution.then((r) => reply(ctx, r), fail) : reply(ctx, resolution);
       },
     },

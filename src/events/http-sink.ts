@@ -1,6 +1,6 @@
 import { failureReason } from '../failure-reason.js';
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../ports.js';
+import type { Clock, Defer, Logger } from '../ports.js';
 import { Deque } from './deque.js';
 import type { EventSink, ReceivedEvent } from './sink.js';
 
@@ -39,6 +39,8 @@ interface HttpSinkOptions {
   maxBackoffMs?: number;
   /** Keeps a scheduled batch alive past the response that queued it (Workers' waitUntil). */
   defer?: Defer;
+  /** Wall-clock time: the shutdown deadline, the once-a-minute drop warning, a dropped timer. */
+  clock: Clock;
   /** How a batch is sent; `fetchPoster` unless the runtime has a cheaper client. */
   post?: BatchPoster;
 }
@@ -64,6 +66,7 @@ export class HttpEventSink implements EventSink {
   readonly #queue = new Deque<ReceivedEvent>();
   #inFlight: Promise<boolean> | undefined;
   readonly #timer: DeferredTimer;
+  readonly #clock: Clock;
   #failures = 0;
   #dropped = 0;
   /** Monotonic totals for metrics: events delivered, and events lost to the queue bound. */
@@ -81,7 +84,8 @@ export class HttpEventSink implements EventSink {
     this.#queueSize = options.queueSize;
     this.#logger = options.logger;
     this.#maxBackoffMs = options.maxBackoffMs ?? 30_000;
-    this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
+    this.#clock = options.clock;
+    this.#timer = new DeferredTimer(options.defer ?? (() => undefined), options.clock);
     this.#send = options.post ?? fetchPoster;
   }
 
@@ -117,11 +121,11 @@ export class HttpEventSink implements EventSink {
   async close(graceMs: number): Promise<void> {
     this.#closing = true;
     this.#timer.cancel();
-    const deadline = Date.now() + graceMs;
+    const deadline = this.#clock.now() + graceMs;
     if (this.#inFlight !== undefined) await this.#inFlight;
     // A final flush: batch after batch until the queue is empty, a POST fails, or time is up.
-    while (this.#queue.length > 0 && Date.now() < deadline) {
-      if (!(await this.#post(Math.min(TIMEOUT_MS, deadline - Date.now())))) break;
+    while (this.#queue.length > 0 && this.#clock.now() < deadline) {
+      if (!(await this.#post(Math.min(TIMEOUT_MS, deadline - this.#clock.now())))) break;
     }
     if (this.#queue.length > 0 || this.#dropped > 0) {
       this.#logger.warn({ undelivered: this.#queue.length, dropped: this.#dropped }, 'analytics events not delivered at shutdown');
@@ -135,7 +139,7 @@ export class HttpEventSink implements EventSink {
     this.#dropped += over;
     // With a batch in flight the drop may have taken its events; that is settled when it ends.
     if (this.#inFlight === undefined) this.#lostTotal = Math.max(this.#lostTotal, this.#dropped);
-    const now = Date.now();
+    const now = this.#clock.now();
     if (now - this.#dropLoggedAt >= DROP_LOG_INTERVAL_MS) {
       // `dropped` is the count since the last of these lines (the first one: this drop).
       this.#logger.warn({ queue_size: this.#queueSize, dropped: Math.max(0, this.#dropped - this.#droppedAtLog) }, 'analytics queue full: dropping the oldest events');

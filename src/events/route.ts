@@ -3,7 +3,7 @@ import { bodyCutOffReply, envelopeSerialized, problemReply, serialize } from '..
 import type { RouteDefinition } from '../http/router.js';
 import { isoTimestamp } from '../http/timestamp.js';
 import type { Handler, HttpReply, RequestContext } from '../http/types.js';
-import type { Services } from '../services.js';
+import type { EventSink } from './sink.js';
 import { MAX_EVENT_BYTES, isJsonMediaType, readBoundedBody } from './body.js';
 import { validateAnalyticsEvent as validate } from './validate.js';
 
@@ -20,8 +20,7 @@ function refuse(ctx: RequestContext, code: 'unsupported_media_type' | 'payload_t
  * invalid_event). The 202 is answered as soon as the event is handed to the sink, which queues
  * and never waits on delivery.
  */
-export function eventsRoute(services: Services): RouteDefinition {
-  const { events } = services;
+export function eventsRoute(events: EventSink): RouteDefinition {
 
   const intake: Handler = async (ctx) => {
     if (!isJsonMediaType(ctx.req.header('content-type'))) {

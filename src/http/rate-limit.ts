@@ -1,8 +1,6 @@
-import { callerOf } from './caller.js';
+import { callerOf, type CallerRule } from './caller.js';
 import { sourceOf } from '../net/address.js';
 import type { Metrics } from '../metrics/port.js';
-import type { TrustedHeader } from '../net/caller-address.js';
-import type { TrustPolicy } from '../net/trust.js';
 import type { Clock } from '../ports.js';
 import { WINDOW_MS, limiterKey, type Limits, type Operation } from '../ratelimit/limits.js';
 import type { LimiterStore, WindowHit, WindowVerdict } from '../ratelimit/store.js';
@@ -16,15 +14,13 @@ import type { Handler, HttpReply, RequestContext } from './types.js';
  * the peer itself is the source: the one party we can identify is limited, never nobody.
  * With an in-process store the whole path stays synchronous.
  */
-/** What the limit needs from the runtime: a part of `Services`, named here so http/ needs none of the rest. */
-interface LimitPorts {
+/** What the limit needs: ports and options of `Services`, named here so http/ needs none of the rest. */
+export interface LimitPorts extends CallerRule {
   limits: Limits;
   limiter: LimiterStore;
   clock: Clock;
   metrics: Metrics;
-  keyedHash(input: string): string | Promise<string>;
-  trust: TrustPolicy;
-  trustHeader: TrustedHeader;
+  keyedHash: (input: string) => string | Promise<string>;
 }
 
 export function rateLimited(operation: Operation, services: LimitPorts, handler: Handler): Handler {

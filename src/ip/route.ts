@@ -6,11 +6,11 @@ import type { Handler } from '../http/types.js';
 import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { EdgeFacts } from '../http/connection.js';
-import type { Services } from '../services.js';
+import type { Resolver } from '../dns/resolver.js';
 import type { ParsedAddress } from '../net/address.js';
-import { callerOf } from '../http/caller.js';
+import { callerOf, type CallerRule } from '../http/caller.js';
 import { countryName } from './country.js';
-import { NO_LOCATION, NO_NETWORK, type LocationInformation, type NetworkInformation } from '../net/geo.js';
+import { NO_LOCATION, NO_NETWORK, type AsnLookup, type CityLookup, type LocationInformation, type NetworkInformation } from '../net/geo.js';
 import { hostnameOrNull } from './hostname.js';
 import { isSpecialUse } from '../net/special.js';
 
@@ -52,7 +52,14 @@ function observed(edge: EdgeFacts): CallerFacts {
   return { location: locationOf(edge.location), network: edge.network, colo: edge.colo };
 }
 
-export function ipRoute(services: Services): RouteDefinition {
+/** What /v1/ip reads: the caller rule, our own location and network data, the resolver for PTR. */
+export interface IpRouteNeeds extends CallerRule {
+  geo: { city: CityLookup; asn: AsnLookup };
+  dns: Resolver;
+  colo: string | null;
+}
+
+export function ipRoute(services: IpRouteNeeds): RouteDefinition {
   /** Our own data: special-use addresses get nothing (SPEC-NOTES, /v1/ip), public ones a lookup. */
   const lookedUp = (address: ParsedAddress): CallerFacts => {
     if (isSpecialUse(address)) return { location: NO_LOCATION, network: NO_NETWORK, colo: services.colo };

@@ -3,15 +3,13 @@ import { Problem } from '../http/problems.js';
 import { envelope, envelopeSerialized, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { Handler } from '../http/types.js';
-import type { Services } from '../services.js';
-import { ProbeUnavailable } from './probes.js';
+import { ProbeUnavailable, type LatencyProbes } from './probes.js';
 import { REGIONS, REGION_IDS, isRegionId, type RegionId } from './regions.js';
 
 /** Reported to the microsecond: finer digits would be noise from the timer, not the network. */
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-export function latencyRoutes(services: Services): RouteDefinition[] {
-  const { probes } = services;
+export function latencyRoutes(probes: LatencyProbes): RouteDefinition[] {
   // `available` is true exactly when this deployment has a probe for the region (SPEC-NOTES).
   const regionsJson = serialize({
     regions: REGIONS.map((r) => ({ id: r.id, name: r.name, available: probes.regions.has(r.id) })),

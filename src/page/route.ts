@@ -4,9 +4,8 @@ import { Problem } from '../http/problems.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
-import { callerOf } from '../http/caller.js';
+import { callerOf, type CallerRule } from '../http/caller.js';
 import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
-import type { Services } from '../services.js';
 
 /**
  * `GET /` (SPEC-NOTES, "Beyond the spec's routes"): a browser, whose `Accept` names `text/html`,
@@ -16,9 +15,9 @@ import type { Services } from '../services.js';
  * tells any cache between that the two answers differ.
  */
 
-function root(services: Services) {
+function root(rule: CallerRule) {
   return (ctx: RequestContext): HttpReply => {
-    const caller = callerOf(ctx, services);
+    const caller = callerOf(ctx, rule);
     if (!caller.ok) throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
     if (!wantsHtml(ctx)) {
       return jsonReply(ctx, 200, `${caller.address.text}\n`, 'text/plain; charset=utf-8', CACHE.noStore, { Vary: 'Accept' });
@@ -39,9 +38,9 @@ function asset(body: string, contentType: string) {
   return (ctx: RequestContext): HttpReply => jsonReply(ctx, 200, body, contentType, CACHE.regions, { 'X-Content-Type-Options': 'nosniff' });
 }
 
-export function pageRoutes(services: Services): RouteDefinition[] {
+export function pageRoutes(rule: CallerRule): RouteDefinition[] {
   return [
-    { path: '/', GET: { limit: 'ip', handle: root(services) } },
+    { path: '/', GET: { limit: 'ip', handle: root(rule) } },
     { path: '/app.js', GET: { limit: null, handle: asset(PAGE_JS, 'text/javascript; charset=utf-8') } },
     { path: '/app.css', GET: { limit: null, handle: asset(PAGE_CSS, 'text/css; charset=utf-8') } },
   ];

@@ -1,5 +1,5 @@
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Defer, Logger } from '../ports.js';
+import type { Clock, Defer, Logger } from '../ports.js';
 import type { LimiterStore, WindowHit, WindowVerdict } from './store.js';
 
 /** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
@@ -18,6 +18,8 @@ interface FallbackOptions {
   retryMs: number;
   /** Keeps the recovery ping alive past a response (Workers' waitUntil). */
   defer?: Defer;
+  /** Wall-clock time, to tell a recovery ping the runtime dropped. */
+  clock: Clock;
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -53,7 +55,7 @@ export class FallbackLimiterStore implements LimiterStore {
     private readonly logger: Logger,
     private readonly options: FallbackOptions,
   ) {
-    this.#timer = new DeferredTimer(options.defer ?? (() => undefined));
+    this.#timer = new DeferredTimer(options.defer ?? (() => undefined), options.clock);
   }
 
   get degraded(): boolean {

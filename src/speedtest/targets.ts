@@ -3,7 +3,6 @@ import { Problem } from '../http/problems.js';
 import { baseHeaders, bodyCutOffReply, problemReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext, StreamedBody } from '../http/types.js';
-import type { Services } from '../services.js';
 import { MAX_BYTES_PER_REQUEST } from './configuration.js';
 
 /**
@@ -118,8 +117,8 @@ function turnedOff(): never {
   throw new Problem('not_found', 'The speed-test targets are turned off on this service (NETDIAG_SPEEDTEST_TARGETS=off).');
 }
 
-export function speedTestTargets(services: Services): RouteDefinition[] {
-  if (!services.speedTestTargets) {
+export function speedTestTargets(enabled: boolean): RouteDefinition[] {
+  if (!enabled) {
     return [
       { path: '/__down', GET: { limit: null, handle: turnedOff } },
       { path: '/__up', POST: { limit: null, handle: turnedOff } },

@@ -7,7 +7,7 @@ import { NO_PROBES } from '../../src/latency/probes.js';
 import { TRUST_NONE } from '../../src/net/trust.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
-import type { Services } from '../../src/services.js';
+import type { OperatorOptions, RuntimePorts, Services } from '../../src/services.js';
 import type { Logger } from '../../src/ports.js';
 import { NO_METRICS } from '../../src/metrics/port.js';
 import { openapi } from './contract.js';
@@ -27,36 +27,47 @@ export function memoryLogger(): Logger & { entries: LogEntry[] } {
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-export function testServices(overrides: Partial<Services> = {}): Services & { clock: ManualClock } {
+/** Option names, so one flat override list can say either kind of part. */
+const OPTION_KEYS = ['trust', 'trustHeader', 'limits', 'colo', 'publicUrl', 'accessLog', 'speedTestTargets'] as const;
+
+type TestServices = Services & { ports: RuntimePorts & { clock: ManualClock } };
+
+export function testServices(overrides: Partial<RuntimePorts & OperatorOptions> = {}): TestServices {
   const clock = new ManualClock();
   let n = 0;
-  return {
+  const ports: RuntimePorts & { clock: ManualClock } = {
     clock,
     newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     keyedHash: (input) => `h(${input})`,
     defer: () => undefined,
-    trust: TRUST_NONE,
-    trustHeader: 'x-forwarded-for',
+    logger: memoryLogger(),
     limiter: new MemoryLimiterStore(clock),
     // No upstream in-process: every lookup fails as unreachable unless a test passes its own.
     dns: createResolver({
       transport: { exchange: () => Promise.reject(new DnsFailure('unavailable', 'no upstream in this test')) },
       timeoutMs: 1000,
       cache: new DnsCache(100, clock),
+      clock,
     }),
-    limits: DEFAULT_LIMITS,
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
-    colo: null,
     probes: NO_PROBES,
     events: NONE_SINK,
     metrics: NO_METRICS,
-    publicUrl: undefined,
     openapi,
-    logger: memoryLogger(),
+  };
+  const options: OperatorOptions = {
+    trust: TRUST_NONE,
+    trustHeader: 'x-forwarded-for',
+    limits: DEFAULT_LIMITS,
+    colo: null,
+    publicUrl: undefined,
     accessLog: false,
     speedTestTargets: true,
-    ...overrides,
-  } as Services & { clock: ManualClock };
+  };
+  for (const [key, value] of Object.entries(overrides)) {
+    Object.assign((OPTION_KEYS as readonly string[]).includes(key) ? options : ports, { [key]: value });
+  }
+  return { ports, options };
 }
 
 export const loopback = { peerAddress: '127.0.0.1', httpProtocol: 'HTTP/1.1', tlsVersion: null };

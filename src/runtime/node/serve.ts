@@ -37,11 +37,11 @@ export function startServe(config: Config, logger: pino.Logger): Promise<{ drain
 export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
   // A cluster worker records too; its primary serves every worker's metrics, aggregated.
   const metrics = config.metrics === undefined ? undefined : await workerMetrics();
-  const services = nodeServices(config, logger, metrics);
+  const { services, lifecycle } = nodeServices(config, logger, metrics);
   const metricsServer = config.metrics !== undefined && metrics !== undefined && cluster.isPrimary
     ? await startMetricsServer(config.metrics, { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() }, logger)
     : undefined;
-  await services.limiterRuntime.ready();
+  await lifecycle.limiter.ready();
   const app = createApp(services);
   const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl));
   const sessions = trackSessions(server);
@@ -62,8 +62,8 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       server.close(() => {
         clearTimeout(timer);
         // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
-        void Promise.all([services.probes.close(), services.events.close(EVENTS_FLUSH_MS), services.dnsRuntime.close(), metricsServer?.close()]).then(() => {
-          services.limiterRuntime.close();
+        void Promise.all([lifecycle.probes.close(), lifecycle.events.close(EVENTS_FLUSH_MS), lifecycle.dns.close(), metricsServer?.close()]).then(() => {
+          lifecycle.limiter.close();
           resolve();
         });
       });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import type { Services } from '../../services.js';
+import type { OperatorOptions, RuntimePorts, Services } from '../../services.js';
 import type { Clock, Defer, Logger } from '../../ports.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns/resolver.js';
@@ -23,44 +23,54 @@ export const systemClock: Clock = { now: () => Date.now() };
  */
 const processDefer: Defer = () => undefined;
 
-function eventSink(config: Config, logger: Logger): EventSink {
+function eventSink(config: Config, logger: Logger, clock: Clock): EventSink {
   const sink = config.eventsSink;
   if (sink.kind === 'none') return NONE_SINK;
   if (sink.kind === 'log') return logSink(logger);
-  return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, post: undiciPoster });
+  return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, clock, post: undiciPoster });
+}
+
+/** The parts of the ports this process starts and stops: the core never sees these handles. */
+interface NodeLifecycle {
+  limiter: NodeLimiter;
+  dns: ResolverRuntime;
+  probes: NodeProbes;
+  events: EventSink;
 }
 
 /**
- * Builds the Node implementations of every port from the validated configuration; with
- * `metrics`, each is observed for /metrics.
+ * Builds the Node implementations of every port from the validated configuration, and the
+ * operator's options from the same; with `metrics`, each port is observed for /metrics.
  */
-export function nodeServices(config: Config, logger: pino.Logger, metrics?: NodeMetrics): Services & { probes: NodeProbes; limiterRuntime: NodeLimiter; dnsRuntime: ResolverRuntime } {
+export function nodeServices(config: Config, logger: pino.Logger, metrics?: NodeMetrics): { services: Services; lifecycle: NodeLifecycle } {
   const limiter = nodeLimiter(config, logger, systemClock);
   const dns = nodeResolver(config, systemClock, logger, metrics?.resolver);
   const probes = nodeProbes(config.probes, logger);
-  const events = eventSink(config, logger);
+  const events = eventSink(config, logger, systemClock);
   metrics?.observe({ dns, limiter, events, probes });
-  return {
+  const observedEvents = metrics === undefined ? events : metrics.events(events);
+  const ports: RuntimePorts = {
     clock: systemClock,
     newId: () => randomUUID(),
     keyedHash: limiter.keyedHash,
     defer: processDefer,
+    logger,
+    limiter: limiter.store,
+    dns,
+    geo: loadGeo(config),
+    events: observedEvents,
+    probes: metrics === undefined ? probes : metrics.probes(probes),
+    metrics: metrics?.metrics ?? NO_METRICS,
+    openapi: loadOpenApi(),
+  };
+  const options: OperatorOptions = {
     trust: config.trust,
     trustHeader: config.trustHeader,
-    limiter: limiter.store,
-    limiterRuntime: limiter,
-    dns,
-    dnsRuntime: dns,
-    geo: loadGeo(config),
-    colo: config.colo,
     limits: config.limits,
-    probes: metrics === undefined ? probes : metrics.probes(probes),
-    events: metrics === undefined ? events : metrics.events(events),
+    colo: config.colo,
     publicUrl: config.publicUrl,
-    openapi: loadOpenApi(),
-    logger,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
-    metrics: metrics?.metrics ?? NO_METRICS,
   };
+  return { services: { ports, options }, lifecycle: { limiter, dns, probes, events: observedEvents } };
 }

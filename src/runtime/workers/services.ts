@@ -48,7 +48,7 @@ function limiterStore(config: WorkersConfig, env: WorkerEnv, logger: Logger) {
     shared = new DurableObjectLimiterStore(env.RATE_LIMITER as NonNullable<WorkerEnv['RATE_LIMITER']>, clock);
   }
   // A Durable Object call across the world takes tens of milliseconds; a second is a fault.
-  return new FallbackLimiterStore(shared, new MemoryLimiterStore(clock), logger, { timeoutMs: 1_000, retryMs: 5_000, defer });
+  return new FallbackLimiterStore(shared, new MemoryLimiterStore(clock), logger, { timeoutMs: 1_000, retryMs: 5_000, defer, clock });
 }
 
 function eventSink(config: WorkersConfig, env: WorkerEnv, logger: Logger): EventSink {
@@ -62,42 +62,47 @@ function eventSink(config: WorkersConfig, env: WorkerEnv, logger: Logger): Event
       return analyticsEngineSink(env.ANALYTICS as AnalyticsEngineDataset);
     case 'http':
       // Backoff bounded well inside waitUntil's 30 s, so a retry is not cut off mid-wait.
-      return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, defer, maxBackoffMs: 10_000 });
+      return new HttpEventSink({ url: sink.url, authorization: sink.authorization, queueSize: config.eventsQueueSize, logger, defer, clock, maxBackoffMs: 10_000 });
   }
 }
 
 /** Every port, built from the validated configuration and the Worker's bindings. */
 export function workersServices(config: WorkersConfig, env: WorkerEnv): Services {
   const logger = consoleLogger(config.logLevel);
-  return {
+  const ports = {
     clock,
     newId: () => crypto.randomUUID(),
     keyedHash: webCryptoHasher(config.rateLimitKey),
     defer,
-    // The platform verified the caller (CF-Connecting-IP): no proxy is trusted, no header read.
-    trust: TRUST_NONE,
-    trustHeader: 'x-forwarded-for',
+    logger,
     limiter: limiterStore(config, env, logger),
     dns: createResolver({
       transport: dohTransport(config.dohUrl),
       timeoutMs: config.dnsTimeoutMs,
       cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
+      clock,
       maxOutstanding: config.dnsMaxOutstanding,
       logger,
       defer,
     }),
-    limits: config.limits,
     // Location and network come with each request (request.cf); these answer nothing.
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
-    colo: null,
     events: eventSink(config, env, logger),
     probes: config.probes.size === 0 ? NO_PROBES : workersProbes(config.probes, env.REGION_PROBE, logger),
-    publicUrl: config.publicUrl,
-    openapi: JSON.parse(OPENAPI_JSON),
-    logger,
-    accessLog: config.accessLog,
-    speedTestTargets: config.speedTestTargets,
+    openapi: JSON.parse(OPENAPI_JSON) as unknown,
     // The platform's analytics (Workers Analytics, Logpush) take the place of /metrics here.
     metrics: NO_METRICS,
   };
+  const options = {
+    // The platform verified the caller (CF-Connecting-IP): no proxy is trusted, no header read.
+    trust: TRUST_NONE,
+    trustHeader: 'x-forwarded-for' as const,
+    limits: config.limits,
+    // The edge names its own location on every request (request.cf.colo).
+    colo: null,
+    publicUrl: config.publicUrl,
+    accessLog: config.accessLog,
+    speedTestTargets: config.speedTestTargets,
+  };
+  return { ports, options };
 }

@@ -31,6 +31,7 @@ export function nodeResolver(config: Config, clock: Clock, logger?: Logger, obse
     transport: upstreamTransport(config.dnsUpstream, config.dnsTimeoutMs),
     timeoutMs: config.dnsTimeoutMs,
     cache: new DnsCache({ maxEntries: config.dnsCacheSize, maxBytes: config.dnsCacheBytes, maxEntryBytes: config.dnsCacheMaxEntryBytes }, clock),
+    clock,
     maxOutstanding: config.dnsMaxOutstanding,
     logger,
     observer,

@@ -46,7 +46,7 @@ export function nodeLimiter(config: Config, logger: Logger, clock: Clock): NodeL
   const local = new MemoryLimiterStore(clock);
   if (config.redisUrl !== undefined) {
     const redis = new RedisLimiterStore(config.redisUrl, clock);
-    const store = new FallbackLimiterStore(redis, local, logger, SHARED_STORE);
+    const store = new FallbackLimiterStore(redis, local, logger, { ...SHARED_STORE, clock });
     // Waited for only once the rest of start-up (geo data: a second of blocking work) is done,
     // so its deadline measures Redis and not our own loading.
     const ready = () => redis.whenConnected(2_000);
@@ -63,7 +63,7 @@ export function nodeLimiter(config: Config, logger: Logger, clock: Clock): NodeL
     };
   }
   if (cluster.isWorker) {
-    const store = new FallbackLimiterStore(new ClusterLimiterStore(process as Channel, clock), local, logger, SHARED_STORE);
+    const store = new FallbackLimiterStore(new ClusterLimiterStore(process as Channel, clock), local, logger, { ...SHARED_STORE, clock });
     return { store, kind: 'shared', degraded: () => store.degraded, keyedHash, ready: () => Promise.resolve(), close: () => { store.close(); } };
   }
   return { store: local, kind: 'local', degraded: () => false, keyedHash, ready: () => Promise.resolve(), close: () => undefined };
