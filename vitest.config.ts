@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Suites start real servers on loopback; files run in parallel workers, tests within a file in order.
     pool: 'forks',
+    setupFiles: ['test/support/setup.ts'],
   },
 });

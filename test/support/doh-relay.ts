@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import dnsPacket from 'dns-packet';
@@ -16,8 +16,20 @@ export interface DohRelay {
   close(): Promise<void>;
 }
 
+/** Every certificate directory made in this process and not yet removed. */
+const certificateDirs: string[] = [];
+
+/**
+ * Removes the certificates made so far: test/support/setup.ts calls it after each test file's
+ * last test, since vitest ends its worker processes with a signal and no exit hook would run.
+ */
+export function removeCertificates(): void {
+  for (const dir of certificateDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 export function selfSignedCertificate(): { certFile: string; keyFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'netdiag-cert-'));
+  certificateDirs.push(dir);
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   execFileSync(
