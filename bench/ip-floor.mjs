@@ -1,4 +1,5 @@
-// node bench/ip-floor.mjs [--rounds 3]
+// node bench/ip-floor.mjs [--rounds 3]          (alone: bare, floor and service in interleaved rounds)
+// node bench/ip-floor.mjs --serve <upstream port> (started by `npm run bench`, route `ip`)
 //
 // The floor under /v1/ip's distinct-caller goal: a hand-written node:http server that does only
 // what the route must for a new caller (take the address from X-Forwarded-For, ask its PTR over

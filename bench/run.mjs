@@ -6,6 +6,11 @@
 // stime from /proc over the completed requests) is printed beside requests/s as the steadier
 // figure. Rate limits are raised through NETDIAG_RATE_LIMITS with the limiter still active.
 //
+// Two routes are also set against a floor (ip-floor.mjs, events-floor.mjs): a hand-written server
+// doing only the work the route must do. The floor runs in the same rounds, between the baseline
+// and the service, and the CPU a request costs the service over what it costs the floor is the
+// goal's figure (docs/benchmarks.md, "Floors").
+//
 // Both sides of a route start as fresh processes and are measured twice: fresh, then aged, after
 // both have been put through the same forced major collections (force-gc.cjs says why that
 // matters: every Node 20 http server, the bare one included, costs 3-4 µs more per request once
@@ -38,6 +43,8 @@ const HIGH = 100_000_000; // the most NETDIAG_RATE_LIMITS accepts
 const forceGc = fileURLToPath(new URL('./force-gc.cjs', import.meta.url));
 const NODE_FLAGS = ['--expose-gc', '-r', forceGc];
 const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
+const ipFloorScript = fileURLToPath(new URL('./ip-floor.mjs', import.meta.url));
+const eventsFloorScript = fileURLToPath(new URL('./events-floor.mjs', import.meta.url));
 const EVENT = JSON.stringify({
   event: 'speed_test_completed',
   event_id: '3b241101-e2bb-4255-8caf-4136c566a962',
@@ -54,15 +61,15 @@ const ROUTES = [
   { name: 'dns-miss', path: '/v1/dns/resolve?name=miss.bench.test&type=A' },
   // Public callers behind a trusted proxy, a new one per request as real traffic comes (issue
   // 18): geo and ASN lookups, a limiter window and an uncached PTR query each time.
-  { name: 'ip', path: '/v1/ip', callerHeader: 'X-Forwarded-For', goal: 0.4 },
+  { name: 'ip', path: '/v1/ip', callerHeader: 'X-Forwarded-For', goal: 0.4, floor: { script: ipFloorScript, peer: 'upstream', cpuGoal: 1.15 } },
   // The same over tcp:// to the same kind of local resolver: one pipelined connection (issue 18).
   { name: 'ip-tcp', path: '/v1/ip', callerHeader: 'X-Forwarded-For', upstream: 'tcp', goal: 0.4 },
   // One caller for every request: PTR queries in flight are shared (about 31 requests a query).
   { name: 'ip-one-caller', path: '/v1/ip', headers: { 'X-Forwarded-For': '8.8.8.8' } },
-  // Analytics intake with the HTTP sink pointed at a local collector that answers, and again at
-  // one that never answers: the 202 must not wait on either.
-  { name: 'events', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, collector: 'accept', goal: 0.6 },
-  { name: 'events-hanging', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, collector: 'hang' },
+  // Analytics intake from many callers with the HTTP sink pointed at a local collector that
+  // answers, and again at one that never answers: the 202 must not wait on either.
+  { name: 'events', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, callerHeader: 'X-Forwarded-For', collector: 'accept', goal: 0.6, floor: { script: eventsFloorScript, peer: 'collector', cpuGoal: 1.2 } },
+  { name: 'events-hanging', path: '/v1/events', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: EVENT, callerHeader: 'X-Forwarded-For', collector: 'hang' },
 ].filter((r) => opts.only === undefined || opts.only.split(',').includes(r.name));
 
 /** How a route is named in the tables. */
@@ -101,6 +108,7 @@ const upstream = await startChild(process.execPath, [upstreamScript], {}, (line)
 const tcpUpstream = await startChild(process.execPath, [upstreamScript, '--tcp'], {}, (line) => Number(line));
 const serviceEnv = { NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`, NETDIAG_TRUST_PROXY: 'loopback' };
 const rows = [];
+const floorRows = [];
 const memory = [];
 for (const route of ROUTES) {
   // Routes that need their own sink get a collector beside their service.
@@ -115,18 +123,24 @@ for (const route of ROUTES) {
   const probe = await fetch(url, { method: route.method, headers: route.callerHeader === undefined ? route.headers : { [route.callerHeader]: '8.8.8.8' }, body: route.body });
   const size = (await probe.arrayBuffer()).byteLength;
   const baseline = await startChild(process.execPath, [...NODE_FLAGS, baselineScript, String(size)], {}, (line) => Number(line));
-  const runs = { fresh: { base: [], svc: [] }, aged: { base: [], svc: [] } };
+  // The floor talks to the same peer as the service: the DNS upstream, or this route's collector.
+  const floorPeer = route.floor === undefined ? undefined : route.floor.peer === 'upstream' ? upstream.port : collector.port;
+  const floor = route.floor === undefined ? undefined : await startChild(process.execPath, [...NODE_FLAGS, route.floor.script, '--serve', String(floorPeer)], {}, (line) => Number(line));
+  const runs = { fresh: { base: [], floor: [], svc: [] }, aged: { base: [], floor: [], svc: [] } };
   for (const state of ['fresh', 'aged']) {
-    if (state === 'aged') await Promise.all([age(baseline), age(target)]);
+    if (state === 'aged') await Promise.all([age(baseline), age(target), ...(floor === undefined ? [] : [age(floor)])]);
     for (let i = 0; i < rounds; i++) {
-      // The baseline gets the same requests (a new caller header each too), so the client's cost is the same.
-      runs[state].base.push(await load({ url: `http://127.0.0.1:${baseline.port}/`, method: route.method, headers: route.headers, body: route.body, pid: baseline.child.pid, duration, connections, callerHeader: route.callerHeader }));
-      runs[state].svc.push(await load({ url, method: route.method, headers: route.headers, body: route.body, pid: target.child.pid, duration, connections, callerHeader: route.callerHeader }));
+      // The baseline and the floor get the same requests (a new caller header each too), so the client's cost is the same.
+      const same = { method: route.method, headers: route.headers, body: route.body, duration, connections, callerHeader: route.callerHeader };
+      runs[state].base.push(await load({ ...same, url: `http://127.0.0.1:${baseline.port}/`, pid: baseline.child.pid }));
+      if (floor !== undefined) runs[state].floor.push(await load({ ...same, url: `http://127.0.0.1:${floor.port}${route.path}`, pid: floor.child.pid }));
+      runs[state].svc.push(await load({ ...same, url, pid: target.child.pid }));
     }
   }
   const label = labelOf(route);
   memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssMiB(target.child.pid).toFixed(1)) });
   await baseline.stop();
+  await floor?.stop();
   await target.stop();
   await collector?.stop();
   // Warnings and errors the service logged: a hanging collector's are expected, no others.
@@ -138,18 +152,20 @@ for (const route of ROUTES) {
     }
   }
   if (route.collector === 'accept') {
-    // Every accepted event must reach an answering collector, the final flush at SIGTERM included.
+    // Every event the service accepted must reach an answering collector, the final flush at
+    // SIGTERM included. The floor delivers to the same collector: its runs are counted too.
     // autocannon counts the 202s it saw before each run stopped; the requests still in flight then
     // (up to one per connection) were accepted too, so the collector may hold a few more.
     const runsDone = [...runs.fresh.svc, ...runs.aged.svc];
-    const counted = (probe.status === 202 ? 1 : 0) + runsDone.reduce((a, r) => a + r.ok, 0);
+    const floorRuns = [...runs.fresh.floor, ...runs.aged.floor];
+    const counted = (probe.status === 202 ? 1 : 0) + [...runsDone, ...floorRuns].reduce((a, r) => a + r.ok, 0);
     const received = Number(/received (\d+)/.exec(collector.output.join('\n'))?.[1]);
-    const verdict = received < counted ? ' *** NOT ALL DELIVERED ***' : received > counted + runsDone.length * connections ? ' *** MORE THAN WERE SENT: DUPLICATES ***' : '';
+    const verdict = received < counted ? ' *** NOT ALL DELIVERED ***' : received > counted + (runsDone.length + floorRuns.length) * connections ? ' *** MORE THAN WERE SENT: DUPLICATES ***' : '';
     console.log(`${route.name}: ${counted} events answered 202 within the runs, ${received} received by the collector${verdict}`);
   }
   const m = (list, key) => median(list.map((r) => r[key]));
   for (const state of ['fresh', 'aged']) {
-    const { base, svc } = runs[state];
+    const { base, floor: floorRuns, svc } = runs[state];
     rows.push({
       route: label,
       state,
@@ -164,6 +180,19 @@ for (const route of ROUTES) {
       'cpu µs/req baseline': Number(m(base, 'cpuUsPerReq').toFixed(1)),
       'non-2xx/errors': svc.reduce((a, r) => a + r.bad, 0),
     });
+    if (floorRuns.length > 0) {
+      floorRows.push({
+        route: label,
+        state,
+        'rps floor': Math.round(m(floorRuns, 'rps')),
+        'rps service': Math.round(m(svc, 'rps')),
+        'cpu µs/req floor': Number(m(floorRuns, 'cpuUsPerReq').toFixed(1)),
+        'cpu µs/req service': Number(m(svc, 'cpuUsPerReq').toFixed(1)),
+        'cpu service/floor': Number((m(svc, 'cpuUsPerReq') / m(floorRuns, 'cpuUsPerReq')).toFixed(2)),
+        'cpu goal': route.floor.cpuGoal,
+        'floor non-2xx/errors': floorRuns.reduce((a, r) => a + r.bad, 0),
+      });
+    }
   }
 }
 await upstream.stop();
@@ -175,6 +204,12 @@ if (rows.length > 0) {
   console.table(rows);
   const missed = rows.filter((r) => r.goal !== '' && r.ratio < r.goal);
   if (missed.length > 0) console.log(`below goal: ${missed.map((r) => `${r.route} (${r.state})`).join(', ')}`);
+  if (floorRows.length > 0) {
+    console.log('\nThe same rounds against each floor (the work the route must do, hand-written), medians:');
+    console.table(floorRows);
+    const over = floorRows.filter((r) => r['cpu service/floor'] > r['cpu goal']);
+    if (over.length > 0) console.log(`over the floor goal: ${over.map((r) => `${r.route} (${r.state})`).join(', ')}`);
+  }
 }
 
 if (opts.only === undefined || opts.only.split(',').includes('startup')) await runStartup({ cli });
