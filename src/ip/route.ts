@@ -53,7 +53,7 @@ function observed(edge: EdgeFacts): CallerFacts {
 }
 
 /** What /v1/ip reads: the caller rule, our own location and network data, the resolver for PTR. */
-export interface IpRouteNeeds extends CallerRule {
+interface IpRouteNeeds extends CallerRule {
   geo: { city: CityLookup; asn: AsnLookup };
   dns: Resolver;
   colo: string | null;

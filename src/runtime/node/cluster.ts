@@ -8,7 +8,7 @@ import { answerLimiterRequests } from './limits/cluster-store.js';
 import type { Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 
-export interface RunningCluster {
+interface RunningCluster {
   port: number;
   drain(graceMs: number): Promise<void>;
 }

@@ -5,7 +5,7 @@
 import type { Config } from './config.js';
 
 /** A URL without its user information, query or fragment. */
-export function redacted(url: string): string {
+function redacted(url: string): string {
   const u = new URL(url);
   return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
 }

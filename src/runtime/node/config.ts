@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits } from '../../ratel
 
 export { ConfigError, type Env, type LogLevel };
 
-export type DnsUpstream =
+type DnsUpstream =
   | { protocol: 'udp'; host: string; port: number; text: string; sockets: UdpSockets }
   | { protocol: 'tcp'; host: string; port: number; text: string }
   | { protocol: 'https'; url: string; text: string };
@@ -30,13 +30,13 @@ type UpstreamAddress =
  * `per-query`: a socket (and a fresh source port) per query, RFC 5452 §4.5. `shared`: a few
  * long-lived sockets, for an upstream on a trusted path (dns/udp-shared.ts says what is traded).
  */
-export type UdpSockets = 'per-query' | 'shared';
+type UdpSockets = 'per-query' | 'shared';
 
 /**
  * `authorization` holds credentials given in the collector URL, sent as HTTP Basic
  * authentication (RFC 7617): fetch refuses a URL with credentials, and the URL is logged.
  */
-export type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string; authorization: string | undefined };
+type EventsSink = { kind: 'log' } | { kind: 'none' } | { kind: 'http'; url: string; authorization: string | undefined };
 
 export interface Config extends DnsBounds {
   port: number;
@@ -81,7 +81,7 @@ export interface ListenerTimeouts {
 
 // ---- Parsers for what only Node reads (pure: text in, meaning out, or an Error saying why).
 
-export const listenHost: Parser<string> = (text) => {
+const listenHost: Parser<string> = (text) => {
   if (isIP(text) === 0 && !/^[a-zA-Z0-9.-]{1,253}$/.test(text)) invalid(`"${text}" is not an IP address or host name`);
   return text;
 };
@@ -97,7 +97,7 @@ function hostPort(authority: string, defaultPort: number): { host: string; port:
   return { host, port };
 }
 
-export const dnsUpstream: Parser<UpstreamAddress> = (text) => {
+const dnsUpstream: Parser<UpstreamAddress> = (text) => {
   const scheme = /^([a-z]+):\/\/(.*)$/.exec(text);
   if (scheme?.[1] === 'udp' || scheme?.[1] === 'tcp') return { protocol: scheme[1], ...hostPort(scheme[2] ?? '', 53), text };
   if (scheme?.[1] === 'https') {
@@ -111,7 +111,7 @@ export const dnsUpstream: Parser<UpstreamAddress> = (text) => {
 /** The policy, and the text as given for the start-up configuration line. */
 const trustList: Parser<{ policy: TrustPolicy; text: string }> = (text) => ({ policy: parseTrustList(text), text });
 
-export const trustHeader: Parser<TrustedHeader> = (text) => {
+const trustHeader: Parser<TrustedHeader> = (text) => {
   const value = text.toLowerCase();
   if (!isTrustedHeader(value)) invalid(`must be one of ${TRUSTED_HEADERS.join(', ')}, got "${value}"`);
   return value;
@@ -128,7 +128,7 @@ const path: Parser<string> = (text) => text;
 const WORKER_COUNT = wholeNumber(1, 256);
 const workerCount: Parser<number | 'auto'> = bounded((text) => (text === 'auto' ? 'auto' : WORKER_COUNT(text)), { min: 1, max: 256 });
 
-export const eventsSink: Parser<EventsSink> = (text) => {
+const eventsSink: Parser<EventsSink> = (text) => {
   if (text === 'log' || text === 'none') return { kind: text };
   if (/^https?:/.test(text)) return { kind: 'http', ...collectorUrl(text) };
   return invalid(`"${text}" must be log, none or an http(s):// URL`);

@@ -10,7 +10,7 @@ import { udpTransport } from './udp.js';
 import { sharedUdpTransport } from './udp-shared.js';
 
 /** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver for a truncated reply. */
-export function upstreamTransport(upstream: Config['dnsUpstream'], timeoutMs: number): DnsTransport {
+function upstreamTransport(upstream: Config['dnsUpstream'], timeoutMs: number): DnsTransport {
   switch (upstream.protocol) {
     case 'udp': {
       const tcp = tcpTransport(upstream.host, upstream.port);

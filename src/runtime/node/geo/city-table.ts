@@ -90,7 +90,7 @@ function lastAtOrBelow(key: Uint32Array, words: Uint32Array, count: number, stri
   return found;
 }
 
-export function decodeRecord(bytes: Buffer): CityRecord {
+function decodeRecord(bytes: Buffer): CityRecord {
   const latitude = bytes.readDoubleLE(0);
   const longitude = bytes.readDoubleLE(8);
   let at = 16;

@@ -4,7 +4,7 @@ import { lru } from 'tiny-lru';
 import type { ParsedAddress } from '../../../net/address.js';
 
 /** An .mmdb file read once into memory and opened with MaxMind's reader. */
-export interface Mmdb {
+interface Mmdb {
   databaseType: string;
   get(address: ParsedAddress): Record<string, unknown> | undefined;
 }

@@ -3,7 +3,7 @@ import { parseAddress } from '../../../net/address.js';
 import type { TrustPolicy } from '../../../net/trust.js';
 
 /** What a PROXY protocol header told us about the client connection behind the proxy. */
-export interface ProxiedFacts {
+interface ProxiedFacts {
   /** The client's address; undefined when the header names none (v1 UNKNOWN, v2 LOCAL or UNSPEC). */
   sourceAddress: string | undefined;
   /** From the ALPN TLV (v2 only); null when the proxy did not say or named no HTTP protocol. */

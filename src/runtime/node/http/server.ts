@@ -11,7 +11,7 @@ import type { Config, ListenerTimeouts } from '../config.js';
  * `expectsContinue`: the client sent `Expect: 100-continue` and no `100 Continue` has gone out;
  * the listener sends it only when the route asks for the body (RFC 9110 §10.1.1).
  */
-export type Listener = (
+type Listener = (
   incoming: IncomingMessage | Http2ServerRequest,
   outgoing: ServerResponse | Http2ServerResponse,
   expectsContinue?: boolean,
@@ -31,7 +31,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
  * §6.5.2 advises no less than 100; Node's default is 2^32-1, which lets one connection hold any
  * number of request bodies open.
  */
-export const MAX_CONCURRENT_STREAMS = 100;
+const MAX_CONCURRENT_STREAMS = 100;
 
 /**
  * How often Node checks connections against the header and request deadlines. Its default,
@@ -124,7 +124,7 @@ function boundHttp2Sessions(server: Http2SecureServer, timeouts: ListenerTimeout
  * pseudo-header fields included. Node hands HTTP/2 field names and values over as one-byte
  * (Latin-1) strings, so a string's length is its octet count.
  */
-export function headerListSize(rawHeaders: readonly string[]): number {
+function headerListSize(rawHeaders: readonly string[]): number {
   let size = 0;
   for (let i = 0; i < rawHeaders.length; i++) size += (rawHeaders[i] ?? '').length;
   // Names and values alternate: 32 per field line is 16 per entry.

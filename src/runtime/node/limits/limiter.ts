@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { RedisLimiterStore } from './redis-store.js';
 
 /** Deadline of one shared-store call and the retry period of a failed store (SPEC-NOTES). */
-export const SHARED_STORE = { timeoutMs: 100, retryMs: 1_000 } as const;
+const SHARED_STORE = { timeoutMs: 100, retryMs: 1_000 } as const;
 
 export interface NodeLimiter {
   store: LimiterStore;

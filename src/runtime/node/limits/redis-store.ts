@@ -35,21 +35,21 @@ interface HitCommand {
   netdiagHit(key: string, now: string, windowMs: number): Promise<[number, number]>;
 }
 
-export const REDIS_KEY_PREFIX = 'netdiag:rl:';
+const REDIS_KEY_PREFIX = 'netdiag:rl:';
 
 /**
  * What went wrong with Redis, named for the operator: a socket error's code (`ECONNREFUSED`,
  * `ECONNRESET` for TLS spoken to a plain port), a TLS error's code, or the first word of a Redis
  * error reply (`WRONGPASS`, `NOAUTH`, `NOPERM`).
  */
-export function redisReason(err: unknown): string {
+function redisReason(err: unknown): string {
   const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
   // A Redis error reply's class is its first word; its message is the server's own text.
   if (name === 'ReplyError' && typeof message === 'string') return /^[A-Z]+/.exec(message)?.[0] ?? 'ReplyError';
   return failureReason(err);
 }
 
-export interface RedisStoreOptions {
+interface RedisStoreOptions {
   prefix?: string;
   /** Take time from `clock` instead of Redis (the conformance suite's manual clock). */
   callerTime?: boolean;

@@ -20,7 +20,7 @@ const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const RTT_BUCKETS = [0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** What the metrics read at scrape time, once the services exist. */
-export interface Observed {
+interface Observed {
   dns: ResolverRuntime;
   limiter: NodeLimiter;
   events: EventSink;

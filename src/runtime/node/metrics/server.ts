@@ -12,7 +12,7 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export interface Exposition {
+interface Exposition {
   contentType: string;
   /** The metrics now; for a cluster's primary, every worker's, aggregated. */
   render(): Promise<string>;

@@ -54,7 +54,7 @@ function probeListener(req: IncomingMessage, res: ServerResponse): void {
   res.end(req.method === 'HEAD' ? undefined : HEALTH_BODY);
 }
 
-export interface RunningProbe {
+interface RunningProbe {
   server: Server;
   port: number;
   /** Stops accepting and closes idle connections; in-flight replies (a few bytes each) finish. */
