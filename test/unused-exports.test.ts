@@ -38,9 +38,9 @@ function unusedExports(): string[] {
     getCurrentDirectory: () => root,
     getCompilationSettings: () => options ?? {},
     getDefaultLibFileName: ts.getDefaultLibFilePath,
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
+    fileExists: (file) => ts.sys.fileExists(file),
+    readFile: (file) => ts.sys.readFile(file),
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
   });
   const program = service.getProgram();
   if (program === undefined) throw new Error('no program');
@@ -54,7 +54,7 @@ function unusedExports(): string[] {
       if (!exported) return;
       const names: ts.Node[] = ts.isVariableStatement(node)
         ? node.declarationList.declarations.map((d) => d.name)
-        : 'name' in node && node.name !== undefined ? [node.name as ts.Node] : [];
+        : 'name' in node && node.name !== undefined ? [node.name] : [];
       for (const name of names) {
         const references = (service.findReferences(file, name.getStart()) ?? []).flatMap((r) => r.references);
         const elsewhere = references.some((r) => r.fileName !== file);

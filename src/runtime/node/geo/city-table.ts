@@ -1,24 +1,25 @@
+// The embedded DB-IP Lite city data, compiled by the build (scripts/geo/city-compile.ts) into one
+// file per IP version and read with positioned reads rather than held in memory. Both mmdb files read
+// whole cost 134 MB of every process's resident memory (each cluster worker its own copy);
+// read this way, the data lives in the kernel's page cache, shared by every process and given
+// back under memory pressure, and a process keeps only the block index (under 1 MB).
+//
+// A file: a header; the first key of every block of BLOCK entries (the index, read at start);
+// the entries, each a range's first address (1 or 4 big-endian-ordered 32-bit words) and the
+// offset of its record, sorted; then the records. A lookup bisects the index, reads one block
+// and bisects it, then reads one record: two reads from the page cache, a few microseconds.
+// The trade: were the pages evicted, a lookup would wait on the disk, as a memory-mapped reader
+// (MaxMind's libmaxminddb) would.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ParsedAddress } from '../../../net/address.js';
 import type { CityLookup, LocationInformation } from '../../../net/geo.js';
 import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
-/**
- * The embedded DB-IP Lite city data, compiled by the build (scripts/geo/city-compile.ts) into one
- * file per IP version and read with positioned reads rather than held in memory. Both mmdb files read
- * whole cost 134 MB of every process's resident memory (each cluster worker its own copy);
- * read this way, the data lives in the kernel's page cache, shared by every process and given
- * back under memory pressure, and a process keeps only the block index (under 1 MB).
- *
- * A file: a header; the first key of every block of BLOCK entries (the index, read at start);
- * the entries, each a range's first address (1 or 4 big-endian-ordered 32-bit words) and the
- * offset of its record, sorted; then the records. A lookup bisects the index, reads one block
- * and bisects it, then reads one record: two reads from the page cache, a few microseconds.
- * The trade: were the pages evicted, a lookup would wait on the disk, as a memory-mapped reader
- * (MaxMind's libmaxminddb) would.
- */
-export const CITY_MAGIC = 0x5943444e; // "NDCY"
+/** The first header word (its bytes on a little-endian machine spell "NDCY"): a file of another kind is refused. */
+export const CITY_MAGIC = 0x5943444e;
+/** The layout's version: a table of another layout is refused with a word to run the build. */
 export const CITY_VERSION = 1;
+/** Entries per block: the index holds the first key of each. */
 export const BLOCK = 128;
 /** A range whose addresses no record covers (the data has gaps). */
 export const NO_RECORD = 0xffffffff;
