@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
     // The workerd suites run in their own pool (vitest.workers.config.ts, npm run test:workers).
     exclude: ['test/workers/**', 'node_modules/**'],
     testTimeout: 20_000,

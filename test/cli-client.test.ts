@@ -13,6 +13,7 @@ import { CLI, runCli, type Finished } from './support/process.js';
 import type { TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually, freePort } from './support/wait.js';
+import { PROBE_VARIABLES, SERVE_VARIABLES } from '../src/runtime/node/config.js';
 
 const ready = requireCommands('netdiag client commands', ['knotd', 'script'], 'knot bsdutils');
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -170,6 +171,13 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
       expect(run.stdout).toContain(`Usage: netdiag ${command}`);
       expect(run.stdout).not.toContain('listening');
     }
+    // The servers' help lists every variable of their configuration tables, the probe's timeouts included.
+    const probe = await cli(['probe', '--help']);
+    for (const name of Object.keys(PROBE_VARIABLES)) expect(probe.stdout).toContain(name);
+    expect(probe.stdout).toContain('NETDIAG_HEADERS_TIMEOUT_MS');
+    expect(probe.stdout).not.toContain('NETDIAG_DNS_UPSTREAM');
+    const serve = await cli(['serve', '--help']);
+    for (const name of Object.keys(SERVE_VARIABLES)) expect(serve.stdout).toContain(name);
     const version = await cli(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
   });

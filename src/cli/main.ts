@@ -50,7 +50,10 @@ function act<A extends unknown[]>(body: (client: Client, out: Output, ...args: A
   };
 }
 
-function program(): Command {
+/** The servers' configuration tables, loaded only when help is asked for (see main). */
+type ServerTables = Record<'serve' | 'probe', string>;
+
+function program(tables?: ServerTables): Command {
   const root = new Command('netdiag')
     .description('Privacy-first network information and diagnostics: the API server, its regional probe, and a client for any deployment.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -59,15 +62,17 @@ function program(): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
 
-  // The servers take no options or arguments: their configuration is the environment.
+  // The servers take no options or arguments: their configuration is the environment, and their
+  // help lists the variables each reads, from the same tables start-up reads them with.
   const servers = [
-    ['serve', 'run the API (configuration from the environment; see the README)'],
-    ['probe', 'run a regional latency probe (PORT, default 8081; HOST; NETDIAG_TLS_CERT and NETDIAG_TLS_KEY)'],
+    ['serve', 'run the API (configuration from the environment: netdiag serve --help lists it)'],
+    ['probe', 'run a regional latency probe (configuration from the environment: netdiag probe --help lists it)'],
   ] as const;
   for (const [name, description] of servers) {
     root
       .command(name)
       .description(description)
+      .addHelpText('after', () => (tables === undefined ? '' : `\nEnvironment:\n${tables[name]}\n`))
       .action(async () => {
         // Loaded only when asked for: the client commands never pay for the servers' modules.
         const start = await import('./server-process.js');
@@ -94,6 +99,13 @@ function program(): Command {
   return root;
 }
 
+/** The configuration tables as text when help is asked for; otherwise no server module is loaded. */
+async function helpTables(args: string[]): Promise<ServerTables | undefined> {
+  if (!args.some((a) => a === '-h' || a === '--help' || a === 'help')) return undefined;
+  const [{ SERVE_VARIABLES, PROBE_VARIABLES }, { describeTable }] = await Promise.all([import('../runtime/node/config.js'), import('../config/table.js')]);
+  return { serve: describeTable(SERVE_VARIABLES), probe: describeTable(PROBE_VARIABLES) };
+}
+
 async function main(): Promise<void> {
   // A reader that stops early (`netdiag config | head`) is no error; the output just ends.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -101,7 +113,7 @@ async function main(): Promise<void> {
     throw err;
   });
   try {
-    await program().parseAsync(process.argv);
+    await program(await helpTables(process.argv.slice(2))).parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // commander has printed the help, the version or the usage error already.

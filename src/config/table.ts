@@ -47,6 +47,14 @@ export function variable<T>(row: Variable<T>): Variable<T> {
 
 export type Table = Readonly<Record<string, Variable<unknown>>>;
 
+/** The table as help text: a line per variable, its name and what it sets, in the table's order. */
+export function describeTable(table: Table): string {
+  const width = Math.max(...Object.keys(table).map((name) => name.length));
+  return Object.entries(table)
+    .map(([name, row]) => `  ${name.padEnd(width)}  ${row.about}`)
+    .join('\n');
+}
+
 /** What a table reads to: each variable's name to its value. */
 export type Values<T extends Table> = { -readonly [K in keyof T]: T[K] extends Variable<infer V> ? V : never };
 

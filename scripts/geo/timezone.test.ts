@@ -1,7 +1,7 @@
 // The zone filled in for the embedded data, at coordinates whose zone is known from the IANA
 // database's own examples (each zone's principal city). The build fills it (scripts/geo/).
 import { describe, expect, it } from 'vitest';
-import { zoneAt } from '../../../../scripts/geo/timezone.js';
+import { zoneAt } from './timezone.js';
 
 describe('zoneAt', () => {
   it.each([
