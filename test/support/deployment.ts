@@ -5,6 +5,7 @@ import { startCollector, type Collector } from './collector.js';
 import { startKnot, type Knot } from './knot.js';
 import { startProbeProcess, type ProbeProcess } from './probe.js';
 import { startTestServer, type TestServer } from './server.js';
+import type { Env } from '../../src/runtime/node/config.js';
 
 export interface Deployment {
   knot: Knot;
@@ -14,7 +15,8 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-export async function startDeployment(): Promise<Deployment> {
+/** `env` adds to (or overrides) the server's configuration. */
+export async function startDeployment(env: Env = {}): Promise<Deployment> {
   const knot = await startKnot();
   const probe = await startProbeProcess();
   const collector = await startCollector('accept');
@@ -22,6 +24,7 @@ export async function startDeployment(): Promise<Deployment> {
     NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`,
     NETDIAG_PROBES: `weur=http://127.0.0.1:${String(probe.port)}`,
     NETDIAG_EVENTS_SINK: collector.url,
+    ...env,
   });
   return {
     knot,

@@ -6,7 +6,7 @@ import type { Table } from '../../src/config/table.js';
 /** The text under `## <heading>`, up to the next second-level heading. */
 export function readmeSection(readme: string, heading: string): string {
   const start = readme.indexOf(`\n## ${heading}\n`);
-  if (start === -1) throw new Error(`README.md has no "## ${heading}" section`);
+  if (start === -1) throw new Error(`the document has no "## ${heading}" section`);
   const end = readme.indexOf('\n## ', start + 1);
   return readme.slice(start, end === -1 ? undefined : end);
 }

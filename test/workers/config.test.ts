@@ -1,10 +1,10 @@
 // Unit tests of the Worker's configuration table, inside workerd with the suite's real bindings:
 // loadWorkersConfig called directly for every refusal (exact words), the defaults, the bindings
-// the vars need, and README.md's "Deploying to Cloudflare Workers" held to WORKERS_VARIABLES.
+// the vars need, and docs/operations.md's "Deploying to Cloudflare Workers" held to WORKERS_VARIABLES.
 // (surface.test.ts checks what a request gets from a misconfigured Worker.)
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import readme from '../../README.md?raw';
+import operations from '../../docs/operations.md?raw';
 import { SHARED } from '../../src/config/vars.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { ConfigError, LIMIT_BINDINGS, WORKERS_DNS_CACHE_BYTES, WORKERS_DOH_DEFAULT, WORKERS_VARIABLES, loadWorkersConfig } from '../../src/runtime/workers/config.js';
@@ -153,8 +153,8 @@ describe('loadWorkersConfig', () => {
   });
 });
 
-describe("README.md's Workers section states WORKERS_VARIABLES", () => {
-  const section = readmeSection(readme, 'Deploying to Cloudflare Workers');
+describe("docs/operations.md's Workers section states WORKERS_VARIABLES", () => {
+  const section = readmeSection(operations, 'Deploying to Cloudflare Workers');
   const vars = section.slice(section.indexOf('**Vars.**'), section.indexOf('Different or new:'));
   const table = section.slice(section.indexOf('Different or new:'), section.indexOf('Not read on Workers'));
   const notRead = section.slice(section.indexOf('Not read on Workers'), section.indexOf('A bad var is logged'));

@@ -17,6 +17,7 @@ import { PROBE_VARIABLES, SERVE_VARIABLES, loadConfig, loadProbeConfig, type Env
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-config-'));
 writeFileSync(join(dir, 'not.pem'), 'this is not a certificate\n');
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const API_DOC = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 
 /** What a load refused: the variable and message of its ConfigError (anything else is rethrown). */
 function refusal(load: (env: Env) => unknown, env: Env): { variable: string; message: string } | 'accepted' {
@@ -287,8 +288,8 @@ describe("the README states the code's tables", () => {
     expect(drift(SERVE_VARIABLES, tableRows(readmeSection(README, 'Configuration')), { notOurs: ['NODE_EXTRA_CA_CERTS'] })).toEqual([]);
   });
 
-  it("the README's latency-probe notes name exactly the variables netdiag probe reads", () => {
-    const notes = /\*\*Latency probes\.\*\*[^]*?It reads\s([^]*?)\.\s/.exec(readmeSection(README, 'Behaviour notes'))?.[1] ?? '';
+  it("docs/api.md's latency-probe notes name exactly the variables netdiag probe reads", () => {
+    const notes = /\*\*Latency probes\.\*\*[^]*?It reads\s([^]*?)\.\s/.exec(readmeSection(API_DOC, 'Behaviour notes'))?.[1] ?? '';
     expect(namesIn(notes).sort()).toEqual(Object.keys(PROBE_VARIABLES).sort());
   });
 

@@ -1,0 +1,113 @@
+// The README as a stranger reads it: every `$ curl` example of its tour is run, as written, against
+// the deployment the tour describes (Knot as the DNS upstream, a probe as weur, a collector, the
+// loopback proxy trusted), and its output compared with what the README shows; so is the CLI
+// example. curl's --connect-to sends `localhost:8080` to the test's port and leaves the URL (and so
+// the Host, which problem `type` URIs are built from) as the README writes it.
+//
+// Compared as JSON when the README shows JSON (it indents what curl prints on one line), as text
+// otherwise. Normalised on both sides, because they differ on every request and are not facts of
+// the README: `request_id`, `requested_at` (a fresh id and the time), and `edge_to_region_rtt_ms`
+// (a round trip on this machine). Everything else must match.
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeployment, type Deployment } from './support/deployment.js';
+import { CLI } from './support/process.js';
+import { requireCommands } from './support/system.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const ready = requireCommands('README examples', ['knotd', 'curl'], 'knot curl');
+
+interface Example {
+  command: string;
+  shown: string;
+}
+
+/** The `$ curl` and `$ npx netdiag` lines of the README's console blocks, each with the lines shown after it. */
+function examples(): Example[] {
+  const found: Example[] = [];
+  for (const block of README.matchAll(/```console\n([^]*?)```/g)) {
+    let current: Example | undefined;
+    for (const line of (block[1] ?? '').split('\n')) {
+      if (line.startsWith('$ ')) {
+        current = { command: line.slice(2), shown: '' };
+        if (/^(curl|npx netdiag) /.test(current.command)) found.push(current);
+      } else if (current !== undefined) {
+        current.shown += `${line}\n`;
+      }
+    }
+  }
+  return found;
+}
+
+const VARYING = new Set(['request_id', 'requested_at', 'edge_to_region_rtt_ms']);
+
+/** A JSON value with the varying fields replaced by a mark, wherever they are. */
+function normalised(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalised);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VARYING.has(k) ? '(varies)' : normalised(v)]));
+}
+
+function comparable(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) return normalised(JSON.parse(trimmed));
+  return trimmed;
+}
+
+/** The README's shell line as argv (single-quoted arguments, as the README writes them). */
+function argv(command: string): string[] {
+  return [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
+}
+
+describe('README.md', () => {
+  it('is at most 350 lines', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(350);
+  });
+
+  it('names no path outside the repository in README.md, docs/, openapi/, src/ or web/', () => {
+    const offenders: string[] = [];
+    const visit = (path: string) => {
+      if (statSync(path).isDirectory()) {
+        for (const entry of readdirSync(path)) visit(join(path, entry));
+      } else if (readFileSync(path, 'utf8').includes('../shared')) {
+        offenders.push(path.slice(ROOT.length));
+      }
+    };
+    for (const path of ['README.md', 'docs', 'openapi', 'src', 'web']) visit(join(ROOT, path));
+    expect(offenders).toEqual([]);
+  });
+
+  it('shows its tour with examples to run', () => {
+    expect(examples().filter((e) => e.command.startsWith('curl')).length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe.skipIf(!ready)("README.md's tour, run against the deployment it describes", () => {
+  let deployment: Deployment;
+
+  beforeAll(async () => {
+    deployment = await startDeployment({ NETDIAG_TRUST_PROXY: 'loopback' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await deployment.close();
+  });
+
+  it.each(examples().map((e) => [e.command, e] as const))('$ %s', async (_command, example) => {
+    const args = argv(example.command);
+    let stdout: string;
+    if (args[0] === 'curl') {
+      ({ stdout } = await run('curl', ['--connect-to', `localhost:8080:127.0.0.1:${String(deployment.server.port)}`, ...args.slice(1)]));
+    } else {
+      const cliArgs = args.slice(2).map((a) => (a === 'http://localhost:8080' ? deployment.server.url : a));
+      ({ stdout } = await run(process.execPath, [CLI, ...cliArgs], { env: { PATH: process.env.PATH ?? '' } }));
+    }
+    expect(comparable(stdout)).toEqual(comparable(example.shown));
+  });
+});
