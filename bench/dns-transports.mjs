@@ -28,6 +28,7 @@ const { tcpTransport } = await import(dist('runtime/node/dns/tcp.js'));
 const { pipelinedTcpTransport } = await import(dist('runtime/node/dns/tcp-pipelined.js'));
 const { dohTransport } = await import(dist('dns/doh.js'));
 const { encodeQuery } = await import(dist('dns/wire.js'));
+const { Deadline } = await import(dist('dns/deadline.js'));
 const { reverseName } = await import(dist('dns/names.js'));
 
 const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
@@ -51,10 +52,13 @@ async function run(transport) {
   const worker = async () => {
     while (next < questions.length) {
       const query = questions[next++];
+      const deadline = new Deadline(2000);
       try {
-        await transport.exchange(query, AbortSignal.timeout(2000));
+        await transport.exchange(query, deadline);
       } catch {
         failed += 1;
+      } finally {
+        deadline.clear();
       }
     }
   };

@@ -8,6 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Deadline } from '../src/dns/deadline.js';
 import { dohTransport } from '../src/dns/doh.js';
 import { DnsFailure } from '../src/dns/errors.js';
 import { encodeQuery } from '../src/dns/wire.js';
@@ -241,7 +242,7 @@ describe('transport faults', () => {
     const viaAgent = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
     try {
       const transport = dohTransport(`https://127.0.0.1:${String((redirecting.address() as { port: number }).port)}/dns-query`, viaAgent);
-      const failure = await transport.exchange(encodeQuery('a.example', 'A'), AbortSignal.timeout(2_000)).catch((err: unknown) => err);
+      const failure = await transport.exchange(encodeQuery('a.example', 'A'), new Deadline(2_000)).catch((err: unknown) => err);
       expect(failure).toBeInstanceOf(DnsFailure);
       expect(failure).toMatchObject({ kind: 'invalid', message: 'HTTP status 307' });
       expect(followed).toBe(0);

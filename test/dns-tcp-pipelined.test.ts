@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
+import { Deadline } from '../src/dns/deadline.js';
 import { framed, tcpTransport } from '../src/runtime/node/dns/tcp.js';
 import { pipelinedTcpTransport } from '../src/runtime/node/dns/tcp-pipelined.js';
 import { canMakeNetns, createNetns } from './support/netns.js';
@@ -57,7 +58,7 @@ describe('pipelined TCP', () => {
     try {
       const transport = transportTo(peer.port);
       const names = Array.from({ length: 6 }, (_, i) => `q${String(i)}.example`);
-      const replies = await Promise.all(names.map((name, i) => transport.exchange(query(100 + i, name), AbortSignal.timeout(2000))));
+      const replies = await Promise.all(names.map((name, i) => transport.exchange(query(100 + i, name), new Deadline(2000))));
       expect(replies.map(questionOf)).toEqual(names);
       expect(peer.state.connections).toBe(1);
     } finally {
@@ -76,7 +77,7 @@ describe('pipelined TCP', () => {
       else socket.write(framed(replyTo(q)));
     });
     try {
-      const reply = await transportTo(peer.port).exchange(query(7, 'again.example'), AbortSignal.timeout(2000));
+      const reply = await transportTo(peer.port).exchange(query(7, 'again.example'), new Deadline(2000));
       expect(questionOf(reply)).toBe('again.example');
       expect(peer.state.connections).toBe(2);
     } finally {
@@ -89,7 +90,7 @@ describe('pipelined TCP', () => {
       socket.destroy();
     });
     try {
-      await expect(transportTo(peer.port).exchange(query(8, 'closing.example'), AbortSignal.timeout(2000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'closed_early' });
+      await expect(transportTo(peer.port).exchange(query(8, 'closing.example'), new Deadline(2000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'closed_early' });
       expect(peer.state.queries).toBe(2);
     } finally {
       peer.server.close();
@@ -104,8 +105,8 @@ describe('pipelined TCP', () => {
     });
     try {
       const transport = transportTo(peer.port);
-      await expect(transport.exchange(query(9, 'slow.example'), AbortSignal.timeout(50))).rejects.toMatchObject({ kind: 'timeout' });
-      const reply = await transport.exchange(query(10, 'next.example'), AbortSignal.timeout(2000));
+      await expect(transport.exchange(query(9, 'slow.example'), new Deadline(50))).rejects.toMatchObject({ kind: 'timeout' });
+      const reply = await transport.exchange(query(10, 'next.example'), new Deadline(2000));
       expect(questionOf(reply)).toBe('next.example');
       expect(peer.state.connections).toBe(1);
     } finally {
@@ -119,7 +120,7 @@ describe('pipelined TCP', () => {
     });
     try {
       const transport = transportTo(peer.port);
-      const [a, b] = await Promise.all([transport.exchange(query(11, 'a.example'), AbortSignal.timeout(2000)), transport.exchange(query(11, 'b.example'), AbortSignal.timeout(2000))]);
+      const [a, b] = await Promise.all([transport.exchange(query(11, 'a.example'), new Deadline(2000)), transport.exchange(query(11, 'b.example'), new Deadline(2000))]);
       expect([questionOf(a), questionOf(b)]).toEqual(['a.example', 'b.example']);
       expect(peer.state.connections).toBe(2);
     } finally {
@@ -145,12 +146,12 @@ describe.skipIf(!namespaces)('pipelined TCP: a resolver that never answers the c
       const transport = transportTo(53, netns.nsAddress, 300);
       const started = Date.now();
       // The query's own deadline is far later: the rejection is the connect deadline's.
-      await expect(transport.exchange(query(12, 'hung.example'), AbortSignal.timeout(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'connect_timeout' });
+      await expect(transport.exchange(query(12, 'hung.example'), new Deadline(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'connect_timeout' });
       expect(Date.now() - started).toBeLessThan(5_000);
       // The namespace answers again (nothing listens there: a reset). A new connection is
       // opened and refused at once; the given-up one would have kept the query until its deadline.
       execFileSync('ip', ['-n', netns.name, 'route', 'del', 'blackhole', `${netns.hostAddress}/32`]);
-      await expect(transport.exchange(query(13, 'back.example'), AbortSignal.timeout(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'ECONNREFUSED' });
+      await expect(transport.exchange(query(13, 'back.example'), new Deadline(10_000))).rejects.toMatchObject({ kind: 'unavailable', reason: 'ECONNREFUSED' });
     } finally {
       netns.destroy();
     }

@@ -7,6 +7,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
+import { Deadline } from '../src/dns/deadline.js';
 import { loadConfig } from '../src/runtime/node/config.js';
 import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { udpTransport } from '../src/runtime/node/dns/udp.js';
@@ -76,9 +77,9 @@ describe('shared UDP sockets', () => {
     const peer = await startPeer(150);
     try {
       const transport = sharedUdpTransport('127.0.0.1', peer.port, udpTransport('127.0.0.1', peer.port));
-      const abandoned = ['a1', 'a2', 'a3', 'a4'].map((name) => transport.exchange(queryWithId(7, `${name}.example`), AbortSignal.timeout(50)).catch((err: unknown) => err));
+      const abandoned = ['a1', 'a2', 'a3', 'a4'].map((name) => transport.exchange(queryWithId(7, `${name}.example`), new Deadline(50)).catch((err: unknown) => err));
       for (const outcome of await Promise.all(abandoned)) expect(outcome).toMatchObject({ kind: 'timeout' });
-      const reply = await transport.exchange(queryWithId(7, 'fresh.example'), AbortSignal.timeout(2000));
+      const reply = await transport.exchange(queryWithId(7, 'fresh.example'), new Deadline(2000));
       expect(questionOf(reply)).toBe('fresh.example');
       // It went out on a socket of its own: every shared one has ID 7 retired.
       const ports = peer.seen.map((s) => s.port);
@@ -104,7 +105,7 @@ describe('shared UDP sockets', () => {
       const port = peer.address().port;
       const transport = sharedUdpTransport('127.0.0.1', port, udpTransport('127.0.0.1', port));
       const names = Array.from({ length: 8 }, (_, i) => `q${String(i)}.example`);
-      const replies = await Promise.all(names.map((name, i) => transport.exchange(queryWithId(1000 + i, name), AbortSignal.timeout(2000))));
+      const replies = await Promise.all(names.map((name, i) => transport.exchange(queryWithId(1000 + i, name), new Deadline(2000))));
       expect(replies.map(questionOf)).toEqual(names);
       expect(new Set(held.map((h) => h.port)).size).toBe(4);
     } finally {
@@ -118,10 +119,10 @@ describe('shared UDP sockets', () => {
     const port = probe.port;
     probe.socket.close();
     const transport = sharedUdpTransport('127.0.0.1', port, udpTransport('127.0.0.1', port));
-    await expect(transport.exchange(queryWithId(2001, 'down.example'), AbortSignal.timeout(1000))).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(transport.exchange(queryWithId(2001, 'down.example'), new Deadline(1000))).rejects.toMatchObject({ kind: 'unavailable' });
     const peer = await startPeer(0, port);
     try {
-      const reply = await transport.exchange(queryWithId(2002, 'up.example'), AbortSignal.timeout(1000));
+      const reply = await transport.exchange(queryWithId(2002, 'up.example'), new Deadline(1000));
       expect(questionOf(reply)).toBe('up.example');
     } finally {
       peer.socket.close();

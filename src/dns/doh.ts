@@ -9,20 +9,20 @@ import { MAX_MESSAGE_BYTES, type DnsTransport } from './transport.js';
  */
 export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsTransport {
   return {
-    async exchange(query, signal) {
+    async exchange(query, deadline) {
       let response: Response;
       try {
         response = await fetchImpl(url, {
           method: 'POST',
           headers: { 'Content-Type': 'application/dns-message', Accept: 'application/dns-message' },
           body: query as Uint8Array<ArrayBuffer>,
-          signal,
+          signal: deadline.signal,
           // The one fixed resolver is the URL the operator named; a redirect elsewhere is not
           // followed but answered as the invalid reply it is (502, naming the status).
           redirect: 'manual',
         });
       } catch (err) {
-        if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
+        if (deadline.expired) throw new DnsFailure('timeout', 'deadline', 'deadline');
         throw new DnsFailure('unavailable', 'the DoH server could not be reached', failureReason(err));
       }
       if (!response.ok) {
@@ -38,7 +38,7 @@ export function dohTransport(url: string, fetchImpl: typeof fetch = fetch): DnsT
         return await readBounded(response);
       } catch (err) {
         if (err instanceof DnsFailure) throw err;
-        if (signal.aborted) throw new DnsFailure('timeout', 'deadline', 'deadline');
+        if (deadline.expired) throw new DnsFailure('timeout', 'deadline', 'deadline');
         throw new DnsFailure('unavailable', 'the DoH response was cut off', failureReason(err));
       }
     },

@@ -1,6 +1,7 @@
 import type { CachedResult, DnsCache } from './cache.js';
 import { Coalescer } from '../coalescer.js';
 import { Circuit } from './circuit.js';
+import { Deadline } from './deadline.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
 import type { DnsResult, DnsType } from './types.js';
@@ -90,9 +91,11 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
    * NS, which any recursive resolver answers from memory.
    */
   const probe = async () => {
-    const deadline = AbortSignal.timeout(timeoutMs);
     const query = encodeQuery('', 'NS');
-    const reply = await transport.exchange(query, deadline);
+    const deadline = new Deadline(timeoutMs);
+    const reply = await transport.exchange(query, deadline).finally(() => {
+      deadline.clear();
+    });
     lastReplyAt = performance.now();
     // Any message with our ID is an answer: the upstream is there (even REFUSED says so).
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'probe reply with another ID', 'mismatched_id');
@@ -133,15 +136,15 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
   }
 
   /** One async step for the common reply: a truncated one (rare) goes on to the fallback. */
-  async function exchange(name: string, type: DnsType, signal: AbortSignal): Promise<DnsResult> {
+  async function exchange(name: string, type: DnsType, deadline: Deadline): Promise<DnsResult> {
     const query = encodeQuery(name, type);
-    const reply = await transport.exchange(query, signal);
+    const reply = await transport.exchange(query, deadline);
     lastReplyAt = performance.now();
     const decoded = checked(reply, query, name, type);
     if (!decoded.truncated) return decoded.result;
     const fallback = transport.truncationFallback;
     if (fallback === undefined) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
-    const again = checked(await fallback.exchange(query, signal), query, name, type);
+    const again = checked(await fallback.exchange(query, deadline), query, name, type);
     if (again.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
     return again.result;
   }
@@ -158,14 +161,11 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
     }
     outstanding += 1;
     const started = performance.now();
-    // A timer cleared when the lookup ends: AbortSignal.timeout would leave every one running
-    // until it fires, and firing costs an exception object each time.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => {
-      deadline.abort();
-    }, deadlineMs);
+    // A timer cleared when the lookup ends (AbortSignal.timeout would leave every one running
+    // until it fires), with no AbortController unless the transport needs one (deadline.ts).
+    const deadline = new Deadline(deadlineMs);
     try {
-      const result = await exchange(name, type, deadline.signal);
+      const result = await exchange(name, type, deadline);
       circuit.success();
       observer?.upstream('answer', (performance.now() - started) / 1000);
       return result;
@@ -182,7 +182,7 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
       throw err;
     } finally {
       outstanding -= 1;
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
 

@@ -1,3 +1,4 @@
+import type { Deadline } from '../../../dns/deadline.js';
 import { DnsFailure } from '../../../dns/errors.js';
 
 export interface Settle {
@@ -9,26 +10,27 @@ export interface Settle {
  * One query/reply exchange on a socket of its own: the first outcome wins (reply, socket error
  * or the deadline's abort), the socket is released exactly once, and a late event is ignored.
  */
-export function exchangeOnce(signal: AbortSignal, release: () => void, start: (settle: Settle) => void): Promise<Uint8Array> {
+export function exchangeOnce(deadline: Deadline, release: () => void, start: (settle: Settle) => void): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     let settled = false;
+    let forget = () => undefined as void;
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      forget();
       release();
       outcome();
     };
-    const onAbort = () => {
+    const onExpire = () => {
       settle(() => {
         reject(new DnsFailure('timeout', 'deadline', 'deadline'));
       });
     };
-    if (signal.aborted) {
-      onAbort();
+    if (deadline.expired) {
+      onExpire();
       return;
     }
-    signal.addEventListener('abort', onAbort);
+    forget = deadline.onExpire(onExpire);
     start({
       resolve: (message) => {
         settle(() => {

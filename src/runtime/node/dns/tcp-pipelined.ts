@@ -121,13 +121,13 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
   }
 
   return {
-    exchange(query, signal) {
+    exchange(query, deadline) {
       const id = messageId(query);
       // Its ID is in flight on the connection already (rare: 16 bits): a connection of its own.
-      if (current?.pending.has(id) === true) return fallback.exchange(query, signal);
+      if (current?.pending.has(id) === true) return fallback.exchange(query, deadline);
       let entry: Entry | undefined;
       return exchangeOnce(
-        signal,
+        deadline,
         () => {
           const home = entry?.home;
           if (home !== undefined && home.pending.get(id) === entry) home.pending.delete(id);

@@ -18,10 +18,10 @@ export function framed(message: Uint8Array): Buffer {
  */
 export function tcpTransport(host: string, port: number): DnsTransport {
   return {
-    exchange(query, signal) {
+    exchange(query, deadline) {
       const socket = connect({ host, port });
       return exchangeOnce(
-        signal,
+        deadline,
         () => {
           socket.destroy();
         },

@@ -99,13 +99,13 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
 
   return {
     truncationFallback,
-    exchange(query, signal) {
+    exchange(query, deadline) {
       const id = messageId(query);
       const channel = channelFor(id);
-      if (channel === undefined) return fallback.exchange(query, signal);
+      if (channel === undefined) return fallback.exchange(query, deadline);
       let answered = false;
       return exchangeOnce(
-        signal,
+        deadline,
         () => {
           channel.pending.delete(id);
           if (!answered && !channel.broken) {

@@ -19,12 +19,12 @@ export function udpTransport(host: string, port: number, truncationFallback?: Dn
   const family = isIPv6(host) ? 'udp6' : 'udp4';
   return {
     truncationFallback,
-    exchange(query, signal) {
+    exchange(query, deadline) {
       const socket = createSocket(family);
       const id = messageId(query);
       let closed = false;
       return exchangeOnce(
-        signal,
+        deadline,
         () => {
           closed = true;
           socket.close();
