@@ -44,7 +44,7 @@ async function startRedis() {
 export async function runScale({ startService, baselineFor, routes, duration, rounds, connections }) {
   const redis = await startRedis();
   if (redis === undefined) console.log('\n*** redis-server not installed: the Redis rows are skipped (apt-get install redis-server) ***');
-  // Redis requires the deployment's rate-limit key (SPEC-NOTES); any value will do here.
+  // Redis requires the deployment's rate-limit key (docs/api.md); any value will do here.
   const key = randomBytes(32).toString('base64');
   const setups = [
     { name: '1 process', env: {} },

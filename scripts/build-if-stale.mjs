@@ -1,4 +1,4 @@
-// `npm start` and `npm run probe` build first only if they must (SPEC-NOTES, Commands): when
+// `npm start` and `npm run probe` build first only if they must (docs/command-line.md): when
 // dist/ is missing or older than a source or build setting (build-state.mjs). `--always`
 // (npm run build) builds.
 import { spawnSync } from 'node:child_process';

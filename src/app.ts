@@ -91,13 +91,13 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
 
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {
     if (err instanceof Problem) return problemReply(ctx, err.code, err.message, err.headers);
-    // Anything else is a bug: log it here, answer with a 500 that reveals nothing (spec §7).
+    // Anything else is a bug: log it here, answer with a 500 that reveals nothing (the API contract).
     logger.error({ request_id: ctx.requestId, err }, 'unhandled error');
     return problemReply(ctx, 'internal_error', 'The service failed to handle this request.');
   };
 
   // Access log, when enabled: route pattern and outcome only, never the caller's address,
-  // User-Agent, query or body (SPEC-NOTES, Privacy).
+  // User-Agent, query or body (docs/api.md, "Privacy").
   const log = (ctx: RequestContext, route: string | null, reply: HttpReply): HttpReply => {
     if (metrics.enabled) metrics.request(route ?? 'unmatched', methodLabel(ctx.req.method), reply.status, (performance.now() - ctx.startedAt) / 1000);
     if (accessLog) {

@@ -5,7 +5,7 @@ interface Waiter<T> {
 }
 
 /**
- * Identical work asked for while it is in flight is done once (SPEC-NOTES, DNS: "identical
+ * Identical work asked for while it is in flight is done once (docs/api.md, "DNS": "identical
  * concurrent misses share one upstream query"). The first caller's promise is the work itself;
  * every later caller gets a promise of its own, made in its own request, which the work settles.
  *

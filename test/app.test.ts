@@ -134,7 +134,7 @@ describe('the one request pipeline', () => {
   });
 
   it('every built-in route declares its operation as the spec names it', async () => {
-    // A route that dropped its limit would answer past it; these are the limited ones (spec §8).
+    // A route that dropped its limit would answer past it; these are the limited ones (the API contract).
     const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1 } });
     const app = createApp(services);
     for (const path of ['/v1/ip', '/']) {

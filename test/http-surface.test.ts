@@ -16,7 +16,7 @@ interface RouteCase {
   cache?: string;
 }
 
-/** Every path, its OpenAPI template, a concrete URL path, its methods and its cache policy (SPEC-NOTES). */
+/** Every path, its OpenAPI template, a concrete URL path, its methods and its cache policy (docs/api.md). */
 const ROUTES: readonly RouteCase[] = [
   { template: '/v1/ip', path: '/v1/ip', method: 'GET', limited: true },
   { template: '/v1/dns/resolve', path: '/v1/dns/resolve?name=example.com&type=A', method: 'GET', limited: true },

@@ -174,7 +174,7 @@ describe.skipIf(!haveKnot)('GET /v1/ip reverse hostname and TLS', () => {
     expect(knot.queries() - before).toBe(1);
   });
 
-  it('asks the PTR of special-use callers too, from the operator\'s resolver (SPEC-NOTES, /v1/ip)', async () => {
+  it('asks the PTR of special-use callers too, from the operator\'s resolver (docs/api.md, "/v1/ip")', async () => {
     // 192.0.2.0/24 is documentation space; Knot serves its reverse zone as a private network's
     // resolver serves its own.
     const before = knot.queries();

@@ -104,7 +104,7 @@ describe('every code of the catalogue is documented', () => {
     expect(res.headers.get('vary')).toBe('Accept');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    // Not an operation of spec §8: no RateLimit-* header (SPEC-NOTES, "Every response").
+    // Not an operation of the API contract: no RateLimit-* header (docs/api.md, "Behaviour notes").
     expect(res.headers.get('ratelimit-limit')).toBeNull();
   });
 

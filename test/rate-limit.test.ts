@@ -1,4 +1,4 @@
-// Per-source, per-operation limits over a real socket (spec §8, SPEC-NOTES "Rate limits").
+// Per-source, per-operation limits over a real socket (the API contract, docs/api.md, "Rate limits").
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectContract } from './support/contract.js';
 import { send, type Reply } from './support/http.js';

@@ -20,7 +20,7 @@ export interface ProblemDoc {
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; problem: ProblemDoc };
 
-/** A GET of this server's API: the envelope's `data`, or the problem document (spec §7). */
+/** A GET of this server's API: the envelope's `data`, or the problem document (the API contract). */
 export async function api<T>(path: string): Promise<ApiResult<T>> {
   try {
     const res = await fetch(path, { headers: { Accept: 'application/json' } });

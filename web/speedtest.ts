@@ -1,6 +1,6 @@
 // The speed test: the engine the configuration names (@cloudflare/speedtest, bundled), run in
 // the mode the user picks against this server's /__down and /__up, with the analytics events
-// the configuration advertises and nothing else (spec §2; SPEC-NOTES, "Beyond the spec's routes").
+// the configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';

@@ -14,7 +14,7 @@ export interface Client {
 }
 
 /**
- * `title: detail` of a problem document (spec §7), the title alone when there is no detail, or
+ * `title: detail` of a problem document (the API contract), the title alone when there is no detail, or
  * the start of whatever else came.
  */
 export function problemText(body: string, status: number): string {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `netdiag` command: the servers (serve, probe) and the client commands against any
 // deployment (ip, dns, latency, speedtest, config). Arguments parsed by commander; exit status 0
-// on success, 1 when the API or the network failed, 2 for bad usage (SPEC-NOTES, Commands).
+// on success, 1 when the API or the network failed, 2 for bad usage (docs/command-line.md).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
 import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';

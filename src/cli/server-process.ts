@@ -1,10 +1,10 @@
 // `netdiag serve` and `netdiag probe` as processes: configuration from the environment, start,
-// drain on SIGTERM or SIGINT (SPEC-NOTES, Privacy and lifecycle).
+// drain on SIGTERM or SIGINT (docs/api.md, "Shutdown").
 import type pino from 'pino';
 import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/config.js';
 import { createLogger, flushAndExit, routeConsole } from '../runtime/node/logger.js';
 
-/** Grace for in-flight requests on SIGTERM (SPEC-NOTES, Privacy and lifecycle). */
+/** Grace for in-flight requests on SIGTERM (docs/api.md, "Shutdown"). */
 const DRAIN_GRACE_MS = 5_000;
 
 interface Running {

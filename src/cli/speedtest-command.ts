@@ -1,6 +1,6 @@
 // `netdiag speedtest`: the configuration's plan for a mode run from Node (speedtest-run.ts), a
 // progress bar on a terminal, the result as a table or JSON, and the analytics events the
-// configuration advertises with `source: "cli"` (spec §2 and §6), unless --no-analytics.
+// configuration advertises with `source: "cli"` (the API contract), unless --no-analytics.
 import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
@@ -82,7 +82,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   const mode = config.modes.find((m) => m.id === options.mode);
   if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
 
-  // One random id per test (spec §2, event_id); only the events the configuration names.
+  // One random id per test (the API contract, event_id); only the events the configuration names.
   const eventId = randomUUID();
   const send = async (event: Schemas['EventName'], properties: Record<string, string | number | undefined>) => {
     if (!options.analytics || !config.analytics.events.includes(event)) return;

@@ -48,7 +48,7 @@ export interface Result {
   durationMs: number;
 }
 
-/** Why a run stopped, in the analytics schema's terms (spec §2, failure_reason). */
+/** Why a run stopped, in the analytics schema's terms (the API contract, failure_reason). */
 export class SpeedTestFailure extends Error {
   constructor(
     readonly reason: 'engine_error' | 'network_error' | 'cancelled' | 'timeout',

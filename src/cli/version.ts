@@ -3,5 +3,5 @@ import { createRequire } from 'node:module';
 
 export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
-/** What the client reports as analytics `tool_version` (spec §2: at most 40 characters). */
+/** What the client reports as analytics `tool_version` (the API contract: at most 40 characters). */
 export const TOOL_VERSION = `netdiag-cli/${VERSION}`;

@@ -1,7 +1,7 @@
 import { Problem } from '../http/problems.js';
 
 /**
- * Why a lookup failed. Each kind maps to one status (SPEC-NOTES, DNS): an invalid or oversized
+ * Why a lookup failed. Each kind maps to one status (docs/api.md, "DNS"): an invalid or oversized
  * upstream message 502, a missed deadline 504, an upstream that cannot be reached 503.
  */
 type DnsFailureKind = 'invalid' | 'too_large' | 'timeout' | 'unavailable';

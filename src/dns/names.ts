@@ -2,7 +2,7 @@ import { reverseNameOfText } from '../net/reverse.js';
 import { Problem } from '../http/problems.js';
 import { MAX_NAME_LENGTH } from './types.js';
 
-/** Letters, digits, hyphen and underscore (`_dmarc`, `_sip._tcp` are real names; SPEC-NOTES). */
+/** Letters, digits, hyphen and underscore (`_dmarc`, `_sip._tcp` are real names; docs/api.md). */
 const LABEL = /^[a-z0-9_-]{1,63}$/;
 /** A name already in canonical form: the common case, checked with one expression. */
 const CANONICAL = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;

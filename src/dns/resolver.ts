@@ -20,7 +20,7 @@ export interface Resolver {
   resolve(name: string, type: DnsType): Resolution | Promise<Resolution>;
   /**
    * Straight to the upstream, never cached: for lookups about one caller (the PTR of /v1/ip),
-   * which must not sit in a shared cache (SPEC-NOTES, /v1/ip). Identical questions asked while
+   * which must not sit in a shared cache (docs/api.md, "/v1/ip"). Identical questions asked while
    * one is in flight share its query (a page firing parallel requests from one address asks
    * once); nothing is kept once the answer arrives, and a later call always asks again.
    */
@@ -46,7 +46,7 @@ interface ResolverOptions {
   observer?: ResolverObserver;
 }
 
-/** What a lookup's status will be: the answer, or the failure class of SPEC-NOTES, DNS. */
+/** What a lookup's status will be: the answer, or the failure class of docs/api.md, "DNS". */
 type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout';
 
 /** Receives the resolver's outcomes (Node's metrics); nothing about the name asked. */

@@ -46,7 +46,7 @@ function nameAndType(query: string): { name: string | undefined; type: string | 
 const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
 
 /**
- * Validates `name` and `type` (spec §4, SPEC-NOTES DNS) into the canonical question. One fault is
+ * Validates `name` and `type` (the API contract, docs/api.md, "DNS") into the canonical question. One fault is
  * reported, the most specific first: a value that was sent and is wrong (its length, then the
  * type, then the name's form, which depends on the type) before a parameter that is missing, and
  * `name`, the subject of the question, before `type`.
@@ -74,7 +74,7 @@ export function dnsRoute(resolver: Resolver): RouteDefinition {
       data = serialize({ query: { name, type }, response_code: result.responseCode, answers: result.answers });
       serialized.set(result, data);
     }
-    // Cache-Control follows the remaining TTL; a zero TTL must not be cached (SPEC-NOTES).
+    // Cache-Control follows the remaining TTL; a zero TTL must not be cached (docs/api.md).
     return envelopeSerialized(ctx, data, maxAge > 0 ? `public, max-age=${maxAge}` : CACHE.noStore);
   };
 

@@ -1,4 +1,4 @@
-/** The seven allowlisted record types (spec §4 rule 1). */
+/** The seven allowlisted record types (the API contract). */
 export const DNS_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'PTR'] as const;
 export type DnsType = (typeof DNS_TYPES)[number];
 
@@ -26,7 +26,7 @@ export interface DnsResult {
   cacheTtl: number;
 }
 
-/** Bounds of spec §8. */
+/** Bounds of the API contract. */
 export const MAX_ANSWERS = 50;
 export const MAX_TXT_CHARACTERS = 2048;
 export const MAX_NAME_LENGTH = 253;

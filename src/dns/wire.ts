@@ -98,7 +98,7 @@ export function messageId(message: Uint8Array): number {
 
 const RCODES: Record<number, ResponseCode> = { 0: 'no_error', 2: 'server_failure', 3: 'name_error', 5: 'refused' };
 
-/** Presentation form for responses: lower case, no trailing dot (SPEC-NOTES). */
+/** Presentation form for responses: lower case, no trailing dot (docs/api.md). */
 function presentName(name: string): string {
   const bare = name.endsWith('.') ? name.slice(0, -1) : name;
   if (bare.length > MAX_NAME_LENGTH) throw new DnsFailure('too_large', `a name of ${bare.length} characters`);
@@ -111,7 +111,7 @@ function ttlOf(ttl: number | undefined): number {
 
 const utf8 = new TextDecoder('utf-8');
 
-/** TXT: character-strings concatenated, no quotes or separators, decoded as UTF-8 (SPEC-NOTES). */
+/** TXT: character-strings concatenated, no quotes or separators, decoded as UTF-8 (docs/api.md). */
 function txtValue(data: unknown): string {
   const parts = Array.isArray(data) ? (data as unknown[]) : [data];
   const bytes = parts.map((p) => (typeof p === 'string' ? new TextEncoder().encode(p) : (p as Uint8Array)));

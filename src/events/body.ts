@@ -1,6 +1,6 @@
 import type { HttpRequest } from '../http/types.js';
 
-/** The body bound for events (spec §8: 4 KiB). */
+/** The body bound for events (the API contract: 4 KiB). */
 export const MAX_EVENT_BYTES = 4096;
 
 type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'not_utf8' | 'cut_off' };
@@ -14,7 +14,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /**
  * Reads at most `limit` bytes. A declared Content-Length over the limit is refused before any
  * byte is read; otherwise chunks are counted as they arrive and reading stops at the first
- * chunk that passes the limit, whatever Content-Length said (SPEC-NOTES: never read past the
+ * chunk that passes the limit, whatever Content-Length said (docs/api.md: never read past the
  * bound).
  */
 export async function readBoundedBody(req: HttpRequest, limit = MAX_EVENT_BYTES): Promise<BodyRead> {

@@ -15,7 +15,7 @@ function refuse(ctx: RequestContext, code: 'unsupported_media_type' | 'payload_t
 }
 
 /**
- * POST /v1/events (spec §4 rule 3, §6; SPEC-NOTES "POST /v1/events"). Checks run in order of
+ * POST /v1/events (the API contract; docs/api.md, "Analytics intake"). Checks run in order of
  * cost: media type (415), size while reading (413), JSON (400 invalid_json), schema (400
  * invalid_event). The 202 is answered as soon as the event is handed to the sink, which queues
  * and never waits on delivery.

@@ -1,14 +1,14 @@
 import type { Logger } from '../ports.js';
 import type { AnalyticsEvent } from './validate.js';
 
-/** What reaches a sink: exactly the validated event and when it was received (SPEC-NOTES). */
+/** What reaches a sink: exactly the validated event and when it was received (docs/api.md). */
 export interface ReceivedEvent extends AnalyticsEvent {
   received_at: string;
 }
 
 /**
  * Port: where accepted events go. `accept` never blocks and never throws: delivery is
- * best-effort and a failing sink must not change the 202 (spec §4 rule 3).
+ * best-effort and a failing sink must not change the 202 (the API contract).
  */
 export interface EventSink {
   accept(event: ReceivedEvent): void;

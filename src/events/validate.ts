@@ -79,7 +79,7 @@ function mostSpecific(body: unknown, errors: readonly ErrorObject[]): string {
 /**
  * The event validator, compiled from the OpenAPI document's `AnalyticsEvent` schema at build time
  * (scripts/generate.mjs, Ajv standalone code), so the document and the intake cannot disagree
- * (spec §2) and no runtime compiles code from strings (Workers refuse it). It collects every
+ * (the API contract) and no runtime compiles code from strings (Workers refuse it). It collects every
  * error (Ajv's `allErrors`; a valid event measured 0.2-0.4 µs with and without it, four rounds of
  * a million each), so the one reported is the most specific (`rank`), not the first the schema
  * happens to check. Strings must also be well-formed Unicode. Undeclared top-level fields fail the schema (`additionalProperties:

@@ -2,7 +2,7 @@ import { CACHE } from '../http/headers.js';
 import { envelopeSerialized, serialize } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 
-/** Health never calls a DNS upstream, so it cannot spend upstream quota (spec §4 rule 4). */
+/** Health never calls a DNS upstream, so it cannot spend upstream quota (the API contract). */
 const HEALTH_JSON = serialize({ status: 'ok', api_version: 'v1', upstream_provider_health: 'not_checked' });
 
 export const healthRoute: RouteDefinition = {

@@ -29,7 +29,7 @@ export interface ConnectionFacts {
   edge?: EdgeFacts;
 }
 
-/** The platform's own view of a connection (spec §1 rule 4: trusted in a verified edge runtime). */
+/** The platform's own view of a connection (the API contract: trusted in a verified edge runtime). */
 export interface EdgeFacts {
   /** The edge location code (`provider_colo`), or null when absent or malformed. */
   colo: string | null;

@@ -1,4 +1,4 @@
-/** Header values shared by every response (SPEC-NOTES, "Every response"). */
+/** Header values shared by every response (docs/api.md, "Behaviour notes"). */
 
 /** Browser clients may read these (CORS, Fetch standard §3.2.6). */
 export const EXPOSED_HEADERS = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
@@ -9,7 +9,7 @@ export const ALLOWED_REQUEST_HEADERS = 'Content-Type, Accept';
 /** How long a browser may cache a preflight answer, in seconds. */
 export const PREFLIGHT_MAX_AGE = '86400';
 
-/** Cache-Control values by route (SPEC-NOTES, "Every response"). */
+/** Cache-Control values by route (docs/api.md, "Behaviour notes"). */
 export const CACHE = {
   noStore: 'no-store',
   regions: 'public, max-age=300',

@@ -1,7 +1,7 @@
 /** One problem code's entry in the catalogue below. */
 export interface ProblemEntry {
   status: number;
-  /** At most 100 characters (spec §7). */
+  /** At most 100 characters (the API contract). */
   title: string;
   /** When the service answers with this problem: one or two sentences for a reader of the API. */
   when: string;

@@ -8,7 +8,7 @@ import { problemReply } from './respond.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
 
 /**
- * Wraps a handler in the per-source, per-operation fixed-window limit (spec §8, SPEC-NOTES
+ * Wraps a handler in the per-source, per-operation fixed-window limit (the API contract, docs/api.md
  * "Rate limits"). The source is the caller address by the /v1/ip rule, IPv6 by /64, stored only
  * as a keyed hash. When the caller cannot be established (a trusted proxy sent nothing usable)
  * the peer itself is the source: the one party we can identify is limited, never nobody.

@@ -31,7 +31,7 @@ function isLowSurrogate(unit: number): boolean {
 
 /**
  * Headers every response carries: request id, CORS, and RateLimit-* on limited routes
- * (SPEC-NOTES). A flat `[name, value, …]` list: Node's `writeHead` takes it as it is, which
+ * (docs/api.md). A flat `[name, value, …]` list: Node's `writeHead` takes it as it is, which
  * measured 0.3–0.45 µs a response cheaper than an object (2–3% on the cached DNS route).
  */
 export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId'>, cacheControl: string): string[] {
@@ -92,7 +92,7 @@ export function serialize(data: unknown): Serialized {
 const META_OVERHEAD = utf8Length(`{"data":,"meta":{"api_version":"v1","request_id":"","requested_at":"2000-01-01T00:00:00.000Z"}}`);
 
 /**
- * A success: `{ data, meta }` (spec §1 rule 3). Routes whose data never changes serialise it once
+ * A success: `{ data, meta }` (the API contract). Routes whose data never changes serialise it once
  * and each response only splices in its own `meta`.
  */
 export function envelopeSerialized(ctx: RequestContext, data: Serialized, cacheControl: string, status = 200): HttpReply {
@@ -106,7 +106,7 @@ export function envelope(ctx: RequestContext, data: unknown, cacheControl: strin
   return envelopeSerialized(ctx, serialize(data), cacheControl, status);
 }
 
-/** An RFC 9457 problem document; every error response is `no-store` (SPEC-NOTES). */
+/** An RFC 9457 problem document; every error response is `no-store` (docs/api.md). */
 export function problemReply(ctx: RequestContext, code: ProblemCode, detail: string, extra?: Readonly<Record<string, string>>): HttpReply {
   const doc = problemDocument(code, detail, ctx.publicUrl ?? ctx.req.origin(), ctx.requestId);
   return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
@@ -123,7 +123,7 @@ export function bodyCutOffReply(ctx: RequestContext): HttpReply {
 
 /**
  * A problem answered outside the app (a request Node refused before parsing it, a fault in an
- * adapter): the same catalogue, document and headers as any other error (spec §7), for a request
+ * adapter): the same catalogue, document and headers as any other error (the API contract), for a request
  * that has no context. The connection is closed after it.
  */
 export function detachedProblem(code: ProblemCode, detail: string, base: string, requestId: string): HttpReply {

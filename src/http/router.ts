@@ -11,7 +11,7 @@ import type { Handler, HttpReply, RequestContext } from './types.js';
  */
 export interface RouteMethod {
   /**
-   * The operation whose per-source limit this method counts against (spec §8), or null where no
+   * The operation whose per-source limit this method counts against (the API contract), or null where no
    * limit applies (static documents, health). Required, so a new route cannot leave it out by
    * forgetting: the type-check refuses it, and `createApp` refuses one that says neither.
    */
@@ -92,7 +92,7 @@ export class Router {
 }
 
 /**
- * Method gate for a matched path (spec §4 rule 5): HEAD runs the GET (the runtime drops the
+ * Method gate for a matched path (the API contract): HEAD runs the GET (the runtime drops the
  * body, RFC 9110 §9.3.2), OPTIONS answers the preflight with 204, anything else 405 + `Allow`.
  */
 export function methodHandler(route: CompiledRoute, method: string): Handler {

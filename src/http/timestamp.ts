@@ -1,5 +1,5 @@
 /**
- * RFC 3339 UTC timestamps with a `Z` suffix (SPEC-NOTES). Under load many requests share a
+ * RFC 3339 UTC timestamps with a `Z` suffix (docs/api.md). Under load many requests share a
  * millisecond, so the last one formatted is reused.
  */
 let lastMs = -1;

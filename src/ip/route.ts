@@ -31,7 +31,7 @@ function locationOf(found: Omit<LocationInformation, 'country'>): LocationInform
   };
 }
 
-/** The first PTR answer's target as a host name, or null (SPEC-NOTES, /v1/ip). */
+/** The first PTR answer's target as a host name, or null (docs/api.md, "/v1/ip"). */
 function hostnameOf(result: DnsResult): string | null {
   for (const answer of result.answers) if (answer.type === 'PTR') return hostnameOrNull(answer.target);
   return null;
@@ -44,7 +44,7 @@ interface CallerFacts {
 }
 
 /**
- * On an edge runtime the platform's observation of the connection is the answer (spec §1
+ * On an edge runtime the platform's observation of the connection is the answer (the API contract
  * rule 4): it saw where the caller came in, so its view is not looked up again, nor blanked for
  * an address our special-use table would skip (the platform only sends what it observed).
  */
@@ -60,7 +60,7 @@ interface IpRouteNeeds extends CallerRule {
 }
 
 export function ipRoute(services: IpRouteNeeds): RouteDefinition {
-  /** Our own data: special-use addresses get nothing (SPEC-NOTES, /v1/ip), public ones a lookup. */
+  /** Our own data: special-use addresses get nothing (docs/api.md, "/v1/ip"), public ones a lookup. */
   const lookedUp = (address: ParsedAddress): CallerFacts => {
     if (isSpecialUse(address)) return { location: NO_LOCATION, network: NO_NETWORK, colo: services.colo };
     const city = services.geo.city.city(address);
@@ -108,11 +108,11 @@ export function ipRoute(services: IpRouteNeeds): RouteDefinition {
         },
         CACHE.noStore,
       );
-    // Every caller's PTR is asked, special-use addresses included (SPEC-NOTES, /v1/ip): on a
+    // Every caller's PTR is asked, special-use addresses included (docs/api.md, "/v1/ip"): on a
     // private network the operator's resolver is the one that knows its reverse zones.
     return reverseHostname(address).then(reply);
   };
 
-  // Query parameters are ignored: nothing a caller sends can name another address (SPEC-NOTES).
+  // Query parameters are ignored: nothing a caller sends can name another address (docs/api.md).
   return { path: '/v1/ip', GET: { limit: 'ip', handle: handler } };
 }

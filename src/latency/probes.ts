@@ -12,7 +12,7 @@ export class ProbeUnavailable extends Error {
 }
 
 /**
- * Port: the edge's view of its regional probes (spec §4 rule 2, SPEC-NOTES "Latency").
+ * Port: the edge's view of its regional probes (the API contract, docs/api.md, "Latency probes").
  * A runtime keeps a connection open to each probe, so `measure` is exactly one request and
  * response over it, timed with a monotonic clock; connection set-up is never in the figure.
  */

@@ -1,4 +1,4 @@
-/** The seven regions: identifiers and names are stable API data (spec §9, SPEC-NOTES). */
+/** The seven regions: identifiers and names are stable API data (the API contract, docs/api.md). */
 export const REGIONS = [
   { id: 'wnam', name: 'Western North America' },
   { id: 'enam', name: 'Eastern North America' },

@@ -10,7 +10,7 @@ import { REGIONS, REGION_IDS, isRegionId, type RegionId } from './regions.js';
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 export function latencyRoutes(probes: LatencyProbes): RouteDefinition[] {
-  // `available` is true exactly when this deployment has a probe for the region (SPEC-NOTES).
+  // `available` is true exactly when this deployment has a probe for the region (docs/api.md).
   const regionsJson = serialize({
     regions: REGIONS.map((r) => ({ id: r.id, name: r.name, available: probes.regions.has(r.id) })),
   });
@@ -35,7 +35,7 @@ export function latencyRoutes(probes: LatencyProbes): RouteDefinition[] {
       {
         region,
         edge_to_region_rtt_ms: roundMs(rtt),
-        // Client-side figures are the client's to measure (spec §4 rule 2).
+        // Client-side figures are the client's to measure (the API contract).
         client_to_api_rtt_ms: null,
         client_observed_total_rtt_ms: null,
         measurement_scope: 'provider_edge_to_regional_probe',

@@ -3,7 +3,7 @@ import type { Operation } from '../ratelimit/limits.js';
 /**
  * Port: what the core reports for an operator's metrics (issue 17). Labels are route patterns,
  * methods, statuses and operations only: never an address, a name asked about, a User-Agent or
- * a body (SPEC-NOTES, Privacy). Node records them with prom-client; Workers leave them to the
+ * a body (docs/api.md, "Privacy"). Node records them with prom-client; Workers leave them to the
  * platform's own analytics.
  */
 export interface Metrics {

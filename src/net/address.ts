@@ -93,7 +93,7 @@ function isIPv4Compatible(parts: readonly number[]): boolean {
  * Parses one IP literal, strictly, because text from a forwarding header or a PROXY header must
  * be refused (a break in the chain) rather than read as something else:
  * - IPv4 only in the four-part dotted form (no `127.1`, no octal, no leading zeros).
- * - IPv4-mapped IPv6 (`::ffff:a.b.c.d`) becomes IPv4 (SPEC-NOTES, /v1/ip); IPv4-compatible
+ * - IPv4-mapped IPv6 (`::ffff:a.b.c.d`) becomes IPv4 (docs/api.md, "/v1/ip"); IPv4-compatible
  *   IPv6 (`::8.8.8.8`) is refused (RFC 4291 §2.5.5.1), not reported as the IPv4 address.
  * - A zone index (`%eth0`) only on a link-local IPv6 address, the one kind that needs one
  *   (RFC 4007 §6, §11) and the one kind Node writes with one for a socket's peer (it appends
@@ -120,7 +120,7 @@ export function parseAddress(input: string): ParsedAddress | undefined {
 }
 
 /**
- * The rate-limit source for an address: IPv4 as is, IPv6 by its /64 (SPEC-NOTES, Rate limits),
+ * The rate-limit source for an address: IPv4 as is, IPv6 by its /64 (docs/api.md, "Rate limits"),
  * since one subscriber usually holds a whole /64.
  */
 export function sourceOf(address: ParsedAddress): string {

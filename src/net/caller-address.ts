@@ -38,7 +38,7 @@ function chainOf(header: TrustedHeader, value: string): (string | undefined)[] {
 
 /**
  * The caller is the TCP peer, unless the peer is a trusted proxy: then it is the nearest
- * untrusted address in the one header that proxy writes, read right to left (SPEC-NOTES,
+ * untrusted address in the one header that proxy writes, read right to left (docs/api.md,
  * /v1/ip). Headers from an untrusted peer, and every other forwarding header, are never read,
  * so a caller cannot name another address.
  *

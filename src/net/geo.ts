@@ -1,12 +1,12 @@
 import type { ParsedAddress } from './address.js';
 
-/** NetworkInformation (spec §2): both null when unknown. */
+/** NetworkInformation (the API contract): both null when unknown. */
 export interface NetworkInformation {
   asn: number | null;
   organization: string | null;
 }
 
-/** LocationInformation (spec §2): approximate; null means unavailable, never a text like "unknown". */
+/** LocationInformation (the API contract): approximate; null means unavailable, never a text like "unknown". */
 export interface LocationInformation {
   city: string | null;
   region: string | null;

@@ -24,7 +24,7 @@ function isRangeList(entry: RangeEntry | RangeEntry[]): entry is RangeEntry[] {
 /**
  * Private, loopback, link-local, documentation, multicast, CGNAT, translation and other
  * special-use ranges (RFC 6890 registries, as ipaddr.js classifies them): anything but global
- * unicast. They get no network, no location and no reverse lookup (SPEC-NOTES, /v1/ip); a PTR
+ * unicast. They get no network, no location and no reverse lookup (docs/api.md, "/v1/ip"); a PTR
  * query for them would only leak an internal address to the upstream (RFC 6303).
  */
 export function isSpecialUse(address: ParsedAddress): boolean {

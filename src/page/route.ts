@@ -8,10 +8,10 @@ import { callerOf, type CallerRule } from '../http/caller.js';
 import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
 
 /**
- * `GET /` (SPEC-NOTES, "Beyond the spec's routes"): a browser, whose `Accept` names `text/html`,
+ * `GET /` (docs/api.md, "Envelope, routes and limits"): a browser, whose `Accept` names `text/html`,
  * gets the page; any other client (curl sends `*∕*`) gets the caller's address and a newline as
  * text/plain, as ifconfig.co does. Both name the caller by the /v1/ip rule, count against the
- * `ip` limit, and are never cached (spec §1 rule 5: request-specific results); `Vary: Accept`
+ * `ip` limit, and are never cached (the API contract: request-specific results); `Vary: Accept`
  * tells any cache between that the two answers differ.
  */
 

@@ -5,14 +5,14 @@ import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
 
 /**
- * `GET /problems/<code>` (SPEC-NOTES, "Beyond the spec's routes"): the documentation every
+ * `GET /problems/<code>` (docs/api.md, "Envelope, routes and limits"): the documentation every
  * problem's `type` URI leads to, as RFC 9457 §3.1.1 asks of a type URI that can be dereferenced.
  * Built from the one catalogue (src/http/problems.ts): its title, status, when it happens and
  * what to do. A browser, whose `Accept` names `text/html`, gets a short page; any other client
  * (curl sends `*∕*`) plain text, decided as `GET /` decides.
  *
  * The pages are the same for every caller and change only with a release, so they are public
- * and cached for an hour, and they are not rate limited: spec §8 limits only its four
+ * and cached for an hour, and they are not rate limited: the API contract limits only its four
  * operations, and these are static like `/app.css`. `Vary: Accept` tells a cache that the two
  * forms differ.
  */
@@ -89,8 +89,8 @@ function unknownDetail(segment: string): string {
 
 /**
  * An unknown code is 404 `not_found`, in the form the client asked for: for a browser the problem
- * document's fields as a page, for any other client the problem document itself (spec §7).
- * Never cached, as no error is (SPEC-NOTES).
+ * document's fields as a page, for any other client the problem document itself (the API contract).
+ * Never cached, as no error is (docs/api.md).
  */
 function unknownCode(ctx: RequestContext, segment: string): HttpReply {
   const detail = unknownDetail(segment);
@@ -116,7 +116,7 @@ export function problemDocsRoute(): RouteDefinition {
   }
   return {
     path: '/problems/:code',
-    // Not limited: spec §8 limits only its operations, and these pages are static like /app.css.
+    // Not limited: the API contract limits only its operations, and these pages are static like /app.css.
     GET: {
       limit: null,
       handle: (ctx) => {

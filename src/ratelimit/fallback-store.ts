@@ -39,7 +39,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The shared store while it answers, the in-process counters while it does not (SPEC-NOTES,
+ * The shared store while it answers, the in-process counters while it does not (docs/api.md,
  * "Rate limits"): every call has a short deadline; a failure or timeout switches the instance
  * to its own counters at once (never a 500, never unlimited), logged once; a background ping
  * switches it back when the store answers again, logged once. Requests never wait on a store

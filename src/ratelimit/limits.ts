@@ -1,6 +1,6 @@
 /**
  * The limited operations and their per-source limits per 60 s window: the spec's four (§8), and
- * `speedtest` for the speed-test targets, an addition (SPEC-NOTES, "Beyond the spec's routes").
+ * `speedtest` for the speed-test targets, an addition (docs/api.md, "Envelope, routes and limits").
  */
 export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -16,7 +16,7 @@ export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60,
 /** Highest limit an operator may set: far above any real use, well inside a counter's range. */
 export const MAX_LIMIT = 100_000_000;
 
-/** Fixed window length (SPEC-NOTES, Rate limits). */
+/** Fixed window length (docs/api.md, "Rate limits"). */
 export const WINDOW_MS = 60_000;
 
 /** The store key for one operation and one source's keyed hash: the one place its format is made. */

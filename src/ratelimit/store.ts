@@ -8,7 +8,7 @@ export interface WindowHit {
 
 /**
  * What a store that keeps its own limit answers (a platform binding that says only yes or no):
- * no count, so `RateLimit-Remaining` is omitted (SPEC-NOTES, Rate limits).
+ * no count, so `RateLimit-Remaining` is omitted (docs/api.md, "Rate limits").
  */
 export interface WindowVerdict {
   /** This hit is over the limit. */

@@ -62,7 +62,7 @@ export const SPEED_TEST_CONFIGURATION = {
   execution: 'client',
   engine: '@provider/speedtest',
   results_persisted_by_service: false,
-  // Units of the analytics properties a client reports (spec §2, AnalyticsProperties).
+  // Units of the analytics properties a client reports (the API contract, AnalyticsProperties).
   metric_units: {
     download_mbps: 'megabits_per_second',
     upload_mbps: 'megabits_per_second',
@@ -71,7 +71,7 @@ export const SPEED_TEST_CONFIGURATION = {
     duration_ms: 'milliseconds',
     bytes_per_request: 'bytes',
   },
-  // Bounds the service enforces on what a client sends back (spec §2 and §8).
+  // Bounds the service enforces on what a client sends back (the API contract).
   limits: {
     max_bytes_per_request: MAX_BYTES_PER_REQUEST,
     max_test_duration_ms: 3_600_000,

@@ -6,7 +6,7 @@ import type { HttpReply, RequestContext, StreamedBody } from '../http/types.js';
 import { MAX_BYTES_PER_REQUEST } from './configuration.js';
 
 /**
- * The speed-test targets (SPEC-NOTES, "Beyond the spec's routes"): `GET /__down?bytes=N` and
+ * The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
  * `POST /__up`, with the contract of the browser engine the configuration names, so its
  * `downloadApiUrl` and `uploadApiUrl` can point here. The engine times each transfer with the
  * browser's Resource Timing, which a cross-origin page sees only with `Timing-Allow-Origin`, and

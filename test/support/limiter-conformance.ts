@@ -1,4 +1,4 @@
-// One set of cases for every LimiterStore implementation (ARCHITECTURE.md §5): the in-process
+// One set of cases for every LimiterStore implementation (docs/design.md): the in-process
 // store now, the Redis and cluster stores behind the same port later, so they cannot drift.
 import { describe, expect, it } from 'vitest';
 import type { LimiterStore, WindowHit, WindowVerdict } from '../../src/ratelimit/store.js';

@@ -1,5 +1,5 @@
 // /v1/ip on Workers: the caller is CF-Connecting-IP; connection facts, location and network come
-// from request.cf, whole, in part, or not at all (SPEC-NOTES, /v1/ip).
+// from request.cf, whole, in part, or not at all (docs/api.md, "/v1/ip").
 import { inject, describe, expect, it } from 'vitest';
 import { expectContract } from '../support/contract.js';
 import { FULL_CF, codeOf, workerWith } from './worker.js';

@@ -1,4 +1,4 @@
-// `netdiag serve`'s and `netdiag probe`'s configuration from the environment (SPEC-NOTES,
+// `netdiag serve`'s and `netdiag probe`'s configuration from the environment (docs/api.md,
 // operator interface): a table per program (one row per variable: parser and bounds, default,
 // description), read in order; then the checks that span variables; then the one step with I/O,
 // reading the files variables name (TLS certificate and key, geo databases).
@@ -228,7 +228,7 @@ function tlsPaths(values: Pick<Values<typeof SERVE_VARIABLES>, 'NETDIAG_TLS_CERT
 }
 
 /**
- * With Redis the key is required (SPEC-NOTES, Rate limits): a key generated and kept in Redis
+ * With Redis the key is required (docs/api.md, "Rate limits"): a key generated and kept in Redis
  * would sit beside the hashes it keys, and the whole IPv4 space can be tried against them.
  */
 function rateLimitKey(key: string | undefined, redisUrl: string | undefined): string | undefined {
@@ -303,7 +303,7 @@ export function loadProbeConfig(env: Env): ProbeConfig {
 }
 
 /**
- * `netdiag serve`'s configuration (SPEC-NOTES, operator interface): SERVE_VARIABLES read in
+ * `netdiag serve`'s configuration (docs/operations.md, "Configuration in depth"): SERVE_VARIABLES read in
  * order, the checks that span variables, then the files they name. Throws ConfigError.
  */
 export function loadConfig(env: Env): Config {

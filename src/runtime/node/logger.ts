@@ -4,7 +4,7 @@ import type { LogLevel } from './config.js';
 
 /**
  * Structured JSON logs on stdout. Nothing here knows a caller's address or User-Agent; the core
- * never hands them over (SPEC-NOTES, Privacy).
+ * never hands them over (docs/api.md, "Privacy").
  */
 export function createLogger(level: LogLevel, destination: pino.DestinationStream | number = 1): pino.Logger {
   const stream = typeof destination === 'number' ? pino.destination({ dest: destination, sync: false }) : destination;

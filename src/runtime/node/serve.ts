@@ -61,7 +61,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       timer.unref();
       server.close(() => {
         clearTimeout(timer);
-        // Then the events queue is flushed (SPEC-NOTES, lifecycle), within its own bound.
+        // Then the events queue is flushed (docs/api.md, "Shutdown"), within its own bound.
         void Promise.all([lifecycle.probes.close(), lifecycle.events.close(EVENTS_FLUSH_MS), lifecycle.dns.close(), metricsServer?.close()]).then(() => {
           lifecycle.limiter.close();
           resolve();

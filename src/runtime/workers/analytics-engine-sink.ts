@@ -14,7 +14,7 @@ if (STRING_PROPERTIES.length + 2 > 20 || NUMBER_PROPERTIES.length > 20) throw ne
 /**
  * Events to Workers Analytics Engine: one data point per event, written without waiting (the
  * platform batches them), indexed by event name (the sampling key). Exactly the validated event
- * and the receive time, as every sink (SPEC-NOTES); `event_id` is not written, since a data
+ * and the receive time, as every sink (docs/api.md); `event_id` is not written, since a data
  * point is already one event and the id serves only de-duplication at a collector.
  */
 export function analyticsEngineSink(dataset: AnalyticsEngineDataset): EventSink {

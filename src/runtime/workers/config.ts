@@ -67,7 +67,7 @@ const dohUrl: Parser<string> = (text) => {
 /**
  * `NETDIAG_PROBES` on Workers: `region=durable-object` (a Durable Object placed by the region's
  * location hint) or `region=https://…` (a `netdiag probe` running in that region), comma-separated.
- * One `apac` hint cannot stand for two regions (SPEC-NOTES, Latency): the operator names the one
+ * One `apac` hint cannot stand for two regions (docs/api.md, "Latency probes"): the operator names the one
  * it serves, and the other may only be a URL probe.
  */
 const pairs = regionPairs<RegionId, WorkersProbe>(isRegionId, 'region=durable-object or region=url', (region, target) =>

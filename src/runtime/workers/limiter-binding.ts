@@ -6,7 +6,7 @@ import type { Clock } from '../../ports.js';
 /**
  * The platform's rate-limiting binding, one per operation, each with its limit and a 60 s period
  * in wrangler.jsonc. It answers only `{ success }`, counts per Cloudflare location and is
- * approximate (its documentation's words), so `RateLimit-Remaining` is omitted (SPEC-NOTES) and
+ * approximate (its documentation's words), so `RateLimit-Remaining` is omitted (docs/api.md) and
  * the reset is the end of the current minute, the best it can be told. Cheaper than a Durable
  * Object per caller, for operators who prefer that to an exact, global count.
  */

@@ -10,7 +10,7 @@ interface Window {
 
 /**
  * One fixed-window counter per (operation, keyed hash of the source): a Durable Object is a
- * single thread in one place, so the count is exact and global (SPEC-NOTES, Rate limits), and
+ * single thread in one place, so the count is exact and global (docs/api.md, "Rate limits"), and
  * it knows what remains. The window is kept in the object's storage so that an eviction does
  * not forgive a caller, and an alarm at the window's end deletes it: nothing about a source
  * outlives its window. The object's name is already a keyed hash, never an address.

@@ -36,7 +36,7 @@ function within<T>(work: Promise<T>, region: RegionId): Promise<T> {
  * advances only across I/O: an awaited call to another object is exactly that, so the figure is
  * the round trip. Each probe is warmed once per isolate (an untimed call first): the first call
  * to a Durable Object includes creating it, and the first fetch to a URL its connection, which
- * the spec keeps out of the figure (SPEC-NOTES, Latency).
+ * the spec keeps out of the figure (docs/api.md, "Latency probes").
  */
 export function workersProbes(config: ReadonlyMap<RegionId, WorkersProbe>, namespace: DurableObjectNamespace<RegionProbe> | undefined, logger: Logger): LatencyProbes {
   const calls = new Map<RegionId, () => Promise<unknown>>();

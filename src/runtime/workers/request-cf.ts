@@ -35,7 +35,7 @@ function asn(value: unknown): number | null {
 }
 
 /**
- * The connection as the edge observed it (SPEC-NOTES, /v1/ip: "On Workers the caller is
+ * The connection as the edge observed it (docs/api.md, "/v1/ip": "On Workers the caller is
  * `CF-Connecting-IP`, set by the platform, and connection facts, location and network come from
  * `request.cf`"). The caller is that header alone: forwarding headers are never read. `cf` may be
  * partial or missing (a request from a Service binding, or a test): absent fields are null.

@@ -37,7 +37,7 @@ const defer: Defer = (work) => {
   }
 };
 
-/** A store shared by every isolate, with this isolate's own counters while it fails (SPEC-NOTES). */
+/** A store shared by every isolate, with this isolate's own counters while it fails (docs/api.md). */
 function limiterStore(config: WorkersConfig, env: WorkerEnv, logger: Logger) {
   let shared: SharedStore;
   if (config.limiter === 'binding') {

@@ -32,7 +32,7 @@ interface Channel {
  *
  * What it keeps of RFC 5452: every query still has a random ID (§4.3) and a reply is taken
  * only by the query in flight with its ID on the socket it came to, the question then checked
- * by the resolver (§9.1; a mismatch is 502 as SPEC-NOTES says); a reply to no query in flight
+ * by the resolver (§9.1; a mismatch is 502 as docs/api.md says); a reply to no query in flight
  * is dropped. An ID whose query ended unanswered is not reused on that socket for RETIRE_MS, so
  * a late reply cannot meet a newer query. What it gives up is the fresh source port per query
  * (§4.5, about 16 bits more for an off-path forger to guess): the sockets' ports are fixed for

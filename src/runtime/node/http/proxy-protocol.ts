@@ -20,7 +20,7 @@ export type ProxiedSocket = Socket & { [PROXIED]?: ProxiedFacts };
 type Parsed = { status: 'incomplete' } | { status: 'invalid'; reason: string } | { status: 'ok'; length: number; facts: ProxiedFacts | undefined };
 
 const V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
-/** v1 headers are at most 107 bytes (spec §2.1); v2 at most 16 + 65535, but we accept 2 KiB. */
+/** v1 headers are at most 107 bytes (the PROXY protocol specification, §2.1); v2 at most 16 + 65535, but we accept 2 KiB. */
 const V1_MAX = 107;
 const V2_MAX = 2048;
 
@@ -39,7 +39,7 @@ const ALPN = new Map([
 /**
  * The SSL TLV's version is the proxy's TLS library's name for it (HAProxy passes OpenSSL's
  * `SSL_get_version()`: `SSLv3`, `TLSv1`, `TLSv1.1`, `TLSv1.2`, `TLSv1.3`), which is what
- * `tls_version` reports (SPEC-NOTES, /v1/ip; at most 24 characters by the spec). Anything else
+ * `tls_version` reports (docs/api.md, "/v1/ip"; at most 24 characters by the spec). Anything else
  * a proxy writes there is not reported (null), so no text of its choosing reaches the answer.
  */
 const TLS_VERSION = /^(?:SSLv3|TLSv1(?:\.[1-3])?)$/;
@@ -48,7 +48,7 @@ const TLS_VERSION = /^(?:SSLv3|TLSv1(?:\.[1-3])?)$/;
  * A v1 address as its protocol names it (proxy-protocol.txt §2.1: TCP4 a dotted quad, TCP6 IPv6
  * text), so a line whose address is of another family is refused. HAProxy on a dual-stack bind
  * (`bind :::443 v4v6`) writes every IPv4 client as `TCP6 ::ffff:a.b.c.d`: that is IPv6 text, and
- * the caller is the IPv4 address it maps (SPEC-NOTES, /v1/ip), so it is accepted as such.
+ * the caller is the IPv4 address it maps (docs/api.md, "/v1/ip"), so it is accepted as such.
  */
 function v1Address(protocol: 'TCP4' | 'TCP6', text: string): string | undefined {
   // A zone index names an interface of the proxy's host, never a client: no proxy writes one.

@@ -171,7 +171,7 @@ function deferContinue(server: NodeServer, listener: Listener): void {
 
 /**
  * HTTP/1.1 by default; with TLS, HTTP/2 and HTTP/1.1 chosen by ALPN (RFC 7301). Every kind of
- * connection gets the same bounds (ARCHITECTURE.md §12): header block size, header and request
+ * connection gets the same bounds (docs/design.md): header block size, header and request
  * deadlines, keep-alive time, and on HTTP/2 the stream limit and per-stream deadline.
  */
 export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, appListener: Listener): NodeServer {

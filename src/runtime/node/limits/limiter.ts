@@ -8,7 +8,7 @@ import { ClusterLimiterStore, type Channel } from './cluster-store.js';
 import type { Config } from '../config.js';
 import { RedisLimiterStore } from './redis-store.js';
 
-/** Deadline of one shared-store call and the retry period of a failed store (SPEC-NOTES). */
+/** Deadline of one shared-store call and the retry period of a failed store (docs/api.md). */
 const SHARED_STORE = { timeoutMs: 100, retryMs: 1_000 } as const;
 
 export interface NodeLimiter {
@@ -17,7 +17,7 @@ export interface NodeLimiter {
   kind: 'local' | 'shared';
   /** True while a shared store has failed and the in-process counters stand in. */
   degraded: () => boolean;
-  /** The keyed hash of rate-limit sources (SPEC-NOTES, Privacy). */
+  /** The keyed hash of rate-limit sources (docs/api.md, "Privacy"). */
   keyedHash: (input: string) => string;
   /** Settles once the store is ready to share counts (or has given up for now). */
   ready: () => Promise<void>;

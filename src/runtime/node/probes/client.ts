@@ -22,7 +22,7 @@ export const PROBE_TIMING = {
  * opened at start-up and kept open. A measurement is one request and its response over that
  * open connection, timed with the monotonic clock; if the connection had to be (re)opened, the
  * set-up is done by an untimed request first, so the figure never includes a handshake
- * (SPEC-NOTES, Latency). Concurrent measurements share the one in flight: queueing a second
+ * (docs/api.md, "Latency probes"). Concurrent measurements share the one in flight: queueing a second
  * request behind the first on the same connection would add the first's time to the second's.
  */
 class WarmProbe {
