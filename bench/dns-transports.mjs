@@ -1,6 +1,6 @@
 // npm run bench:dns-transports [-- --queries 20000 --concurrency 32 --rounds 5]
 //
-// What one upstream query costs this process, per transport (issue 18): a socket per query over
+// What one upstream query costs this process, per transport: a socket per query over
 // UDP (RFC 5452's fresh port), the shared long-lived UDP sockets, a TCP connection per query, and
 // DoH over undici's kept-alive connections. Each transport is driven directly (no resolver, no
 // HTTP server in front) with a distinct PTR question per query against the local benchmark

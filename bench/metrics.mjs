@@ -1,4 +1,4 @@
-// What /metrics costs (issue 17): the service with and without NETDIAG_METRICS_PORT, on the
+// What /metrics costs: the service with and without NETDIAG_METRICS_PORT, on the
 // cheapest route (health: the recording is the largest share of its work), cached DNS, and
 // /v1/ip with a new public caller per request, while something scrapes every second as a
 // Prometheus with a short interval would. CPU per request from the server's utime + stime.

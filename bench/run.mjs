@@ -62,7 +62,7 @@ const ROUTES = [
   // Public callers behind a trusted proxy, a new one per request as real traffic comes (issue
   // 18): geo and ASN lookups, a limiter window and an uncached PTR query each time.
   { name: 'ip', path: '/v1/ip', callerHeader: 'X-Forwarded-For', goal: 0.4, floor: { script: ipFloorScript, peer: 'upstream', cpuGoal: 1.15 } },
-  // The same over tcp:// to the same kind of local resolver: one pipelined connection (issue 18).
+  // The same over tcp:// to the same kind of local resolver: one pipelined connection.
   { name: 'ip-tcp', path: '/v1/ip', callerHeader: 'X-Forwarded-For', upstream: 'tcp', goal: 0.4 },
   // One caller for every request: PTR queries in flight are shared (about 31 requests a query).
   { name: 'ip-one-caller', path: '/v1/ip', headers: { 'X-Forwarded-For': '8.8.8.8' } },
@@ -230,8 +230,8 @@ if (opts.only === undefined || opts.only.split(',').includes('scale')) {
   await scaleUpstream.stop();
 }
 
-// The speed-test targets (issue 15): GB/s and CPU per GB against a bare server moving the same bytes.
+// The speed-test targets: GB/s and CPU per GB against a bare server moving the same bytes.
 if (opts.only === undefined || opts.only.split(',').includes('targets')) await runTargets({ rounds, durationS: duration });
 
-// What /metrics costs (issue 17): the same service with and without NETDIAG_METRICS_PORT.
+// What /metrics costs: the same service with and without NETDIAG_METRICS_PORT.
 if (opts.only === undefined || opts.only.split(',').includes('metrics')) await runMetrics({ rounds, durationS: duration });

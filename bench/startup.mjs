@@ -1,4 +1,4 @@
-// Start-up of `netdiag serve` with the embedded data (issue 4 asks for both figures): time from
+// Start-up of `netdiag serve` with the embedded data: time from
 // spawn to the `listening` line, and resident memory 1.5 s later, once start-up garbage is
 // collected or not. Five starts, each a fresh process; all values printed, medians beside.
 import { median, rssMiB, startChild } from './lib.mjs';

@@ -1,4 +1,4 @@
-// Throughput and CPU per gigabyte of the speed-test targets (issue 15): netdiag's /__down and
+// Throughput and CPU per gigabyte of the speed-test targets: netdiag's /__down and
 // /__up against a bare node:http server moving the same bytes (bench/targets-baseline.mjs), in
 // interleaved rounds. Each round keeps `connections` clients busy for `duration` seconds with the
 // full plan's largest transfers (100 MB down, 50 MB up), each client a new public caller as the

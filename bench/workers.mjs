@@ -1,4 +1,4 @@
-// CPU time per request inside workerd beside Node (issue 14): the same routes, the same local
+// CPU time per request inside workerd beside Node: the same routes, the same local
 // peers, in interleaved rounds. The Worker is the bundle wrangler deploys, served by workerd alone
 // (bench/workerd-host.mjs: no dev proxy, Durable Objects in memory in the same process), and a
 // bare Worker in a workerd of its own answers a constant body as the baseline; the figures are

@@ -1,4 +1,4 @@
-// Compiles what the OpenAPI document defines into modules, ahead of time (issue 14):
+// Compiles what the OpenAPI document defines into modules, ahead of time:
 // - src/generated/openapi-document.ts: the document as JSON text, for /v1/openapi.json on every
 //   runtime (Workers have no file system; Node no longer parses YAML at start-up);
 // - src/generated/event-validator.ts: the AnalyticsEvent validator as Ajv standalone code, since
@@ -121,7 +121,7 @@ write(
   );
 }
 
-// The page (issue 15): web/ bundled with the speed-test engine into one script by esbuild, and
+// The page: web/ bundled with the speed-test engine into one script by esbuild, and
 // written with its HTML and CSS as strings into src/generated/page-assets.ts, so both runtimes
 // serve it from memory with no file system and no other origin. The HTML is split where the
 // caller's address goes: the server fills it in, so the page shows it before any script runs.

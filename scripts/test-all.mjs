@@ -1,6 +1,6 @@
 // `npm test`: every step runs, in order, whatever the earlier ones gave, and the exit status is
 // non-zero if any failed. Chained with `&&`, a failing type-check or Node suite hid whether the
-// workerd suites passed (issue 25). Each step's output is streamed as it comes; at the end one
+// workerd suites passed. Each step's output is streamed as it comes; at the end one
 // line names each step's outcome. It names steps, never counts, so the closing lines of each
 // vitest run ("Test Files …", "Tests …") stay the only test counts in the output.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The `netdiag` client commands as a user runs them (issue 16): the built CLI as a child process
+// The `netdiag` client commands as a user runs them: the built CLI as a child process
 // against the real server on loopback, with Knot as its DNS upstream, a real `netdiag probe` and
 // an analytics collector. A terminal comes from util-linux `script`, which gives the command a
 // pseudo-terminal as an interactive shell would.

@@ -1,4 +1,4 @@
-// `PORT=N npm run dev:workers` as an operator runs it (issue 14's acceptance): wrangler serves the
+// `PORT=N npm run dev:workers` as an operator runs it: wrangler serves the
 // Workers build on 127.0.0.1:N with no network, with miniflare's placeholder request.cf, the
 // Durable Object probes wrangler.jsonc names, and a DoH upstream set in the vars (Knot).
 import { spawn, type ChildProcess } from 'node:child_process';

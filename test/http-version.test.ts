@@ -1,4 +1,4 @@
-// http_protocol reports what the connection is, not what a request line claims (issue 25): an
+// http_protocol reports what the connection is, not what a request line claims: an
 // HTTP/1 message whose request line names HTTP/2.0 (Node's parser accepts it) is not HTTP/2.
 // Raw sockets write the request lines; a real HTTP/2 client checks the HTTP/2 side.
 import { connect as http2Connect } from 'node:http2';

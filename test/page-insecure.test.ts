@@ -1,4 +1,4 @@
-// The page in an insecure context (issue 25): a self-hosted server reached over plain HTTP by its
+// The page in an insecure context: a self-hosted server reached over plain HTTP by its
 // LAN address, as most are, is no secure context, and browsers leave out what is [SecureContext]
 // there (crypto.randomUUID, navigator.clipboard, crypto.subtle). The built server listens on this
 // side of a veth pair, and Debian's chromium runs inside the network namespace on the other side,

@@ -1,4 +1,4 @@
-// The page in a real browser (issue 15): Debian's chromium driven by playwright-core, against the
+// The page in a real browser: Debian's chromium driven by playwright-core, against the
 // real server with Knot as its DNS upstream, a real `netdiag probe` and an analytics collector.
 // Screenshots at desktop and phone width are written to test-results/ as artifacts.
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Problem types that lead somewhere (issue 25, point 6; RFC 9457 §3.1.1): every code of the one
+// Problem types that lead somewhere (RFC 9457 §3.1.1): every code of the one
 // catalogue is documented at `/problems/<code>`, and the `type` URI of real failing requests of
 // many kinds, over real sockets, dereferences to a 200 naming the code's title. A browser's
 // Accept gets a page under the page's Content-Security-Policy (checked in Chromium), curl gets

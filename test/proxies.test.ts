@@ -1,9 +1,9 @@
-// Real reverse proxies in front of the service (issue 17): Debian's nginx forwarding by
+// Real reverse proxies in front of the service: Debian's nginx forwarding by
 // X-Forwarded-For and by X-Real-IP (plain and terminating TLS with HTTP/2), HAProxy passing
 // PROXY protocol v2 over TCP (plain and terminating TLS) and forwarding by X-Forwarded-For in
 // HTTP mode. Clients are curl processes bound to their own loopback addresses (127.0.0.x), so
 // "the client" and "the proxy" (127.0.0.1) are different addresses, as they are in production.
-// The configurations are the README's examples ("Behind a reverse proxy"). Issue 25 adds HAProxy
+// The configurations are the README's examples ("Behind a reverse proxy"). HAProxy
 // on a dual-stack bind (`bind :::PORT v4v6`), which writes IPv4 clients as `::ffff:a.b.c.d` in
 // PROXY v1 and v2, and HAProxy's own headers that name no client: v1 UNKNOWN and v2 LOCAL for a
 // client on a UNIX socket, v2 LOCAL for its health checks.

@@ -1,4 +1,4 @@
-// The speed-test targets over real sockets (issue 15): /__down sizes and bad values, /__up with
+// The speed-test targets over real sockets: /__down sizes and bad values, /__up with
 // sized and chunked bodies and bodies over the maximum, the headers the engine needs, the limit,
 // and the switch that turns them off. The configuration never asks for more than they allow.
 import { execFile } from 'node:child_process';

@@ -1,5 +1,5 @@
 // The page's event_id (web/uuid.ts): a version 4 UUID from crypto.getRandomValues, so the speed
-// test also starts where crypto.randomUUID is missing (an insecure context, issue 25).
+// test also starts where crypto.randomUUID is missing (an insecure context).
 import { afterEach, describe, expect, it } from 'vitest';
 import { uuidV4 } from '../web/uuid.js';
 

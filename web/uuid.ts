@@ -1,7 +1,7 @@
 // A random UUID for the page's analytics events (event_id, the API contract), built from
 // crypto.getRandomValues. Not crypto.randomUUID(): Web Crypto marks it [SecureContext], so
 // browsers offer it only over HTTPS or on localhost, and a self-hosted server reached over plain
-// HTTP by its LAN address is neither: the speed test died on Start there (issue 25).
+// HTTP by its LAN address is neither: the speed test died on Start there.
 // getRandomValues is offered in every context.
 
 /** Fills `bytes` with random values; crypto.getRandomValues unless a test passes its own. */

@@ -53,7 +53,7 @@ const largest = (plan: Measurement[]) => Math.max(...plan.map((m) => m.bytes_per
 
 /**
  * What the speed-test targets send or read in one request at most: the plans' largest transfer,
- * so the configuration never asks for more than the server allows (issue 15).
+ * so the configuration never asks for more than the server allows.
  */
 export const MAX_BYTES_PER_REQUEST = largest(FULL);
 

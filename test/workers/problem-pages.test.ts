@@ -1,4 +1,4 @@
-// Problem types that lead somewhere, in workerd (issue 25, point 6): the Worker serves the same
+// Problem types that lead somewhere, in workerd: the Worker serves the same
 // `/problems/<code>` documentation from the one catalogue, and the `type` of its own problems
 // dereferences there. What each form holds is tested over sockets on Node (test/problem-pages.test.ts).
 import { describe, expect, it } from 'vitest';

@@ -9,7 +9,7 @@ import { PROXIED, type ProxiedSocket } from './proxy-protocol.js';
  * anything else is an HTTP/1 message, whatever version its request line names: Node's parser
  * accepts `HTTP/2.0` (and `HTTP/0.9`) there, but HTTP/2 is never a text request line (RFC 9113
  * §3; its preface is handled by the HTTP/2 server), so an HTTP/1 message naming 2.0 is not
- * HTTP/2, and it names no HTTP/1 version either: not observed, null (issue 25).
+ * HTTP/2, and it names no HTTP/1 version either: not observed, null.
  */
 function protocolOf(incoming: IncomingMessage | Http2ServerRequest): string | null {
   if (incoming instanceof Http2ServerRequest) return 'HTTP/2';

@@ -188,7 +188,7 @@ export function acceptProxyProtocol(server: Server, trust: TrustPolicy, timeoutM
       // A header that names no client (v1 UNKNOWN, v2 LOCAL or the unspecified family) leaves
       // the connection without a caller. Never the proxy's own address: the caller rule would
       // then find a trusted peer and read a forwarding header that, behind an L4 proxy, only the
-      // client writes (issue 25).
+      // client writes.
       socket[PROXIED] = parsed.facts ?? NO_CLIENT;
       const rest = buffered.subarray(parsed.length);
       if (rest.length > 0) socket.unshift(rest);
