@@ -13,7 +13,7 @@ export interface Settle {
 export function exchangeOnce(deadline: Deadline, release: () => void, start: (settle: Settle) => void): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    let forget = () => undefined as void;
+    let forget: () => void = () => undefined;
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
