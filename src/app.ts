@@ -14,6 +14,7 @@ import type { ConnectionFacts } from './http/connection.js';
 import type { Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
 import { speedTestTargets } from './speedtest/targets.js';
+import { turnCredentialsRoute } from './speedtest/turn.js';
 import { pageRoutes } from './page/route.js';
 import { problemDocsRoute } from './problem-docs/route.js';
 import { methodLabel } from './metrics/port.js';
@@ -71,6 +72,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
   for (const route of [
     healthRoute,
     speedTestRoute,
+    turnCredentialsRoute(options.turn, clock, ports.newId),
     ...latencyRoutes(ports.probes),
     ipRoute({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo }),
     dnsRoute(ports.dns),

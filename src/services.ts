@@ -8,6 +8,7 @@ import type { Resolver } from './dns/resolver.js';
 import type { Metrics } from './metrics/port.js';
 import type { AsnLookup, CityLookup } from './net/geo.js';
 import type { Clock, Defer, Logger } from './ports.js';
+import type { TurnOptions } from './speedtest/turn.js';
 
 /**
  * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds
@@ -57,6 +58,8 @@ export interface OperatorOptions {
   accessLog: boolean;
   /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
   speedTestTargets: boolean;
+  /** The TURN server credentials are minted for (`NETDIAG_TURN_URL`, `NETDIAG_TURN_SECRET`), if any. */
+  turn: TurnOptions | undefined;
 }
 
 /** Everything the core is built from, passed in by a runtime: kept as two halves so neither hides in the other. */

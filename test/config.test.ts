@@ -46,6 +46,8 @@ describe('start-up configuration', () => {
       NETDIAG_RATE_LIMIT_KEY: 'rate-limit-secret-0123456789abcdefghijklmnop',
       NETDIAG_PROBES: 'weur=http://127.0.0.1:9/rtt-base',
       NETDIAG_METRICS_PORT: String(metricsPort),
+      NETDIAG_TURN_URL: 'turn:127.0.0.1:3478',
+      NETDIAG_TURN_SECRET: 'turn-secret-0123456789abcdefghijklmnopq',
     });
     try {
       const lines = serving.stdout().split('\n').filter((l) => l.includes('"msg":"configuration"'));
@@ -61,8 +63,9 @@ describe('start-up configuration', () => {
         workers: 1,
         probes: { weur: 'http://127.0.0.1:9/rtt-base' },
         geo: { city: 'embedded DB-IP Lite city', asn: 'embedded ASN table' },
+        turn: 'turn:127.0.0.1:3478',
       });
-      for (const secret of ['collector-pass', 'collector-user', 'sink-token', 'doh-token', 'redis-pass', 'rate-limit-secret']) expect(serving.stdout()).not.toContain(secret);
+      for (const secret of ['collector-pass', 'collector-user', 'sink-token', 'doh-token', 'redis-pass', 'rate-limit-secret', 'turn-secret']) expect(serving.stdout()).not.toContain(secret);
     } finally {
       serving.child.kill('SIGTERM');
       await serving.exited;

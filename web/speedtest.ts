@@ -5,6 +5,7 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
 import { uuidV4 } from './uuid.js';
+import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 
 declare const NETDIAG_VERSION: string;
 
@@ -17,13 +18,37 @@ type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 /** A test that stops making progress for this long is given up as `timeout`. */
 const STALL_MS = 60_000;
 
-/** The v1 plan in the engine's own terms (its packet-loss and RPKI steps are never asked for). */
-function enginePlan(measurements: Measurement[]) {
-  return measurements.map((m) =>
+/**
+ * The engine's packet-loss step as its own defaults have it (1000 datagrams in batches of 10
+ * every 10 ms, 3 s for stragglers), run last, when this deployment has a TURN server.
+ */
+const PACKET_LOSS_STEP = { type: 'packetLoss' as const, numPackets: 1000, batchSize: 10, batchWaitTime: 10, responsesWaitTime: 3000 };
+
+/** The v1 plan in the engine's own terms, with its packet-loss step when there is a TURN server (its RPKI step never). */
+function enginePlan(measurements: Measurement[], withLoss: boolean) {
+  const plan = measurements.map((m) =>
     m.type === 'latency'
-      ? { type: 'latency' as const, numPackets: m.packet_count ?? 1 }
-      : { type: m.type, bytes: m.bytes_per_request ?? 0, count: m.request_count ?? 1 },
+      ? ({ type: 'latency' as const, numPackets: m.packet_count ?? 1 })
+      : ({ type: m.type, bytes: m.bytes_per_request ?? 0, count: m.request_count ?? 1 }),
   );
+  return withLoss ? [...plan, PACKET_LOSS_STEP] : plan;
+}
+
+type Turn = { ok: true; hostPort: string; username: string; credential: string } | { ok: false; reason: string };
+
+/**
+ * Credentials for the deployment's TURN server, or why packet loss cannot be measured. The engine
+ * takes `host:port` and always asks for UDP (`turn:<host:port>?transport=udp`), so a `turns:` or
+ * TCP-only server is out of its reach; WebRTC turned off is said as such.
+ */
+async function turnFor(): Promise<Turn> {
+  if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: 'this browser has WebRTC turned off' };
+  const res = await api<Schemas['TurnCredentials']>('/v1/speed-test/turn-credentials');
+  if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? 'this server has no TURN server to measure it through' : problemText(res.problem) };
+  const url = res.data.urls[0] ?? '';
+  const match = /^turn:([^?]+)(?:\?transport=udp)?$/.exec(url);
+  if (match === null) return { ok: false, reason: `the TURN server (${url}) is not reachable over plain UDP, which the engine needs` };
+  return { ok: true, hostPort: match[1] ?? '', username: res.data.username, credential: res.data.credential };
 }
 
 function sendEvent(config: Configuration, event: Schemas['EventName'], eventId: string, properties: Record<string, unknown>): void {
@@ -60,8 +85,12 @@ function drawChart(down: { bps: number }[], up: { bps: number }[]): void {
   $('#speed-chart-figure').hidden = points.length === 0;
 }
 
-const metric = (name: string, value: string): void => {
-  text(`#speed-results [data-metric="${name}"]`, value);
+/** A result in words, and its exact figure in `data-value` (bits per second, milliseconds) for scripts and tests. */
+const metric = (name: string, value: string, exact?: number): void => {
+  const element = $(`#speed-results [data-metric="${name}"]`);
+  element.textContent = value;
+  if (exact === undefined) delete element.dataset.value;
+  else element.dataset.value = String(exact);
 };
 
 export async function runSpeedTest(): Promise<void> {
@@ -119,110 +148,131 @@ export async function runSpeedTest(): Promise<void> {
     const started = performance.now();
     error.hidden = true;
     share.hidden = true;
-    for (const name of ['download', 'upload', 'latency', 'jitter', 'loaded', 'classes']) metric(name, '–');
+    for (const name of ['download', 'upload', 'latency', 'jitter', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
     $('#speed-chart-figure').hidden = true;
     start.disabled = true;
     select.disabled = true;
     cancel.hidden = false;
     text('#speed-status', 'Starting…');
 
-    let engine: SpeedTest;
-    let settled = false;
-    let stall: ReturnType<typeof setTimeout> | undefined;
-    const finish = () => {
-      settled = true;
-      clearTimeout(stall);
-      start.disabled = false;
-      select.disabled = false;
-      cancel.hidden = true;
-    };
-    const fail = (reason: 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout', message: string) => {
-      if (settled) return;
-      finish();
-      text('#speed-status', 'The test did not finish.');
-      error.textContent = message;
-      error.hidden = false;
-      sendEvent(config, 'speed_test_failed', eventId, { mode: mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - started) });
-    };
-    const watch = () => {
-      clearTimeout(stall);
-      stall = setTimeout(() => {
-        engine.pause();
-        fail('timeout', `No progress for ${String(STALL_MS / 1000)} s; the test was stopped.`);
-      }, STALL_MS);
-    };
-
-    try {
-      engine = new SpeedTest({
-        autoStart: false,
-        downloadApiUrl: '/__down',
-        uploadApiUrl: '/__up',
-        // The engine's defaults send results to its vendor; nothing leaves this origin here.
-        logAimApiUrl: null,
-        logMeasurementApiUrl: null,
-        measurements: enginePlan(mode.measurements),
-        // The engine keeps only transfers of at least 10 ms by default; next to a self-hosted
-        // server (a LAN, loopback) every light-mode transfer is faster than that and the result
-        // would be 0. Resource Timing resolves 0.1 ms, so 1 ms still measures to about 10%.
-        bandwidthMinRequestDuration: 1,
-      });
-    } catch (err) {
-      fail('engine_load_error', `The speed-test engine could not start: ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    }
-    sendEvent(config, 'speed_test_started', eventId, { mode: mode.id });
-    cancel.onclick = () => {
-      engine.pause();
-      fail('cancelled', 'The test was cancelled.');
-    };
-    engine.onResultsChange = ({ type }) => {
-      watch();
-      const r = engine.results;
-      text('#speed-status', `Measuring ${type}…`);
-      if (type === 'download') metric('download', formatMbps(r.getDownloadBandwidth()));
-      if (type === 'upload') metric('upload', formatMbps(r.getUploadBandwidth()));
-      if (type === 'latency') {
-        const latency = r.getUnloadedLatency();
-        if (latency !== undefined) metric('latency', formatMs(latency));
-      }
-    };
-    // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes.
-    engine.onError = (message: string, status?: number) => {
-      engine.pause();
-      fail(status === undefined ? 'network_error' : 'engine_error', `The test failed: ${message}`);
-    };
-    engine.onFinish = (results) => {
-      if (settled) return;
-      finish();
-      const s = results.getSummary();
-      const scores = results.getScores() as Partial<Record<'streaming' | 'gaming' | 'rtc', { classificationName: Quality }>>;
-      const mbps = (bps: number | undefined) => (bps === undefined ? undefined : Math.round((bps / 1e6) * 100) / 100);
-      const ms = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
-      metric('download', formatMbps(s.download));
-      metric('upload', formatMbps(s.upload));
-      metric('latency', s.latency === undefined ? '–' : formatMs(s.latency));
-      metric('jitter', s.jitter === undefined ? '–' : formatMs(s.jitter));
-      metric('loaded', `${s.downLoadedLatency === undefined ? '–' : formatMs(s.downLoadedLatency)} / ${s.upLoadedLatency === undefined ? '–' : formatMs(s.upLoadedLatency)}`);
-      metric('classes', [scores.streaming, scores.gaming, scores.rtc].map((c) => c?.classificationName ?? 'pending').join(' / '));
-      drawChart(results.getDownloadBandwidthPoints(), results.getUploadBandwidthPoints());
-      text('#speed-status', 'Done.');
-      summaryText = `netdiag speed test (${mode.id}): download ${formatMbps(s.download)}, upload ${formatMbps(s.upload)}, latency ${s.latency === undefined ? '–' : formatMs(s.latency)}`;
-      share.hidden = false;
-      const properties: Record<string, string | number | undefined> = {
-        mode: mode.id,
-        duration_ms: Math.round(performance.now() - started),
-        download_mbps: mbps(s.download),
-        upload_mbps: mbps(s.upload),
-        latency_ms: ms(s.latency),
-        jitter_ms: ms(s.jitter),
-        streaming_quality: scores.streaming?.classificationName ?? 'pending',
-        gaming_quality: scores.gaming?.classificationName ?? 'pending',
-        video_call_quality: scores.rtc?.classificationName ?? 'pending',
+    // Packet loss needs the deployment's TURN server: credentials first, or the reason it cannot run.
+    void turnFor().then((turn) => {
+      let engine: SpeedTest;
+      let settled = false;
+      let stall: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
+        settled = true;
+        clearTimeout(stall);
+        start.disabled = false;
+        select.disabled = false;
+        cancel.hidden = true;
       };
-      // A metric the engine could not measure is left out, not sent as null (AnalyticsProperties).
-      sendEvent(config, 'speed_test_completed', eventId, Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined)));
-    };
-    watch();
-    engine.play();
+      const fail = (reason: 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout', message: string) => {
+        if (settled) return;
+        finish();
+        text('#speed-status', 'The test did not finish.');
+        error.textContent = message;
+        error.hidden = false;
+        sendEvent(config, 'speed_test_failed', eventId, { mode: mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - started) });
+      };
+      const watch = () => {
+        clearTimeout(stall);
+        stall = setTimeout(() => {
+          engine.pause();
+          fail('timeout', `No progress for ${String(STALL_MS / 1000)} s; the test was stopped.`);
+        }, STALL_MS);
+      };
+
+      try {
+        engine = new SpeedTest({
+          autoStart: false,
+          downloadApiUrl: '/__down',
+          uploadApiUrl: '/__up',
+          // The engine's defaults send results to its vendor; nothing leaves this origin here.
+          logAimApiUrl: null,
+          logMeasurementApiUrl: null,
+          measurements: enginePlan(mode.measurements, turn.ok),
+          ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
+          // The engine keeps only transfers of at least 10 ms by default; next to a self-hosted
+          // server (a LAN, loopback) every light-mode transfer is faster than that and the result
+          // would be 0. Resource Timing resolves 0.1 ms, so 1 ms still measures to about 10%.
+          bandwidthMinRequestDuration: 1,
+        });
+      } catch (err) {
+        fail('engine_load_error', `The speed-test engine could not start: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      sendEvent(config, 'speed_test_started', eventId, { mode: mode.id });
+      cancel.onclick = () => {
+        engine.pause();
+        fail('cancelled', 'The test was cancelled.');
+      };
+      engine.onResultsChange = ({ type }) => {
+        watch();
+        const r = engine.results;
+        text('#speed-status', `Measuring ${type}…`);
+        if (type === 'download') metric('download', formatMbps(r.getDownloadBandwidth()));
+        if (type === 'upload') metric('upload', formatMbps(r.getUploadBandwidth()));
+        if (type === 'latency') {
+          const latency = r.getUnloadedLatency();
+          if (latency !== undefined) metric('latency', formatMs(latency));
+        }
+      };
+      if (!turn.ok) metric('loss', `not measured: ${turn.reason}`);
+      let lossError: string | undefined;
+      // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
+      // except the packet-loss step's, after which it goes on to the next step by itself.
+      engine.onError = (message: string, status?: number) => {
+        if (/packet loss/i.test(message)) {
+          lossError = /timeout/i.test(message) ? 'the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)' : message;
+          metric('loss', `not measured: ${lossError}`);
+          return;
+        }
+        engine.pause();
+        fail(status === undefined ? 'network_error' : 'engine_error', `The test failed: ${message}`);
+      };
+      engine.onFinish = (results) => {
+        if (settled) return;
+        finish();
+        const s = results.getSummary();
+        const scores = results.getScores() as Partial<Record<'streaming' | 'gaming' | 'rtc', { classificationName: Quality }>>;
+        const mbps = (bps: number | undefined) => (bps === undefined ? undefined : Math.round((bps / 1e6) * 100) / 100);
+        const ms = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
+        metric('download', formatMbps(s.download), s.download);
+        metric('upload', formatMbps(s.upload), s.upload);
+        metric('latency', s.latency === undefined ? '–' : formatMs(s.latency), s.latency);
+        metric('jitter', s.jitter === undefined ? '–' : formatMs(s.jitter));
+        metric('loaded', `${s.downLoadedLatency === undefined ? '–' : formatMs(s.downLoadedLatency)} / ${s.upLoadedLatency === undefined ? '–' : formatMs(s.upLoadedLatency)}`);
+        const loaded = s.downLoadedLatency === undefined && s.upLoadedLatency === undefined ? undefined : Math.max(s.downLoadedLatency ?? 0, s.upLoadedLatency ?? 0);
+        const bloat = bufferbloat(s.latency, loaded);
+        metric('bufferbloat', bloat === undefined ? 'not measured: no loaded latency (run the full test)' : `${bloat.grade} (+${formatMs(bloat.increaseMs)}): ${bloat.meaning}`, bloat?.increaseMs);
+        if (turn.ok && lossError === undefined) {
+          const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
+          const sent = loss?.numMessagesSent ?? 0;
+          const lost = loss?.lostMessages?.length ?? 0;
+          metric('loss', sent === 0 ? 'not measured: the step sent nothing' : `${((100 * lost) / sent).toFixed(1)}% (${String(lost)} of ${String(sent)} datagrams)`);
+        }
+        metric('classes', [scores.streaming, scores.gaming, scores.rtc].map((c) => c?.classificationName ?? 'pending').join(' / '));
+        drawChart(results.getDownloadBandwidthPoints(), results.getUploadBandwidthPoints());
+        text('#speed-status', 'Done.');
+        summaryText = `netdiag speed test (${mode.id}): download ${formatMbps(s.download)}, upload ${formatMbps(s.upload)}, latency ${s.latency === undefined ? '–' : formatMs(s.latency)}`;
+        share.hidden = false;
+        const properties: Record<string, string | number | undefined> = {
+          mode: mode.id,
+          duration_ms: Math.round(performance.now() - started),
+          download_mbps: mbps(s.download),
+          upload_mbps: mbps(s.upload),
+          latency_ms: ms(s.latency),
+          jitter_ms: ms(s.jitter),
+          streaming_quality: scores.streaming?.classificationName ?? 'pending',
+          gaming_quality: scores.gaming?.classificationName ?? 'pending',
+          video_call_quality: scores.rtc?.classificationName ?? 'pending',
+        };
+        // A metric the engine could not measure is left out, not sent as null (AnalyticsProperties).
+        sendEvent(config, 'speed_test_completed', eventId, Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined)));
+      };
+      watch();
+      engine.play();
+    });
   });
 }

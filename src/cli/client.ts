@@ -4,7 +4,15 @@
 export const DEFAULT_URL = 'http://localhost:8080';
 
 /** A failure of the API or the network: printed as one message, exit code 1. */
-export class ApiFailure extends Error {}
+export class ApiFailure extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status when the API answered with an error; undefined when it could not be reached. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface Client {
   base: string;
@@ -39,7 +47,7 @@ export function clientFor(url: string, timeoutMs: number): Client {
     } catch (err) {
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));
     }
-    if (!res.ok) throw new ApiFailure(problemText(text, res.status));
+    if (!res.ok) throw new ApiFailure(problemText(text, res.status), res.status);
     let body: { data?: T };
     try {
       body = JSON.parse(text) as { data?: T };

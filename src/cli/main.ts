@@ -91,9 +91,10 @@ function program(tables?: ServerTables): Command {
   clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
     .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
     .option('--no-analytics', 'send no analytics events')
-    .action(async (options: ClientOptions & { mode: string; analytics: boolean }) => {
+    .option('--no-packet-loss', "skip packet loss (measured through the deployment's TURN server, when it has one)")
+    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean }) => {
       const { speedtestCommand } = await import('./speedtest-command.js');
-      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics });
+      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
   return root;

@@ -6,13 +6,17 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, type Output } from './output.js';
 import { qualities } from './speedtest-metrics.js';
+import { bufferbloat } from '../speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
+import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
 
 interface SpeedTestOptions {
   mode: string;
   analytics: boolean;
+  /** Measure packet loss through the deployment's TURN server after the transfers. */
+  packetLoss: boolean;
 }
 
 /** Exit status after an interrupt (128 + SIGINT), as shells report it. */
@@ -28,13 +32,25 @@ function formatMbps(value: number | undefined): string {
 const formatMs = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
 
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
-function report(mode: string, r: Result) {
-  const classes = qualities({ download: r.download?.bps, upload: r.upload?.bps, latency: r.latency, jitter: r.jitter, downLoadedLatency: r.downLoadedLatency, upLoadedLatency: r.upLoadedLatency });
+function report(mode: string, r: Result, loss: PacketLoss) {
+  const classes = qualities({
+    download: r.download?.bps,
+    upload: r.upload?.bps,
+    latency: r.latency,
+    jitter: r.jitter,
+    downLoadedLatency: r.downLoadedLatency,
+    upLoadedLatency: r.upLoadedLatency,
+    packetLoss: loss.measured ? loss.lossPercent / 100 : undefined,
+  });
   const notes: string[] = [];
   for (const [name, bw] of [['download', r.download], ['upload', r.upload]] as const) {
     if (bw?.shortRequestsOnly === true) notes.push(`every ${name} request took under 10 ms, so the ${name} rate counts them all (the engine counts only requests of 10 ms or more); a full test gives a firmer figure`);
   }
   if (r.downLoadedLatency === undefined && r.upLoadedLatency === undefined) notes.push('no transfer lasted 250 ms, so there is no loaded latency and the quality classes stay pending');
+  if (!loss.measured) notes.push(`packet loss not measured: ${loss.reason}`);
+  // The worse direction under load, against the idle latency.
+  const loaded = r.downLoadedLatency === undefined && r.upLoadedLatency === undefined ? undefined : Math.max(r.downLoadedLatency ?? 0, r.upLoadedLatency ?? 0);
+  const bloat = bufferbloat(r.latency, loaded);
   return {
     mode,
     download_mbps: mbps(r.download?.bps) ?? null,
@@ -43,6 +59,11 @@ function report(mode: string, r: Result) {
     jitter_ms: round2(r.jitter) ?? null,
     download_loaded_latency_ms: round2(r.downLoadedLatency) ?? null,
     upload_loaded_latency_ms: round2(r.upLoadedLatency) ?? null,
+    loaded_latency_increase_ms: round2(bloat?.increaseMs) ?? null,
+    bufferbloat_grade: bloat?.grade ?? null,
+    bufferbloat_meaning: bloat?.meaning ?? null,
+    packet_loss_percent: loss.measured ? round2(loss.lossPercent) ?? null : null,
+    packet_loss: loss.measured ? { server: loss.server, sent: loss.sent, received: loss.received } : null,
     streaming_quality: classes.streaming,
     gaming_quality: classes.gaming,
     video_call_quality: classes.video_call,
@@ -119,7 +140,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     run.close();
   }
   bar.stop();
-  const r = report(mode.id, result);
+  const loss: PacketLoss = options.packetLoss ? await packetLoss(client) : { measured: false, reason: 'skipped (--no-packet-loss)' };
+  const r = report(mode.id, result, loss);
   await send('speed_test_completed', {
     mode: mode.id,
     duration_ms: r.duration_ms,
@@ -142,6 +164,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       ['latency', formatMs(r.latency_ms ?? undefined)],
       ['jitter', formatMs(r.jitter_ms ?? undefined)],
       ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
+      ['bufferbloat', r.bufferbloat_grade === null ? 'not measured: no transfer lasted 250 ms' : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
+      ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `not measured: ${loss.reason}`],
       ['streaming', r.streaming_quality],
       ['gaming', r.gaming_quality],
       ['video call', r.video_call_quality],

@@ -68,4 +68,13 @@ describe('quality classes', () => {
     expect(qualities({ latency: 100, jitter: 0, downLoadedLatency: 200 }).gaming).toBe('bad');
     expect(qualities({ latency: 99, jitter: 0, downLoadedLatency: 198 }).gaming).toBe('poor');
   });
+
+  it('score measured packet loss by the engine\'s bands instead of none lost', () => {
+    // The first example above with loss measured: 0.5% is under 1%, 10 points as unmeasured; 60% is
+    // −20 points instead of 10: streaming 20 − 20 + 30 + 20 = 50 (good: 40 ≤ 50 < 60), gaming
+    // 20 − 20 + 20 = 20 (average: 15 ≤ 20 < 25), video call 20 + 10 − 20 + 20 = 30 (good: 25 ≤ 30 < 40).
+    const measured = { download: 2e8, upload: 2e8, latency: 5, jitter: 1, downLoadedLatency: 8, upLoadedLatency: 6 };
+    expect(qualities({ ...measured, packetLoss: 0.005 })).toEqual({ streaming: 'great', gaming: 'great', video_call: 'great' });
+    expect(qualities({ ...measured, packetLoss: 0.6 })).toEqual({ streaming: 'good', gaming: 'average', video_call: 'good' });
+  });
 });

@@ -109,17 +109,20 @@ interface Summary {
   jitter?: number;
   downLoadedLatency?: number;
   upLoadedLatency?: number;
+  /** Share of datagrams lost through the TURN server (0..1), when it was measured. */
+  packetLoss?: number;
 }
 
 /**
  * The streaming, gaming and video-call classes, or `pending` where an input is missing. Packet
- * loss, which v1 has no measurement for, scores as none lost, as the engine scores it when it did
- * not measure it; the loaded-latency increase is the larger loaded latency less the idle one.
+ * loss not measured (no TURN server, UDP blocked) scores as none lost, as the engine scores it
+ * when it did not measure it; the loaded-latency increase is the larger loaded latency less the
+ * idle one.
  */
 export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'> {
   const loaded = s.downLoadedLatency !== undefined || s.upLoadedLatency !== undefined ? Math.max(s.downLoadedLatency ?? -Infinity, s.upLoadedLatency ?? -Infinity) : undefined;
   const values: Partial<Record<Input, number>> = {
-    packetLoss: 0,
+    packetLoss: s.packetLoss ?? 0,
     latency: s.latency,
     jitter: s.jitter,
     download: s.download,

@@ -102,7 +102,7 @@ export const secretKey: Parser<string> = (text) => {
 /**
  * `NETDIAG_PROBES`: `region=target` pairs, comma-separated, each region one `isRegion` knows and
  * named once; `target` is read by the runtime's own rule. The regions come from the caller, so
- * configuration knows no capability's list (issue 26).
+ * configuration knows no capability's list.
  */
 export function regionPairs<R extends string, T>(isRegion: (name: string) => name is R, expected: string, target: (region: R, text: string) => T): Parser<Map<R, T>> {
   return (text) => {
@@ -127,3 +127,22 @@ export function probeUrl(region: string, text: string): string {
   if (parsed.search !== '' || parsed.hash !== '') invalid(`the URL for "${region}" must not have a query or fragment`);
   return parsed.href;
 }
+
+/**
+ * `NETDIAG_TURN_URL`: a TURN server URI as WebRTC takes it (RFC 7065 §3.1): `turn:` or `turns:`,
+ * a host name, IPv4 address or bracketed IPv6 address, an optional port and an optional
+ * `?transport=udp|tcp`. It is handed to clients as written.
+ */
+export const turnUrl: Parser<string> = (text) => {
+  const match = /^turns?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::([0-9]{1,5}))?(?:\?transport=(?:udp|tcp))?$/.exec(text);
+  if (match === null) return invalid(`"${text}" must be turn:host[:port] or turns:host[:port], optionally with ?transport=udp or tcp`);
+  const port = match[2];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) invalid(`"${text}" names port ${port}, outside 1 to 65535`);
+  return text;
+};
+
+/** `NETDIAG_TURN_SECRET`: coturn's `static-auth-secret`; whoever knows it can mint credentials. */
+export const turnSecret: Parser<string> = (text) => {
+  if (text.length < 32) invalid(`must be at least 32 characters of secret (the TURN server's static-auth-secret), got ${String(text.length)}: make one with \`openssl rand -base64 32\``);
+  return text;
+};

@@ -4,8 +4,8 @@
  * bounds and messages on Node and on Workers. Each runtime's table names every variable it reads,
  * taking these rows where the meaning is shared.
  */
-import { logLevel, onOff, publicUrl, secretKey, wholeNumber, type LogLevel } from './parsers.js';
-import { variable } from './table.js';
+import { logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
+import { fail, variable } from './table.js';
 
 export type { LogLevel };
 
@@ -21,6 +21,9 @@ export const SHARED = {
   NETDIAG_LOG_LEVEL: variable<LogLevel>({ about: 'the least severe log line written', parse: logLevel, default: 'info' }),
   NETDIAG_ACCESS_LOG: variable({ about: 'on: one JSON line per request, nothing about the caller', parse: onOff, default: false }),
   NETDIAG_SPEEDTEST_TARGETS: variable({ about: 'on/off: the speed-test targets /__down and /__up', parse: onOff, default: true }),
+  NETDIAG_TURN_URL: variable<string | undefined>({ about: 'the TURN server packet loss is measured through: turn:host[:port]', parse: turnUrl, default: undefined }),
+  NETDIAG_TURN_SECRET: variable<string | undefined>({ about: "the TURN server's static-auth-secret, for minting credentials", parse: turnSecret, default: undefined }),
+  NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials stay valid', parse: wholeNumber(60, 86_400), default: 600 }),
 } as const;
 
 export interface DnsBounds {
@@ -49,4 +52,20 @@ export function dnsBounds(values: {
     dnsCacheMaxEntryBytes: values.NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES,
     dnsMaxOutstanding: values.NETDIAG_DNS_MAX_OUTSTANDING,
   };
+}
+
+/** The TURN server credentials are minted for: both its URL and its secret, or neither. */
+export interface TurnSettings {
+  url: string;
+  secret: string;
+  ttlSeconds: number;
+}
+
+/** `NETDIAG_TURN_*` read together: one without the other stops start-up, naming the one missing. */
+export function turnSettings(values: { NETDIAG_TURN_URL: string | undefined; NETDIAG_TURN_SECRET: string | undefined; NETDIAG_TURN_TTL_SECONDS: number }): TurnSettings | undefined {
+  const { NETDIAG_TURN_URL: url, NETDIAG_TURN_SECRET: secret } = values;
+  if (url === undefined && secret === undefined) return undefined;
+  if (secret === undefined) return fail('NETDIAG_TURN_SECRET', 'is required with NETDIAG_TURN_URL: the TURN server\'s static-auth-secret, to mint credentials it accepts');
+  if (url === undefined) return fail('NETDIAG_TURN_URL', 'is required with NETDIAG_TURN_SECRET: the turn:host:port the credentials are for');
+  return { url, secret, ttlSeconds: values.NETDIAG_TURN_TTL_SECONDS };
 }

@@ -1,17 +1,24 @@
 /**
- * The limited operations and their per-source limits per 60 s window: the spec's four (§8), and
- * `speedtest` for the speed-test targets, an addition (docs/api.md, "Envelope, routes and limits").
+ * The limited operations and their per-source limits per 60 s window: the contract's four, and
+ * two additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
+ * targets and `turn` for TURN credentials.
  */
-export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest'] as const;
+export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'turn'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 export type Limits = Readonly<Record<Operation, number>>;
+
+/**
+ * `turn` counts credentials minted: a speed test asks once (and again if it is run again), so 10
+ * a minute is many tests, while minting cannot be turned into a flood of relay allocations.
+ */
+const TURN_LIMIT = 10;
 
 /**
  * `speedtest` counts requests to /__down and /__up: the full plan makes about 60 transfers plus
  * the engine's latency pings (one per 400 ms under load), so 600 a minute lets a test and its
  * retries through while a source cannot start many tests at once.
  */
-export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600 };
+export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, turn: TURN_LIMIT };
 
 /** Highest limit an operator may set: far above any real use, well inside a counter's range. */
 export const MAX_LIMIT = 100_000_000;

@@ -28,7 +28,7 @@ export function memoryLogger(): Logger & { entries: LogEntry[] } {
 }
 
 /** Option names, so one flat override list can say either kind of part. */
-const OPTION_KEYS = ['trust', 'trustHeader', 'limits', 'colo', 'publicUrl', 'accessLog', 'speedTestTargets'] as const;
+const OPTION_KEYS = ['trust', 'trustHeader', 'limits', 'colo', 'publicUrl', 'accessLog', 'speedTestTargets', 'turn'] as const;
 
 type TestServices = Services & { ports: RuntimePorts & { clock: ManualClock } };
 
@@ -63,6 +63,7 @@ export function testServices(overrides: Partial<RuntimePorts & OperatorOptions> 
     publicUrl: undefined,
     accessLog: false,
     speedTestTargets: true,
+    turn: undefined,
   };
   for (const [key, value] of Object.entries(overrides)) {
     Object.assign((OPTION_KEYS as readonly string[]).includes(key) ? options : ports, { [key]: value });

@@ -77,6 +77,9 @@ describe('loadWorkersConfig', () => {
         NETDIAG_LOG_LEVEL: 'silent',
         NETDIAG_ACCESS_LOG: 'on',
         NETDIAG_SPEEDTEST_TARGETS: 'off',
+        NETDIAG_TURN_URL: 'turns:turn.example.net:5349',
+        NETDIAG_TURN_SECRET: 's'.repeat(40),
+        NETDIAG_TURN_TTL_SECONDS: '60',
         // Node's, not read here: the platform decides them.
         PORT: 'not read',
         NETDIAG_COLO: 'not read',
@@ -102,6 +105,7 @@ describe('loadWorkersConfig', () => {
       logLevel: 'silent',
       accessLog: true,
       speedTestTargets: false,
+      turn: { url: 'turns:turn.example.net:5349', secret: 's'.repeat(40), ttlSeconds: 60 },
     });
   });
 

@@ -1,4 +1,4 @@
-// The one start-up line that states what this process will do (issue 17): listeners, DNS
+// The one start-up line that states what this process will do: listeners, DNS
 // upstream, events sink, limiter store, probes, geo data. URLs are reduced to what names the
 // peer (scheme, host, port, path): user information and query strings, where credentials and
 // tokens live, never reach the log.
@@ -33,6 +33,8 @@ export function configurationSummary(config: Config, workers: number): Record<st
       asn: config.geoipAsn ?? 'embedded ASN table',
     },
     speedtest_targets: config.speedTestTargets,
+    // The URL only: the secret mints credentials and is never written anywhere.
+    turn: config.turn?.url ?? null,
     access_log: config.accessLog,
   };
 }

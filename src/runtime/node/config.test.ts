@@ -53,7 +53,13 @@ const BAD: [string, Env, string][] = [
   ['NETDIAG_GEOIP_CITY', { NETDIAG_GEOIP_CITY: `${dir}/missing-city.mmdb` }, `cannot read "${dir}/missing-city.mmdb" (ENOENT)`],
   ['NETDIAG_GEOIP_ASN', { NETDIAG_GEOIP_ASN: `${dir}/missing-asn.mmdb` }, `cannot read "${dir}/missing-asn.mmdb" (ENOENT)`],
   ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'dns=0' }, 'limit for "dns" must be a whole number from 1 to 100000000, got "0"'],
-  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'smtp=5' }, 'unknown operation "smtp" (expected ip, dns, probe, events, speedtest)'],
+  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'smtp=5' }, 'unknown operation "smtp" (expected ip, dns, probe, events, speedtest, turn)'],
+  ['NETDIAG_TURN_URL', { NETDIAG_TURN_URL: 'stun:turn.example.net:3478' }, '"stun:turn.example.net:3478" must be turn:host[:port] or turns:host[:port], optionally with ?transport=udp or tcp'],
+  ['NETDIAG_TURN_URL', { NETDIAG_TURN_URL: 'turn:turn.example.net:70000' }, '"turn:turn.example.net:70000" names port 70000, outside 1 to 65535'],
+  ['NETDIAG_TURN_SECRET', { NETDIAG_TURN_SECRET: 'short' }, 'must be at least 32 characters of secret (the TURN server\'s static-auth-secret), got 5: make one with `openssl rand -base64 32`'],
+  ['NETDIAG_TURN_SECRET', { NETDIAG_TURN_URL: 'turn:turn.example.net:3478' }, "is required with NETDIAG_TURN_URL: the TURN server's static-auth-secret, to mint credentials it accepts"],
+  ['NETDIAG_TURN_URL', { NETDIAG_TURN_SECRET: 'x'.repeat(32) }, 'is required with NETDIAG_TURN_SECRET: the turn:host:port the credentials are for'],
+  ['NETDIAG_TURN_TTL_SECONDS', { NETDIAG_TURN_TTL_SECONDS: '30' }, 'must be a whole number from 60 to 86400, got "30"'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'http://127.0.0.1:6379' }, '"http://127.0.0.1:6379" must use redis: or rediss:'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'not a url' }, '"not a url" is not a URL'],
   ['NETDIAG_WORKERS', { NETDIAG_WORKERS: '0' }, 'must be a whole number from 1 to 256, got "0"'],
@@ -172,6 +178,9 @@ describe('netdiag serve: loadConfig', () => {
       NETDIAG_GEOIP_ASN: pair.keyFile,
       NETDIAG_RATE_LIMITS: 'ip=5, speedtest=100000000',
       NETDIAG_SPEEDTEST_TARGETS: 'off',
+      NETDIAG_TURN_URL: 'turn:[2001:db8::3]:3479?transport=udp',
+      NETDIAG_TURN_SECRET: 't'.repeat(32),
+      NETDIAG_TURN_TTL_SECONDS: '86400',
       NETDIAG_REDIS_URL: 'rediss://:pw@127.0.0.1:6379/2',
       NETDIAG_WORKERS: 'auto',
       NETDIAG_RATE_LIMIT_KEY: key,
@@ -217,6 +226,7 @@ describe('netdiag serve: loadConfig', () => {
       logLevel: 'silent',
       accessLog: true,
       speedTestTargets: false,
+      turn: { url: 'turn:[2001:db8::3]:3479?transport=udp', secret: 't'.repeat(32), ttlSeconds: 86_400 },
       metrics: { port: 0, host: '::' },
     });
     expect(config.trust.any).toBe(true);
@@ -329,6 +339,7 @@ describe('the start-up configuration line', () => {
       probes: { weur: 'http://127.0.0.1:9/rtt-base' },
       geo: { city: 'embedded DB-IP Lite city', asn: 'embedded ASN table' },
       speedtest_targets: true,
+      turn: null,
       access_log: false,
     });
     const text = JSON.stringify(summary);

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../config/table.js';
-import { SHARED, dnsBounds, type DnsBounds } from '../../config/vars.js';
+import { SHARED, dnsBounds, turnSettings, type DnsBounds, type TurnSettings } from '../../config/vars.js';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../net/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../net/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
@@ -66,6 +66,8 @@ export interface Config extends DnsBounds {
   logLevel: LogLevel;
   accessLog: boolean;
   speedTestTargets: boolean;
+  /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
+  turn: TurnSettings | undefined;
   /** The Prometheus listener (`NETDIAG_METRICS_PORT`, `NETDIAG_METRICS_HOST`); off when undefined. */
   metrics: { port: number; host: string } | undefined;
 }
@@ -163,6 +165,9 @@ export const SERVE_VARIABLES = {
   NETDIAG_GEOIP_ASN: variable<string | undefined>({ about: 'a MaxMind ASN .mmdb replacing the embedded data', parse: path, default: undefined }),
   NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
   NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
+  NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
+  NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
+  NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_WORKERS: variable({ about: 'server processes on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,
@@ -333,6 +338,7 @@ export function loadConfig(env: Env): Config {
     logLevel: v.NETDIAG_LOG_LEVEL,
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
+    turn: turnSettings(v),
     metrics: metricsListener(v.NETDIAG_METRICS_PORT, v.NETDIAG_METRICS_HOST, v.PORT),
   };
   const tls = tlsPaths(v);

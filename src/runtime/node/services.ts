@@ -71,6 +71,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     publicUrl: config.publicUrl,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
+    turn: config.turn,
   };
   return { services: { ports, options }, lifecycle: { limiter, dns, probes, events: observedEvents } };
 }

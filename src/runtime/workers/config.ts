@@ -1,6 +1,6 @@
 import { MAKE_A_KEY, bounded, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../config/table.js';
-import { SHARED, dnsBounds, type DnsBounds } from '../../config/vars.js';
+import { SHARED, dnsBounds, turnSettings, type DnsBounds, type TurnSettings } from '../../config/vars.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
@@ -28,6 +28,8 @@ export interface WorkersConfig extends DnsBounds {
   logLevel: LogLevel;
   accessLog: boolean;
   speedTestTargets: boolean;
+  /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
+  turn: TurnSettings | undefined;
 }
 
 /** The DoH default: a host name, since production Workers cannot fetch an IP-literal URL. */
@@ -37,12 +39,13 @@ export const WORKERS_DOH_DEFAULT = 'https://cloudflare-dns.com/dns-query';
 export const WORKERS_DNS_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** The one binding per operation that `NETDIAG_LIMITER=binding` needs. */
-export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT'>> = {
+export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT' | 'TURN_RATE_LIMIT'>> = {
   ip: 'IP_RATE_LIMIT',
   dns: 'DNS_RATE_LIMIT',
   probe: 'PROBE_RATE_LIMIT',
   events: 'EVENTS_RATE_LIMIT',
   speedtest: 'SPEEDTEST_RATE_LIMIT',
+  turn: 'TURN_RATE_LIMIT',
 };
 
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])$/;
@@ -114,6 +117,9 @@ export const WORKERS_VARIABLES = {
   NETDIAG_LOG_LEVEL: SHARED.NETDIAG_LOG_LEVEL,
   NETDIAG_ACCESS_LOG: SHARED.NETDIAG_ACCESS_LOG,
   NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
+  NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
+  NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
+  NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
 };
 
 /** A binding the configuration relies on must exist: a missing one is named, never skipped. */
@@ -142,6 +148,7 @@ export function loadWorkersConfig(env: WorkerEnv): WorkersConfig {
     logLevel: v.NETDIAG_LOG_LEVEL,
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
+    turn: turnSettings(v),
   };
   if (config.limiter === 'durable-object') requireBinding(env, 'RATE_LIMITER', 'NETDIAG_LIMITER', 'durable-object');
   else for (const binding of Object.values(LIMIT_BINDINGS)) requireBinding(env, binding, 'NETDIAG_LIMITER', 'binding');

@@ -103,6 +103,7 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
     publicUrl: config.publicUrl,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
+    turn: config.turn,
   };
   return { ports, options };
 }

@@ -1,0 +1,101 @@
+// The page's packet-loss step in Debian's chromium, through Debian's coturn (hardened as
+// docs/operations.md says) behind a lossy relay (test/support/lossy-relay.ts): with nothing
+// dropped it reports 0 of 1000 lost; with a share dropped it reports a loss near what the relay
+// dropped (WebRTC carries the messages in SCTP packets over DTLS, which may bundle several in one
+// datagram, so the page's count and the relay's agree in share, not datagram for datagram); and
+// it says "not measured" and why with no TURN server configured or one that never answers.
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCoturn, type Coturn } from './support/coturn.js';
+import { startLossyRelay, type LossyRelay } from './support/lossy-relay.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { requireCommands } from './support/system.js';
+
+const ready = requireCommands('packet loss in chromium', ['chromium', 'turnserver'], 'chromium coturn');
+
+describe.skipIf(!ready)('the page measures packet loss through the deployment TURN server', () => {
+  const secret = randomBytes(32).toString('base64');
+  let turn: Coturn;
+  let browser: Browser;
+  const relays: LossyRelay[] = [];
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    turn = await startCoturn(secret);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 60_000);
+  afterAll(async () => {
+    await browser.close();
+    for (const relay of relays) relay.close();
+    for (const server of servers) await server.close();
+    await turn.close();
+  });
+
+  async function serve(env: Record<string, string>): Promise<TestServer> {
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', ...env });
+    servers.push(server);
+    return server;
+  }
+
+  /** Runs the light test in a fresh page and gives what "Packet loss" says at the end. */
+  async function lossShown(server: TestServer): Promise<string> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/`);
+      await page.waitForSelector('#speed-start:not([disabled])');
+      await page.selectOption('#speed-mode', 'light');
+      await page.click('#speed-start');
+      await expect.poll(() => page.textContent('#speed-status'), { timeout: 60_000 }).toMatch(/^(Done\.|The test did not finish\.)$/);
+      expect(await page.textContent('#speed-status')).toBe('Done.');
+      return (await page.textContent('#speed-results [data-metric="loss"]')) ?? '';
+    } finally {
+      await context.close();
+    }
+  }
+
+  async function throughRelay(share: number): Promise<{ relay: LossyRelay; server: TestServer }> {
+    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, share, 7);
+    relays.push(relay);
+    const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(relay.port)}`, NETDIAG_TURN_SECRET: secret });
+    return { relay, server };
+  }
+
+  it('with nothing dropped: 0.0%, 0 of 1000 datagrams', async () => {
+    const { relay, server } = await throughRelay(0);
+    expect(await lossShown(server)).toBe('0.0% (0 of 1000 datagrams)');
+    expect(relay.passed.up).toBeGreaterThanOrEqual(1000);
+  }, 90_000);
+
+  it('with 5% of datagrams dropped each way: a loss near the share the relay dropped', async () => {
+    const { relay, server } = await throughRelay(0.05);
+    const shown = await lossShown(server);
+    const match = /^([0-9.]+)% \(([0-9]+) of 1000 datagrams\)$/.exec(shown);
+    expect(match, shown).not.toBeNull();
+    const reported = Number(match?.[1]);
+    const dropped = (100 * (relay.dropped.up + relay.dropped.down)) / (relay.passed.up + relay.dropped.up);
+    process.stdout.write(`page packet loss: reported ${String(reported)}%, relay dropped ${dropped.toFixed(1)}% of the datagrams sent (${JSON.stringify(relay.dropped)} dropped, ${JSON.stringify(relay.passed)} passed)\n`);
+    expect(reported).toBeGreaterThan(0);
+    expect(Math.abs(reported - dropped)).toBeLessThan(5);
+  }, 90_000);
+
+  it('with no TURN server configured: not measured, and why', async () => {
+    const server = await serve({});
+    expect(await lossShown(server)).toBe('not measured: this server has no TURN server to measure it through');
+  }, 90_000);
+
+  it('with a TURN server that never answers: not measured, and why, and the rest of the result stands', async () => {
+    const silent: Socket = createSocket('udp4');
+    silent.bind(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.address().port)}`, NETDIAG_TURN_SECRET: secret });
+      expect(await lossShown(server)).toBe('not measured: the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)');
+    } finally {
+      silent.close();
+    }
+  }, 90_000);
+});

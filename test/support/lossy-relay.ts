@@ -1,0 +1,89 @@
+// A user-space UDP relay between a TURN client and the TURN server that drops a known share of the
+// datagrams the loss test is made of, and counts every one it drops: the reference a reported
+// packet loss is held to. Only relayed data is dropped: Send and Data indications (what the
+// command line's client sends, RFC 8656 §11) and ChannelData messages (what a browser's WebRTC
+// stack sends once it has bound a channel, §12); requests and their answers pass, so the
+// allocation itself never fails here. Drops follow a seeded generator, so a run is repeatable.
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+
+const SEND_INDICATION = 0x0016;
+const DATA_INDICATION = 0x0017;
+
+export interface LossyRelay {
+  port: number;
+  /** Indications dropped so far, each way. */
+  dropped: { up: number; down: number };
+  /** Indications passed so far, each way. */
+  passed: { up: number; down: number };
+  reset(): void;
+  close(): void;
+}
+
+/** mulberry32: a small seeded generator, uniform enough for a drop decision. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1): Promise<LossyRelay> {
+  const random = seeded(seed);
+  const front = createSocket('udp4');
+  front.bind(0, '127.0.0.1');
+  await once(front, 'listening');
+  const dropped = { up: 0, down: 0 };
+  const passed = { up: 0, down: 0 };
+  /** One socket toward the server per client, so the server sees each client apart. */
+  const backs = new Map<string, Socket>();
+  const isIndication = (packet: Buffer, type: number) => packet.length >= 20 && packet.readUInt16BE(0) === type && packet.readUInt32BE(4) === 0x2112a442;
+  // ChannelData: a channel number 0x4000-0x4FFF in the first two octets (RFC 8656 §12.4).
+  const isChannelData = (packet: Buffer) => packet.length >= 4 && ((packet[0] ?? 0) & 0xf0) === 0x40;
+
+  front.on('message', (packet: Buffer, client) => {
+    const key = `${client.address}:${String(client.port)}`;
+    let back = backs.get(key);
+    if (back === undefined) {
+      const socket = createSocket('udp4');
+      socket.bind(0, '127.0.0.1');
+      socket.on('message', (reply: Buffer) => {
+        if (isIndication(reply, DATA_INDICATION) || isChannelData(reply)) {
+          if (random() < share) {
+            dropped.down += 1;
+            return;
+          }
+          passed.down += 1;
+        }
+        front.send(reply, client.port, client.address);
+      });
+      backs.set(key, socket);
+      back = socket;
+    }
+    if (isIndication(packet, SEND_INDICATION) || isChannelData(packet)) {
+      if (random() < share) {
+        dropped.up += 1;
+        return;
+      }
+      passed.up += 1;
+    }
+    back.send(packet, server.port, server.host);
+  });
+
+  return {
+    port: front.address().port,
+    dropped,
+    passed,
+    reset() {
+      dropped.up = dropped.down = passed.up = passed.down = 0;
+    },
+    close() {
+      front.close();
+      for (const socket of backs.values()) socket.close();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// Packet loss from the command line, through Debian's coturn, held to a reference: a lossy relay
+// (test/support/lossy-relay.ts) between the client and coturn drops a known share of the
+// numbered datagrams and counts each one; the loss the client reports must be exactly what the
+// relay dropped. And where loss cannot be measured (no TURN server configured, one that never
+// answers), the client says so and why, never 0%.
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientFor } from '../src/cli/client.js';
+import { packetLoss } from '../src/cli/speedtest-loss.js';
+import { startCoturn, type Coturn } from './support/coturn.js';
+import { startLossyRelay, type LossyRelay } from './support/lossy-relay.js';
+import { runCli } from './support/process.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { requireCommands } from './support/system.js';
+
+const ready = requireCommands('packet loss through TURN', ['turnserver'], 'coturn');
+/** The engine's plan, with a shorter deadline for a server that never answers. */
+const PLAN = { datagrams: 1000, batchSize: 10, batchEveryMs: 10, waitMs: 3000, requestTimeoutMs: 3000 };
+
+interface Report {
+  packet_loss_percent: number | null;
+  packet_loss: { server: string; sent: number; received: number } | null;
+  notes: string[];
+}
+
+describe.skipIf(!ready)('packet loss through the deployment TURN server', () => {
+  const secret = randomBytes(32).toString('base64');
+  let turn: Coturn;
+  const relays: LossyRelay[] = [];
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    turn = await startCoturn(secret);
+  }, 30_000);
+  afterAll(async () => {
+    for (const relay of relays) relay.close();
+    for (const server of servers) await server.close();
+    await turn.close();
+  });
+
+  /** A deployment whose TURN URL is a lossy relay in front of coturn. */
+  async function throughRelay(share: number): Promise<{ relay: LossyRelay; server: TestServer }> {
+    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, share, 42);
+    relays.push(relay);
+    const server = await startTestServer({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(relay.port)}`, NETDIAG_TURN_SECRET: secret, NETDIAG_RATE_LIMITS: 'turn=100' });
+    servers.push(server);
+    return { relay, server };
+  }
+
+  it('with nothing dropped, every datagram comes back: 0.0%, measured', async () => {
+    const { relay, server } = await throughRelay(0);
+    const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
+    expect(loss).toMatchObject({ measured: true, sent: 1000, received: 1000, lossPercent: 0 });
+    expect(relay.passed).toEqual({ up: 1000, down: 1000 });
+  });
+
+  it('with 5% dropped each way, the loss reported is exactly what the relay dropped', async () => {
+    const { relay, server } = await throughRelay(0.05);
+    const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
+    if (!loss.measured) throw new Error(loss.reason);
+    const dropped = relay.dropped.up + relay.dropped.down;
+    expect(loss.sent - loss.received).toBe(dropped);
+    expect(loss.lossPercent).toBeCloseTo((100 * dropped) / 1000, 6);
+    // About 5% of 1000 going out and 5% of what came through coming back: near 9.75%.
+    expect(dropped).toBeGreaterThan(60);
+    expect(dropped).toBeLessThan(140);
+  });
+
+  it('netdiag speedtest reports the same, in JSON and in words', async () => {
+    const { relay, server } = await throughRelay(0.05);
+    const json = await runCli(['speedtest', '--mode', 'light', '--json', '--no-analytics'], { NETDIAG_URL: server.url }, 120_000);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as Report;
+    const dropped = relay.dropped.up + relay.dropped.down;
+    expect(report.packet_loss).toMatchObject({ server: `turn:127.0.0.1:${String(relay.port)}`, sent: 1000 });
+    expect((report.packet_loss?.sent ?? 0) - (report.packet_loss?.received ?? 0)).toBe(dropped);
+    expect(report.packet_loss_percent).toBeCloseTo((100 * dropped) / 1000, 2);
+    relay.reset();
+    const words = await runCli(['speedtest', '--mode', 'light', '--no-analytics'], { NETDIAG_URL: server.url }, 120_000);
+    expect(words.code, words.stderr).toBe(0);
+    const lost = relay.dropped.up + relay.dropped.down;
+    expect(words.stdout).toContain(`${((100 * lost) / 1000).toFixed(1)}% (${String(lost)} of 1000 datagrams, through turn:127.0.0.1:${String(relay.port)})`);
+  }, 240_000);
+
+  it('with no TURN server configured: not measured, and why (never 0%)', async () => {
+    const server = await startTestServer({});
+    servers.push(server);
+    const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
+    expect(loss).toEqual({ measured: false, reason: 'this deployment has no TURN server to measure it through' });
+  });
+
+  it('with a TURN server that never answers (UDP blocked): not measured, and why', async () => {
+    const silent: Socket = createSocket('udp4');
+    silent.bind(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const server = await startTestServer({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.address().port)}`, NETDIAG_TURN_SECRET: secret });
+      servers.push(server);
+      const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
+      expect(loss.measured).toBe(false);
+      expect(loss.measured ? '' : loss.reason).toBe(`the TURN server 127.0.0.1:${String(silent.address().port)} did not answer over UDP within 3 s (a firewall, a VPN or a network that blocks UDP)`);
+    } finally {
+      silent.close();
+    }
+  });
+});
