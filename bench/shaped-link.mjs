@@ -1,0 +1,111 @@
+// npm run bench:shaped [-- --runs 3]   (root, iproute2, curl, Debian's chromium; Node 22, which reads the .ts link helper)
+//
+// The speed test's accuracy on links of known speed: the link of test/support/shaped-link.ts
+// (tbf on a router namespace, the server in its own namespace sending with CUBIC), at 20 and
+// 200 Mbit/s with a 20 ms queue, each run measuring the reference (curl's bulk download and
+// upload of the same size), `netdiag speedtest --json` and the page in Chromium, in turn; then the
+// loaded latency with a 5 ms and a 300 ms queue at 5 Mbit/s. Prints each run and the error
+// against the reference. Needs `npm run build`.
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { createShapedLink } from '../test/support/shaped-link.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
+const exec = promisify(execFile);
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'netdiag-shaped-bench-'));
+const link = createShapedLink();
+const [command, ...args] = link.inServer([process.execPath, CLI, 'serve']);
+const server = spawn(command, args, {
+  env: { PATH: process.env.PATH, PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise((resolve) => {
+  let out = '';
+  server.stdout.on('data', (d) => {
+    out += d;
+    if (out.includes('"msg":"listening"')) resolve();
+  });
+});
+const base = `http://${link.serverAddress}:8080`;
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+
+/** The better of two bulk transfers each way: one run alone sometimes falls under the link. */
+async function reference(bytes) {
+  const [a, b] = [await bulk(bytes), await bulk(bytes)];
+  return { down: Math.max(a.down, b.down), up: Math.max(a.up, b.up) };
+}
+
+async function bulk(bytes) {
+  const { stdout: down } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_download}', `${base}/__down?bytes=${bytes}`]);
+  const body = join(scratch, `up-${bytes}`);
+  writeFileSync(body, Buffer.alloc(bytes, 0x30));
+  const { stdout: up } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_upload}', '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${body}`, `${base}/__up`]);
+  return { down: (Number(down) * 8) / 1e6, up: (Number(up) * 8) / 1e6 };
+}
+
+async function cli(mode) {
+  const { stdout } = await exec(process.execPath, [CLI, 'speedtest', '--mode', mode, '--json', '--no-analytics', '--no-packet-loss', '--url', base, '--timeout', '30'], { maxBuffer: 1 << 20 });
+  const r = JSON.parse(stdout);
+  return { down: r.download_mbps, up: r.upload_mbps, increase: r.loaded_latency_increase_ms, grade: r.bufferbloat_grade };
+}
+
+async function page(mode) {
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  try {
+    await tab.goto(`${base}/`);
+    await tab.waitForSelector('#speed-start:not([disabled])');
+    await tab.selectOption('#speed-mode', mode);
+    await tab.click('#speed-start');
+    await tab.locator('#speed-status', { hasText: /^(Done\.|The test did not finish\.)$/ }).waitFor({ timeout: 300_000 });
+    const value = async (name) => Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value'));
+    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"]') };
+  } finally {
+    await context.close();
+  }
+}
+
+const pct = (value, ref) => `${value >= ref ? '+' : ''}${((100 * (value - ref)) / ref).toFixed(1)}%`;
+const rows = [];
+try {
+  for (const [rate, mode, bytes] of [[20, 'light', 12_500_000], [200, 'full', 100_000_000]]) {
+    link.shape(rate, 20);
+    for (let run = 1; run <= Number(values.runs); run++) {
+      const ref = await reference(bytes);
+      const c = await cli(mode);
+      const p = await page(mode);
+      rows.push({
+        link: `${rate} Mbit/s, ${mode} test`, run, 'curl down/up': `${ref.down.toFixed(1)} / ${ref.up.toFixed(1)}`,
+        CLI: `${c.down} / ${c.up}`, 'CLI error': `${pct(c.down, ref.down)} / ${pct(c.up, ref.up)}`,
+        page: `${p.down.toFixed(1)} / ${p.up.toFixed(1)}`, 'page error': `${pct(p.down, ref.down)} / ${pct(p.up, ref.up)}`,
+      });
+      console.log(JSON.stringify(rows.at(-1)));
+    }
+  }
+  console.table(rows);
+  const bloat = [];
+  // 5 Mbit/s: the light test's 1 MB transfers last long enough (1.6 s) to fill a 300 ms queue.
+  for (const queue of [5, 300]) {
+    link.shape(5, queue);
+    for (let run = 1; run <= Number(values.runs); run++) {
+      const c = await cli('light');
+      const p = await page('light');
+      bloat.push({ queue: `${queue} ms`, run, 'CLI added under load': `${c.increase} ms (${c.grade})`, page: p.bufferbloat });
+    }
+  }
+  console.log('Loaded latency at 5 Mbit/s, by the size of the queue (tbf latency):');
+  console.table(bloat);
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  await once(server, 'exit');
+  link.destroy();
+  rmSync(scratch, { recursive: true, force: true });
+}

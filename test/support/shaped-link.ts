@@ -1,0 +1,89 @@
+// A link of known speed: this namespace (the client) ↔ a router namespace ↔ a server namespace,
+// joined by two veth pairs, with tbf shaping the router's egress toward each side (download on
+// the client-facing side, upload on the server-facing one). Shaping on the router, not on the
+// sender's own host, so the queue builds where a real bottleneck's does (a sender's TCP Small
+// Queues would hide a queue on its own interface). The server namespace sends with CUBIC, a
+// loss-based sender that fills the queue as most servers do. Needs root and iproute2.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export interface ShapedLink {
+  /** The server namespace's address, where the client reaches it. */
+  serverAddress: string;
+  /** argv that runs `command` in the server namespace. */
+  inServer(command: string[]): string[];
+  /** Shapes both directions: `rateMbit` with a queue that holds `queueMs` of it (tbf `latency`). */
+  shape(rateMbit: number, queueMs: number): void;
+  destroy(): void;
+}
+
+const run = (command: string, ...args: string[]) => execFileSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+
+/** The congestion controls the kernel lets a namespace pick, with CUBIC added if it was not. */
+function allowCubic(): void {
+  const allowed = run('sysctl', '-n', 'net.ipv4.tcp_allowed_congestion_control').trim().split(/\s+/);
+  if (!allowed.includes('cubic')) run('sysctl', '-w', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, 'cubic'].join(' ')}`);
+}
+
+export function createShapedLink(): ShapedLink {
+  const tag = randomBytes(3).toString('hex');
+  const router = `ndr-${tag}`;
+  const server = `nds-${tag}`;
+  const third = (randomBytes(1)[0] ?? 0) & 0x7f;
+  const client = { host: `10.232.${String(third * 2)}.1`, router: `10.232.${String(third * 2)}.2` };
+  const far = { router: `10.232.${String(third * 2 + 1)}.1`, server: `10.232.${String(third * 2 + 1)}.2` };
+  const links = { clientSide: `nda${tag}`, routerNear: `ndb${tag}`, routerFar: `ndc${tag}`, serverSide: `ndd${tag}` };
+  run('ip', 'netns', 'add', router);
+  run('ip', 'netns', 'add', server);
+  const destroy = () => {
+    for (const name of [router, server]) {
+      try {
+        run('ip', 'netns', 'del', name);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  try {
+    run('ip', 'link', 'add', links.clientSide, 'type', 'veth', 'peer', 'name', links.routerNear);
+    run('ip', 'link', 'set', links.routerNear, 'netns', router);
+    run('ip', 'netns', 'exec', router, 'ip', 'link', 'add', links.routerFar, 'type', 'veth', 'peer', 'name', links.serverSide);
+    run('ip', 'netns', 'exec', router, 'ip', 'link', 'set', links.serverSide, 'netns', server);
+    run('ip', 'addr', 'add', `${client.host}/30`, 'dev', links.clientSide);
+    run('ip', 'link', 'set', links.clientSide, 'up');
+    run('ip', 'route', 'add', `${far.server}/32`, 'via', client.router);
+    run('ip', '-n', router, 'addr', 'add', `${client.router}/30`, 'dev', links.routerNear);
+    run('ip', '-n', router, 'addr', 'add', `${far.router}/30`, 'dev', links.routerFar);
+    for (const dev of [links.routerNear, links.routerFar, 'lo']) run('ip', '-n', router, 'link', 'set', dev, 'up');
+    run('ip', 'netns', 'exec', router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
+    run('ip', '-n', server, 'addr', 'add', `${far.server}/30`, 'dev', links.serverSide);
+    for (const dev of [links.serverSide, 'lo']) run('ip', '-n', server, 'link', 'set', dev, 'up');
+    run('ip', '-n', server, 'route', 'add', 'default', 'via', far.router);
+    allowCubic();
+    run('ip', 'netns', 'exec', server, 'sysctl', '-qw', 'net.ipv4.tcp_congestion_control=cubic');
+  } catch (err) {
+    try {
+      run('ip', 'link', 'del', links.clientSide);
+    } catch {
+      // Not made, or gone with the namespaces.
+    }
+    destroy();
+    throw err;
+  }
+  return {
+    serverAddress: far.server,
+    inServer: (command) => ['ip', 'netns', 'exec', server, ...command],
+    shape(rateMbit, queueMs) {
+      // A burst of 1 ms at the rate (at least two full frames): enough for tbf to keep the rate
+      // at any timer resolution, small enough that a short transfer gains almost nothing from it.
+      const burst = Math.max(3028, Math.round((rateMbit * 1e6) / 8 / 1000));
+      for (const dev of [links.routerNear, links.routerFar]) {
+        run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${String(rateMbit)}mbit`, 'burst', String(burst), 'latency', `${String(queueMs)}ms`);
+      }
+    },
+    destroy() {
+      // Deleting the router namespace deletes both pairs.
+      destroy();
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// The speed test on links of known speed (test/support/shaped-link.ts: tbf on a router namespace
+// between this namespace and the server's, the server sending with CUBIC). The reference is what
+// curl's bulk transfers achieve on the same link in the same run; `netdiag speedtest` must report
+// download and upload within 10% of it at 20 and at 200 Mbit/s, its loaded latency must follow
+// the size of the queue (5 ms against 300 ms: at least 100 ms more under load, and the grade
+// with it), and with a 20 ms delay line its idle latency must be within 2 ms of curl's time to
+// first byte on a warm connection. Figures are printed for the closing note; bench/ has the same
+// as a benchmark.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
+import { canMakeNetns } from '../support/netns.js';
+import { CLI, runCli } from '../support/process.js';
+import { createShapedLink, type ShapedLink } from '../support/shaped-link.js';
+import { requireCommands } from '../support/system.js';
+
+const ready = requireCommands('speed test on shaped links', ['ip', 'tc', 'curl', 'chromium'], 'iproute2 curl chromium') && canMakeNetns();
+const exec = promisify(execFile);
+
+interface Report {
+  download_mbps: number | null;
+  upload_mbps: number | null;
+  latency_ms: number | null;
+  download_loaded_latency_ms: number | null;
+  upload_loaded_latency_ms: number | null;
+  loaded_latency_increase_ms: number | null;
+  bufferbloat_grade: string | null;
+}
+
+describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
+  let link: ShapedLink;
+  let browser: Browser;
+  let server: ChildProcess;
+  let base: string;
+  const scratch = mkdtempSync(join(tmpdir(), 'netdiag-shaped-'));
+
+  beforeAll(async () => {
+    link = createShapedLink();
+    const [command, ...args] = link.inServer([process.execPath, CLI, 'serve']);
+    server = spawn(command ?? 'ip', args, {
+      env: { PATH: process.env.PATH ?? '', PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      server.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"msg":"listening"')) resolve();
+      });
+      server.once('exit', (code) => { reject(new Error(`the server exited with ${String(code)}: ${out}`)); });
+    });
+    base = `http://${link.serverAddress}:8080`;
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser.close();
+    if (server.exitCode === null) {
+      server.kill('SIGTERM');
+      await once(server, 'exit');
+    }
+    link.destroy();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /**
+   * curl's own figures for a bulk download and upload of `bytes`, the better of two runs each: the
+   * reference, in Mbit/s. One run alone sometimes fell 10% under the link (a CUBIC sawtooth in the
+   * small queue, or this shared machine's scheduling) while the clients did not.
+   */
+  async function reference(bytes: number): Promise<{ down: number; up: number }> {
+    const [a, b] = [await bulk(bytes), await bulk(bytes)];
+    return { down: Math.max(a.down, b.down), up: Math.max(a.up, b.up) };
+  }
+
+  async function bulk(bytes: number): Promise<{ down: number; up: number }> {
+    const { stdout: down } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_download}', `${base}/__down?bytes=${String(bytes)}`], { timeout: 120_000 });
+    const body = join(scratch, `up-${String(bytes)}`);
+    writeFileSync(body, Buffer.alloc(bytes, 0x30));
+    const { stdout: up } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_upload}', '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${body}`, `${base}/__up`], { timeout: 120_000 });
+    return { down: (Number(down) * 8) / 1e6, up: (Number(up) * 8) / 1e6 };
+  }
+
+  async function speedtest(mode: 'light' | 'full', url = base): Promise<Report> {
+    const run = await runCli(['speedtest', '--mode', mode, '--json', '--no-analytics', '--no-packet-loss', '--url', url, '--timeout', '30'], {}, 240_000);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as Report;
+  }
+
+  /** The page's speed test in Chromium: its download and upload in Mbit/s, from the figures it shows. */
+  async function pageTest(mode: 'light' | 'full'): Promise<{ down: number; up: number }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/`);
+      await page.waitForSelector('#speed-start:not([disabled])');
+      await page.selectOption('#speed-mode', mode);
+      await page.click('#speed-start');
+      await expect.poll(() => page.textContent('#speed-status'), { timeout: 200_000, interval: 500 }).toMatch(/^(Done\.|The test did not finish\.)$/);
+      expect(await page.textContent('#speed-status')).toBe('Done.');
+      const value = async (name: string) => Number(await page.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value')) / 1e6;
+      return { down: await value('download'), up: await value('upload') };
+    } finally {
+      await context.close();
+    }
+  }
+
+  const within = (value: number | null, target: number, share: number) => value !== null && Math.abs(value - target) <= target * share;
+
+  it.each([
+    [20, 'light' as const, 12_500_000],
+    [200, 'full' as const, 100_000_000],
+  ])('at %s Mbit/s, the %s test in the CLI and in the page reads download and upload within 10%% of curl', async (rate, mode, bytes) => {
+    link.shape(rate, 20);
+    const ref = await reference(bytes);
+    const cli = await speedtest(mode);
+    const page = await pageTest(mode);
+    process.stdout.write(`shaped ${String(rate)} Mbit/s: curl ${ref.down.toFixed(1)} down / ${ref.up.toFixed(1)} up; netdiag speedtest --mode ${mode} ${String(cli.download_mbps)} / ${String(cli.upload_mbps)}; page ${page.down.toFixed(1)} / ${page.up.toFixed(1)} Mbit/s\n`);
+    expect(within(cli.download_mbps, ref.down, 0.1), `CLI download ${String(cli.download_mbps)} against ${ref.down.toFixed(1)}`).toBe(true);
+    expect(within(cli.upload_mbps, ref.up, 0.1), `CLI upload ${String(cli.upload_mbps)} against ${ref.up.toFixed(1)}`).toBe(true);
+    expect(within(page.down, ref.down, 0.1), `page download ${page.down.toFixed(1)} against ${ref.down.toFixed(1)}`).toBe(true);
+    expect(within(page.up, ref.up, 0.1), `page upload ${page.up.toFixed(1)} against ${ref.up.toFixed(1)}`).toBe(true);
+  }, 600_000);
+
+  it('loaded latency follows the queue: 300 ms of queue adds at least 100 ms more than 5 ms does, and the grade drops', async () => {
+    // 5 Mbit/s, so the light test's 1 MB transfers (1.6 s each) are long enough to fill a 300 ms
+    // queue (190 kB): at 20 Mbit/s they end before CUBIC's window outgrows it.
+    link.shape(5, 5);
+    const small = await speedtest('light');
+    link.shape(5, 300);
+    const large = await speedtest('light');
+    process.stdout.write(`bufferbloat at 5 Mbit/s: 5 ms queue +${String(small.loaded_latency_increase_ms)} ms (${String(small.bufferbloat_grade)}), 300 ms queue +${String(large.loaded_latency_increase_ms)} ms (${String(large.bufferbloat_grade)})\n`);
+    expect(small.loaded_latency_increase_ms).not.toBeNull();
+    expect(large.loaded_latency_increase_ms).not.toBeNull();
+    expect((large.loaded_latency_increase_ms ?? 0) - (small.loaded_latency_increase_ms ?? 0)).toBeGreaterThanOrEqual(100);
+    expect(['A+', 'A', 'B']).toContain(small.bufferbloat_grade);
+    expect(['C', 'D', 'F']).toContain(large.bufferbloat_grade);
+  }, 300_000);
+
+  it('with a 20 ms delay line, idle latency is within 2 ms of curl\'s time to first byte on a warm connection', async () => {
+    link.shape(200, 20);
+    const relay: DelayRelay = await startDelayRelay({ host: link.serverAddress, port: 8080 }, 10);
+    try {
+      const url = `http://127.0.0.1:${String(relay.port)}`;
+      // Two requests on one connection: the second's time to first byte is one warm round trip.
+      const firsts: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const { stdout } = await exec('curl', ['-s', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{time_starttransfer} %{time_pretransfer}\\n', `${url}/__down?bytes=0`, `${url}/__down?bytes=0`]);
+        const second = stdout.trim().split('\n')[1]?.split(' ').map(Number) ?? [];
+        firsts.push(((second[0] ?? 0) - (second[1] ?? 0)) * 1000);
+      }
+      firsts.sort((a, b) => a - b);
+      const curlMs = firsts[2] ?? 0;
+      const cli = await speedtest('light', url);
+      process.stdout.write(`idle latency through a 20 ms delay line: curl ${curlMs.toFixed(2)} ms, netdiag ${String(cli.latency_ms)} ms\n`);
+      expect(curlMs).toBeGreaterThanOrEqual(20);
+      expect(Math.abs((cli.latency_ms ?? 0) - curlMs)).toBeLessThanOrEqual(2);
+    } finally {
+      await relay.close();
+    }
+  }, 300_000);
+});

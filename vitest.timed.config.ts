@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Suites whose figures depend on having the machine to themselves (the speed test on shaped
+// links): run after the others, one file at a time (npm test's "timed suites" step).
+export default defineConfig({
+  test: {
+    include: ['test/timed/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    fileParallelism: false,
+    setupFiles: ['test/support/setup.ts'],
+  },
+});
