@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Suites whose figures depend on having the machine to themselves (the speed test on shaped
-// links): run after the others, one file at a time (npm test's "timed suites" step).
+// links): one file at a time, by `npm run test:timed`, not yet by `npm test` (docs/testing.md).
 export default defineConfig({
   test: {
     include: ['test/timed/**/*.test.ts'],

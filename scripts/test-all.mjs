@@ -16,7 +16,6 @@ const STEPS = [
   { name: 'lint', command: 'npm', args: ['run', 'lint'] },
   { name: 'node suites', command: 'vitest', args: ['run'] },
   { name: 'workerd suites', command: 'npm', args: ['run', 'test:workers'] },
-  { name: 'timed suites (alone)', command: 'vitest', args: ['run', '--config', 'vitest.timed.config.ts'] },
 ];
 
 // Run outside npm too (`node scripts/test-all.mjs`): the project's binaries come first, as npm

@@ -79,7 +79,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),
     ...speedTestTargets(options.speedTestTargets),
-    ...pageRoutes(callerRule),
+    ...pageRoutes(callerRule, options.turn !== undefined),
     problemDocsRoute(),
     ...extraRoutes,
   ]) {

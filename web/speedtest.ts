@@ -42,6 +42,7 @@ type Turn = { ok: true; hostPort: string; username: string; credential: string }
  * TCP-only server is out of its reach; WebRTC turned off is said as such.
  */
 async function turnFor(): Promise<Turn> {
+  if (document.documentElement.dataset.turn !== 'on') return { ok: false, reason: 'this server has no TURN server to measure it through' };
   if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: 'this browser has WebRTC turned off' };
   const res = await api<Schemas['TurnCredentials']>('/v1/speed-test/turn-credentials');
   if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? 'this server has no TURN server to measure it through' : problemText(res.problem) };

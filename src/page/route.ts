@@ -15,7 +15,10 @@ import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
  * tells any cache between that the two answers differ.
  */
 
-function root(rule: CallerRule) {
+function root(rule: CallerRule, turn: boolean) {
+  // Whether the deployment has a TURN server, in the page itself: the page asks for credentials
+  // only then, rather than meeting a 404 (which a browser reports as a console error).
+  const before = turn ? PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', '<html lang="en" data-turn="on">') : PAGE_HTML_BEFORE;
   return (ctx: RequestContext): HttpReply => {
     const caller = callerOf(ctx, rule);
     if (!caller.ok) throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
@@ -23,7 +26,7 @@ function root(rule: CallerRule) {
       return jsonReply(ctx, 200, `${caller.address.text}\n`, 'text/plain; charset=utf-8', CACHE.noStore, { Vary: 'Accept' });
     }
     // The canonical address text holds only hex digits, dots and colons: nothing to escape.
-    const html = PAGE_HTML_BEFORE + caller.address.text + PAGE_HTML_AFTER;
+    const html = before + caller.address.text + PAGE_HTML_AFTER;
     return jsonReply(ctx, 200, html, 'text/html; charset=utf-8', CACHE.noStore, {
       Vary: 'Accept',
       'Content-Security-Policy': PAGE_POLICY,
@@ -38,9 +41,9 @@ function asset(body: string, contentType: string) {
   return (ctx: RequestContext): HttpReply => jsonReply(ctx, 200, body, contentType, CACHE.regions, { 'X-Content-Type-Options': 'nosniff' });
 }
 
-export function pageRoutes(rule: CallerRule): RouteDefinition[] {
+export function pageRoutes(rule: CallerRule, turn: boolean): RouteDefinition[] {
   return [
-    { path: '/', GET: { limit: 'ip', handle: root(rule) } },
+    { path: '/', GET: { limit: 'ip', handle: root(rule, turn) } },
     { path: '/app.js', GET: { limit: null, handle: asset(PAGE_JS, 'text/javascript; charset=utf-8') } },
     { path: '/app.css', GET: { limit: null, handle: asset(PAGE_CSS, 'text/css; charset=utf-8') } },
   ];
