@@ -52,26 +52,32 @@ describe('quality classes', () => {
   });
 
   it('add up the engine\'s points per input against its thresholds', () => {
-    // latency 5 → 20, loaded increase 3 → 20, packet loss unmeasured → 10, download 200 Mbps → 30,
-    // jitter 1 → 10. Streaming 80 (great ≥ 60), gaming 50 (great ≥ 30), video call 60 (great ≥ 40).
+    // latency 5 → 20, loaded increase 3 → 20, packet loss unmeasured → 0 (the engine's default
+    // points), download 200 Mbps → 30, jitter 1 → 10. Streaming 70 (great ≥ 60), gaming 40
+    // (great ≥ 30), video call 50 (great ≥ 40).
     expect(qualities({ download: 2e8, upload: 2e8, latency: 5, jitter: 1, downLoadedLatency: 8, upLoadedLatency: 6 })).toEqual({ streaming: 'great', gaming: 'great', video_call: 'great' });
-    // latency 30 → 5, increase max(60, 45) − 30 = 30 → 5, loss → 10, download 20 Mbps → 10,
-    // jitter 15 → 5. Streaming 30 (average: 20 ≤ 30 < 40), gaming 20 (average: 15 ≤ 20 < 25),
-    // video call 25 (good: 25 ≤ 25 < 40).
-    expect(qualities({ download: 2e7, upload: 1e6, latency: 30, jitter: 15, downLoadedLatency: 60, upLoadedLatency: 45 })).toEqual({ streaming: 'average', gaming: 'average', video_call: 'good' });
-    // latency 200 → −10, increase 600 → −20, loss → 10, download 0.5 Mbps → 0, jitter 600 → −20:
-    // every total is below zero, counted as zero, so bad.
+    // latency 30 → 5, increase max(60, 45) − 30 = 30 → 5, loss unmeasured → 0, download 20 Mbps
+    // → 10, jitter 15 → 5. Streaming 20 (average: 20 ≤ 20 < 40), gaming 10 (poor: 5 ≤ 10 < 15),
+    // video call 15 (average: 15 ≤ 15 < 25).
+    expect(qualities({ download: 2e7, upload: 1e6, latency: 30, jitter: 15, downLoadedLatency: 60, upLoadedLatency: 45 })).toEqual({ streaming: 'average', gaming: 'poor', video_call: 'average' });
+    // The same with none lost, measured: 10 points more each. Streaming 30 (average), gaming 20
+    // (average: 15 ≤ 20 < 25), video call 25 (good: 25 ≤ 25 < 40).
+    expect(qualities({ download: 2e7, upload: 1e6, latency: 30, jitter: 15, downLoadedLatency: 60, upLoadedLatency: 45, packetLoss: 0 })).toEqual({ streaming: 'average', gaming: 'average', video_call: 'good' });
+    // latency 200 → −10, increase 600 → −20, download 0.5 Mbps → 0, jitter 600 → −20: every
+    // total is below zero, counted as zero, so bad.
     expect(qualities({ download: 5e5, upload: 5e5, latency: 200, jitter: 600, downLoadedLatency: 800 })).toEqual({ streaming: 'bad', gaming: 'bad', video_call: 'bad' });
-    // Boundaries: latency exactly 10 ms is in the second band (10 points); gaming then 10 + 10 + 20 = 40.
+    // Boundaries: latency exactly 10 ms is in the second band (10 points); gaming then 10 + 20 = 30,
+    // exactly great's threshold.
     expect(qualities({ download: 1e8, latency: 10, jitter: 10, downLoadedLatency: 10 }).gaming).toBe('great');
-    // latency 100 → −10, increase 100 → −10, loss 10: −10 → 0 → bad; 1 ms less each: 0 + 0 + 10 = 10 → poor.
-    expect(qualities({ latency: 100, jitter: 0, downLoadedLatency: 200 }).gaming).toBe('bad');
-    expect(qualities({ latency: 99, jitter: 0, downLoadedLatency: 198 }).gaming).toBe('poor');
+    // With none lost measured (10): latency 100 → −10, increase 100 → −10: −10 → 0 → bad; 1 ms
+    // less each: 0 + 0 + 10 = 10 → poor.
+    expect(qualities({ latency: 100, jitter: 0, downLoadedLatency: 200, packetLoss: 0 }).gaming).toBe('bad');
+    expect(qualities({ latency: 99, jitter: 0, downLoadedLatency: 198, packetLoss: 0 }).gaming).toBe('poor');
   });
 
-  it('score measured packet loss by the engine\'s bands instead of none lost', () => {
-    // The first example above with loss measured: 0.5% is under 1%, 10 points as unmeasured; 60% is
-    // −20 points instead of 10: streaming 20 − 20 + 30 + 20 = 50 (good: 40 ≤ 50 < 60), gaming
+  it('score measured packet loss by the engine\'s bands, and unmeasured loss as no points', () => {
+    // The first example above with loss measured: 0.5% is under 1%, 10 points (0 when unmeasured);
+    // 60% is −20 points: streaming 20 − 20 + 30 + 20 = 50 (good: 40 ≤ 50 < 60), gaming
     // 20 − 20 + 20 = 20 (average: 15 ≤ 20 < 25), video call 20 + 10 − 20 + 20 = 30 (good: 25 ≤ 30 < 40).
     const measured = { download: 2e8, upload: 2e8, latency: 5, jitter: 1, downLoadedLatency: 8, upLoadedLatency: 6 };
     expect(qualities({ ...measured, packetLoss: 0.005 })).toEqual({ streaming: 'great', gaming: 'great', video_call: 'great' });

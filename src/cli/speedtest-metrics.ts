@@ -115,14 +115,14 @@ interface Summary {
 
 /**
  * The streaming, gaming and video-call classes, or `pending` where an input is missing. Packet
- * loss not measured (no TURN server, UDP blocked) scores as none lost, as the engine scores it
- * when it did not measure it; the loaded-latency increase is the larger loaded latency less the
- * idle one.
+ * loss not measured (no TURN server, UDP blocked) adds no points, neither the 10 of none lost nor
+ * a penalty, as the engine scores it (its defaultPoints); the loaded-latency increase is the larger
+ * loaded latency less the idle one.
  */
 export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'> {
   const loaded = s.downLoadedLatency !== undefined || s.upLoadedLatency !== undefined ? Math.max(s.downLoadedLatency ?? -Infinity, s.upLoadedLatency ?? -Infinity) : undefined;
   const values: Partial<Record<Input, number>> = {
-    packetLoss: s.packetLoss ?? 0,
+    packetLoss: s.packetLoss,
     latency: s.latency,
     jitter: s.jitter,
     download: s.download,
@@ -133,8 +133,8 @@ export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_ca
     let points = 0;
     for (const name of input) {
       const value = values[name];
-      if (value === undefined) return 'pending';
-      points += POINTS[name](value);
+      if (value !== undefined) points += POINTS[name](value);
+      else if (name !== 'packetLoss') return 'pending';
     }
     return QUALITIES[scale(thresholds, [0, 1, 2, 3, 4])(Math.max(0, points))] ?? 'pending';
   };
