@@ -4,6 +4,8 @@
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
+import { drawChart } from './chart.js';
+import { browserLimitNote, classesWaitFor, LOADED_MIN_MS, noLoadedLatency, spread, type Classes, type Spread } from './report.js';
 import { uuidV4 } from './uuid.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 
@@ -63,36 +65,34 @@ function sendEvent(config: Configuration, event: Schemas['EventName'], eventId: 
   }).catch(() => undefined);
 }
 
-function drawChart(down: { bps: number }[], up: { bps: number }[]): void {
-  const svg = $('#speed-chart') as unknown as SVGSVGElement;
-  const points = [...down.map((p) => ({ bps: p.bps, cls: 'down' })), ...up.map((p) => ({ bps: p.bps, cls: 'up' }))];
-  const top = Math.max(1, ...points.map((p) => p.bps));
-  const width = 600 / Math.max(1, points.length);
-  svg.replaceChildren(
-    ...points.map((p, i) => {
-      const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-      const height = Math.max(1, (p.bps / top) * 150);
-      rect.setAttribute('x', String(i * width + width * 0.1));
-      rect.setAttribute('width', String(width * 0.8));
-      rect.setAttribute('y', String(160 - height));
-      rect.setAttribute('height', String(height));
-      rect.setAttribute('class', p.cls);
-      const title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
-      title.textContent = `${p.cls === 'down' ? 'download' : 'upload'} ${formatMbps(p.bps)}`;
-      rect.append(title);
-      return rect;
-    }),
-  );
-  $('#speed-chart-figure').hidden = points.length === 0;
-}
-
-/** A result in words, and its exact figure in `data-value` (bits per second, milliseconds) for scripts and tests. */
-const metric = (name: string, value: string, exact?: number): void => {
+/**
+ * A result: its value, a line under it saying how it was reached or why it is missing, and its
+ * exact figure in `data-value` (bits per second, milliseconds, percent) for scripts and tests.
+ */
+const metric = (name: string, value: string, detail?: string, exact?: number): void => {
   const element = $(`#speed-results [data-metric="${name}"]`);
-  element.textContent = value;
+  const shown = document.createElement('span');
+  shown.className = 'value';
+  shown.textContent = value;
+  const parts: HTMLElement[] = [shown];
+  if (detail !== undefined && detail !== '') {
+    const why = document.createElement('span');
+    why.className = 'detail';
+    why.textContent = detail;
+    parts.push(why);
+  }
+  element.replaceChildren(...parts);
   if (exact === undefined) delete element.dataset.value;
   else element.dataset.value = String(exact);
 };
+
+const NOT_MEASURED = 'not measured';
+
+/** min, p90 and jitter of a set of round trips, in words. */
+const spreadText = (s: Spread, what: string): string =>
+  `min ${formatMs(s.min)}, p90 ${formatMs(s.p90)}${s.jitter === null ? '' : `, jitter ${formatMs(s.jitter)}`}; ${String(s.count)} ${what}`;
+
+const CLASS_NAMES: [keyof Classes, string][] = [['streaming', 'streaming'], ['gaming', 'gaming'], ['videoCall', 'video calls']];
 
 export async function runSpeedTest(): Promise<void> {
   const res = await api<Configuration>('/v1/speed-test/configuration');
@@ -149,8 +149,9 @@ export async function runSpeedTest(): Promise<void> {
     const started = performance.now();
     error.hidden = true;
     share.hidden = true;
-    for (const name of ['download', 'upload', 'latency', 'jitter', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
+    for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
     $('#speed-chart-figure').hidden = true;
+    $('#speed-note').hidden = true;
     start.disabled = true;
     select.disabled = true;
     cancel.hidden = false;
@@ -219,14 +220,14 @@ export async function runSpeedTest(): Promise<void> {
           if (latency !== undefined) metric('latency', formatMs(latency));
         }
       };
-      if (!turn.ok) metric('loss', `not measured: ${turn.reason}`);
+      if (!turn.ok) metric('loss', NOT_MEASURED, turn.reason);
       let lossError: string | undefined;
       // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
       // except the packet-loss step's, after which it goes on to the next step by itself.
       engine.onError = (message: string, status?: number) => {
         if (/packet loss/i.test(message)) {
           lossError = /timeout/i.test(message) ? 'the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)' : message;
-          metric('loss', `not measured: ${lossError}`);
+          metric('loss', NOT_MEASURED, lossError);
           return;
         }
         engine.pause();
@@ -239,22 +240,48 @@ export async function runSpeedTest(): Promise<void> {
         const scores = results.getScores() as Partial<Record<'streaming' | 'gaming' | 'rtc', { classificationName: Quality }>>;
         const mbps = (bps: number | undefined) => (bps === undefined ? undefined : Math.round((bps / 1e6) * 100) / 100);
         const ms = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
-        metric('download', formatMbps(s.download), s.download);
-        metric('upload', formatMbps(s.upload), s.upload);
-        metric('latency', s.latency === undefined ? '–' : formatMs(s.latency), s.latency);
-        metric('jitter', s.jitter === undefined ? '–' : formatMs(s.jitter));
-        metric('loaded', `${s.downLoadedLatency === undefined ? '–' : formatMs(s.downLoadedLatency)} / ${s.upLoadedLatency === undefined ? '–' : formatMs(s.upLoadedLatency)}`);
-        const loaded = s.downLoadedLatency === undefined && s.upLoadedLatency === undefined ? undefined : Math.max(s.downLoadedLatency ?? 0, s.upLoadedLatency ?? 0);
-        const bloat = bufferbloat(s.latency, loaded);
-        metric('bufferbloat', bloat === undefined ? 'not measured: no loaded latency (run the full test)' : `${bloat.grade} (+${formatMs(bloat.increaseMs)}): ${bloat.meaning}`, bloat?.increaseMs);
+        const downPoints = results.getDownloadBandwidthPoints();
+        const upPoints = results.getUploadBandwidthPoints();
+        // The engine's figure is the 90th percentile of the transfers that lasted the minimum set above.
+        const counted = (points: { duration: number }[]) => `90th percentile of ${String(points.filter((p) => p.duration >= 1).length)} transfers`;
+        metric('download', formatMbps(s.download), s.download === undefined ? undefined : counted(downPoints), s.download);
+        metric('upload', formatMbps(s.upload), s.upload === undefined ? undefined : counted(upPoints), s.upload);
+        const idle = spread(results.getUnloadedLatencyPoints());
+        if (idle === undefined) metric('latency', NOT_MEASURED, 'no round trip was timed');
+        else metric('latency', formatMs(idle.median), spreadText(idle, 'round trips'), idle.median);
+        // The engine answers 0 for a loaded latency it has no round trip for: its points say whether it has any.
+        const loadedDown = spread(results.getDownLoadedLatencyPoints());
+        const loadedUp = spread(results.getUpLoadedLatencyPoints());
+        if (loadedDown === undefined && loadedUp === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
+        else {
+          const side = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir} not measured` : `${formatMs(x.median)} ${dir}`);
+          const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
+          metric(
+            'loaded',
+            `${side(loadedDown, 'down')}, ${side(loadedUp, 'up')}`,
+            `${p90(loadedDown, 'down')}; ${p90(loadedUp, 'up')}`,
+            Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity),
+          );
+        }
+        const loaded = loadedDown === undefined && loadedUp === undefined ? undefined : Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity);
+        const bloat = bufferbloat(idle?.median, loaded);
+        if (bloat === undefined) metric('bufferbloat', NOT_MEASURED, 'it is the latency under load less the idle one, and there is no latency under load');
+        else metric('bufferbloat', `${bloat.grade} (+${formatMs(bloat.increaseMs)})`, bloat.meaning, bloat.increaseMs);
         if (turn.ok && lossError === undefined) {
           const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
-          metric('loss', sent === 0 ? 'not measured: the step sent nothing' : `${((100 * lost) / sent).toFixed(1)}% (${String(lost)} of ${String(sent)} datagrams)`);
+          if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
+          else metric('loss', `${((100 * lost) / sent).toFixed(1)}%`, `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
         }
-        metric('classes', [scores.streaming, scores.gaming, scores.rtc].map((c) => c?.classificationName ?? 'pending').join(' / '));
-        drawChart(results.getDownloadBandwidthPoints(), results.getUploadBandwidthPoints());
+        const classes: Classes = { streaming: scores.streaming?.classificationName, gaming: scores.gaming?.classificationName, videoCall: scores.rtc?.classificationName };
+        const waiting = classesWaitFor(classes, idle !== undefined, loaded !== undefined, mode.id);
+        metric('classes', waiting === undefined ? CLASS_NAMES.map(([key, name]) => `${name} ${classes[key] ?? 'pending'}`).join(', ') : 'pending', waiting);
+        const note = browserLimitNote(s.download, s.upload, location.origin);
+        $('#speed-note').hidden = note === undefined;
+        text('#speed-note', note ?? '');
+        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: s.download, upload: s.upload } });
+        $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
         text('#speed-status', 'Done.');
         summaryText = `netdiag speed test (${mode.id}): download ${formatMbps(s.download)}, upload ${formatMbps(s.upload)}, latency ${s.latency === undefined ? '–' : formatMs(s.latency)}`;
         share.hidden = false;

@@ -1,0 +1,60 @@
+// The page's plain rules for a finished speed test (web/report.ts): the spread of round trips,
+// what a missing figure says, and when the browser itself is named as the likely limit.
+import { describe, expect, it } from 'vitest';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, noLoadedLatency, spread } from '../web/report.js';
+
+describe('the spread of round trips', () => {
+  it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
+    // Sorted 1, 2, 3, 4, 10: median the third; p90 at rank 3.6, 4 + 0.6 × 6 = 7.6.
+    // Steps in the order taken (4, 1, 10, 2, 3): 3, 9, 8, 1, mean 5.25.
+    const s = spread([4, 1, 10, 2, 3]);
+    expect(s).toMatchObject({ count: 5, min: 1, median: 3, jitter: 5.25 });
+    expect(s?.p90).toBeCloseTo(7.6, 9);
+  });
+
+  it('has no jitter with one sample, and is undefined with none (not zero)', () => {
+    expect(spread([7])).toEqual({ count: 1, min: 7, median: 7, p90: 7, jitter: null });
+    expect(spread([])).toBeUndefined();
+  });
+});
+
+describe('what a missing figure says', () => {
+  it('loaded latency: the light test points to the full one; the full test does not point to itself', () => {
+    expect(noLoadedLatency('light')).toMatch(/^no transfer lasted 250 ms.*the full test has longer ones$/);
+    expect(noLoadedLatency('full')).toMatch(/^no transfer lasted 250 ms/);
+    expect(noLoadedLatency('full')).not.toMatch(/full test has longer/);
+  });
+
+  it('the classes say what they wait for, and nothing once all three are known', () => {
+    expect(classesWaitFor({ streaming: 'good', gaming: 'great', videoCall: 'poor' }, true, true, 'full')).toBeUndefined();
+    expect(classesWaitFor({}, true, false, 'light')).toBe('each waits for the latency under load, which this test could not take (the full test may)');
+    expect(classesWaitFor({}, true, false, 'full')).toBe('each waits for the latency under load, which this test could not take');
+    expect(classesWaitFor({}, false, false, 'light')).toBe('each waits for the idle latency, which was not measured');
+  });
+});
+
+describe('the browser as the limit', () => {
+  it('is named from the threshold up, with the faster direction and the command to run instead', () => {
+    expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'http://192.0.2.1:8080')).toBeUndefined();
+    expect(browserLimitNote(undefined, undefined, 'http://192.0.2.1:8080')).toBeUndefined();
+    const note = browserLimitNote(20e6, 1.2e9, 'http://192.0.2.1:8080');
+    expect(note).toMatch(/^At 1200 Mbit\/s this browser may be what limits the result/);
+    expect(note).toMatch(/npx netdiag speedtest --url http:\/\/192\.0\.2\.1:8080$/);
+  });
+});
+
+describe('the chart\'s y axis', () => {
+  // The step is the first of 1, 2 or 5 times a power of ten at or above a quarter of the top bar
+  // (so at most four intervals); the top, the first multiple of it at or above the bar.
+  it.each([
+    [19.2, 5, 20],
+    [191, 50, 200],
+    [0.4, 0.1, 0.4],
+    [4106, 2000, 6000],
+  ])('for a top bar of %s Mbit/s steps by %s up to %s', (max, step, top) => {
+    const scale = axisScale(max);
+    expect(scale.step).toBeCloseTo(step, 9);
+    expect(scale.top).toBeCloseTo(top, 9);
+    expect(scale.top).toBeGreaterThanOrEqual(max);
+  });
+});

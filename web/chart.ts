@@ -1,0 +1,93 @@
+// The speed test's chart: one bar per transfer, in the order they ran (download, then upload),
+// on a y axis in Mbit/s, with the figure each direction reports drawn across its bars. Drawn in
+// the SVG's own pixel size (redrawn when it changes) so its text stays legible on a phone.
+
+import { axisScale } from './report.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const HEIGHT = 200;
+const MARGIN = { left: 56, right: 8, top: 12, bottom: 30 };
+
+export interface Transfer {
+  bps: number;
+  bytes: number;
+}
+
+export interface ChartData {
+  download: Transfer[];
+  upload: Transfer[];
+  /** What each direction reports (bits per second), drawn as a dashed line across its bars. */
+  reported: { download?: number; upload?: number };
+}
+
+function element<K extends keyof SVGElementTagNameMap>(name: K, attributes: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const label = (mbps: number) => (mbps >= 100 || Number.isInteger(mbps) ? mbps.toFixed(0) : mbps.toPrecision(2));
+const size = (bytes: number) => (bytes >= 1e6 ? `${String(bytes / 1e6)} MB` : `${String(bytes / 1e3)} kB`);
+
+function draw(svg: SVGSVGElement, data: ChartData): void {
+  const width = Math.max(280, Math.round(svg.getBoundingClientRect().width));
+  svg.setAttribute('viewBox', `0 0 ${String(width)} ${String(HEIGHT)}`);
+  const bars = [...data.download.map((t) => ({ ...t, dir: 'down' as const })), ...data.upload.map((t) => ({ ...t, dir: 'up' as const }))];
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const max = Math.max(...bars.map((b) => b.bps / 1e6), (data.reported.download ?? 0) / 1e6, (data.reported.upload ?? 0) / 1e6);
+  const { top, step } = axisScale(max);
+  const y = (mbps: number) => MARGIN.top + plotH - (mbps / top) * plotH;
+  const slot = plotW / Math.max(1, bars.length);
+  const nodes: SVGElement[] = [];
+
+  for (let tick = 0; tick <= top + step / 2; tick += step) {
+    nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(tick), y2: y(tick), class: 'grid' }));
+    nodes.push(element('text', { x: MARGIN.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'tick' }, label(tick)));
+  }
+  nodes.push(element('text', { x: 14, y: MARGIN.top + plotH / 2, transform: `rotate(-90 14 ${String(MARGIN.top + plotH / 2)})`, 'text-anchor': 'middle', class: 'axis' }, 'Mbit/s'));
+
+  bars.forEach((bar, i) => {
+    const h = Math.max(1, (bar.bps / 1e6 / top) * plotH);
+    const rect = element('rect', { x: MARGIN.left + i * slot + slot * 0.15, width: Math.max(1, slot * 0.7), y: MARGIN.top + plotH - h, height: h, class: bar.dir });
+    rect.append(element('title', {}, `${bar.dir === 'down' ? 'download' : 'upload'} of ${size(bar.bytes)}: ${(bar.bps / 1e6).toFixed(1)} Mbit/s`));
+    nodes.push(rect);
+  });
+
+  // Each direction's span of bars: its reported figure across it, its name under it.
+  const spans = [
+    { dir: 'down' as const, from: 0, count: data.download.length, reported: data.reported.download, name: 'download' },
+    { dir: 'up' as const, from: data.download.length, count: data.upload.length, reported: data.reported.upload, name: 'upload' },
+  ];
+  for (const span of spans) {
+    if (span.count === 0) continue;
+    const x1 = MARGIN.left + span.from * slot;
+    const x2 = x1 + span.count * slot;
+    if (span.reported !== undefined) {
+      const line = element('line', { x1, x2, y1: y(span.reported / 1e6), y2: y(span.reported / 1e6), class: `reported ${span.dir}` });
+      line.append(element('title', {}, `${span.name} reported: ${(span.reported / 1e6).toFixed(1)} Mbit/s`));
+      nodes.push(line);
+    }
+    const sizes = span.dir === 'down' ? data.download : data.upload;
+    const range = `${size(Math.min(...sizes.map((t) => t.bytes)))}–${size(Math.max(...sizes.map((t) => t.bytes)))}`;
+    // The long caption where it fits its span (about 6.5 px a character at 12 px), else the name.
+    const long = `${span.name}, ${String(span.count)} transfers of ${range}`;
+    const caption = long.length * 6.5 < x2 - x1 - 8 ? long : span.name;
+    nodes.push(element('text', { x: (x1 + x2) / 2, y: HEIGHT - 10, 'text-anchor': 'middle', class: 'axis' }, caption));
+  }
+  nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }));
+  svg.replaceChildren(...nodes);
+}
+
+let observer: ResizeObserver | undefined;
+
+/** Draws `data` into `svg`, and again whenever the SVG's width changes. */
+export function drawChart(svg: SVGSVGElement, data: ChartData): void {
+  observer?.disconnect();
+  draw(svg, data);
+  observer = new ResizeObserver(() => {
+    draw(svg, data);
+  });
+  observer.observe(svg);
+}

@@ -1,0 +1,91 @@
+// What the page says about a finished test, as plain values: the spread of a set of round trips,
+// why something was not measured, what the quality classes still wait for, and whether the
+// browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
+// (test/page-report.test.ts).
+
+/** The spread of a set of round trips in ms; undefined when there are none. */
+export interface Spread {
+  count: number;
+  min: number;
+  median: number;
+  p90: number;
+  /** Mean absolute difference of consecutive samples (the engine's jitter); null under two samples. */
+  jitter: number | null;
+}
+
+/** Linear interpolation between the closest ranks, the engine's own percentile (so the median matches its figure). */
+function percentile(sorted: readonly number[], share: number): number {
+  const at = (sorted.length - 1) * share;
+  const low = sorted[Math.floor(at)] ?? 0;
+  const high = sorted[Math.ceil(at)] ?? low;
+  return low + (high - low) * (at % 1);
+}
+
+export function spread(samples: readonly number[]): Spread | undefined {
+  if (samples.length === 0) return undefined;
+  const sorted = [...samples].sort((a, b) => a - b);
+  let deltas = 0;
+  for (let i = 1; i < samples.length; i++) deltas += Math.abs((samples[i] ?? 0) - (samples[i - 1] ?? 0));
+  return {
+    count: samples.length,
+    min: sorted[0] ?? 0,
+    median: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    jitter: samples.length < 2 ? null : deltas / (samples.length - 1),
+  };
+}
+
+/**
+ * The engine takes round trips under load only during transfers that last at least this long
+ * (its loadedRequestMinDuration), so that the link is full while they are taken.
+ */
+export const LOADED_MIN_MS = 250;
+
+/** Why there is no latency under load: nothing lasted long enough to fill the link. */
+export function noLoadedLatency(mode: string): string {
+  const why = `no transfer lasted ${String(LOADED_MIN_MS)} ms, too short to fill the link`;
+  return mode === 'full' ? `${why}: the link is faster than even the full test's largest transfers can fill` : `${why}; the full test has longer ones`;
+}
+
+export type QualityName = 'bad' | 'poor' | 'average' | 'good' | 'great';
+
+export interface Classes {
+  streaming?: QualityName;
+  gaming?: QualityName;
+  videoCall?: QualityName;
+}
+
+/**
+ * What the streaming, gaming and video-call classes still wait for, or undefined when all three
+ * are known. Every class scores the latency added under load (the engine's AIM scoring), so a test
+ * without it leaves them all pending; packet loss not measured is scored as none lost.
+ */
+export function classesWaitFor(classes: Classes, hasLatency: boolean, hasLoaded: boolean, mode: string): string | undefined {
+  if (classes.streaming !== undefined && classes.gaming !== undefined && classes.videoCall !== undefined) return undefined;
+  if (!hasLatency) return 'each waits for the idle latency, which was not measured';
+  if (!hasLoaded) return `each waits for the latency under load, which this test could not take${mode === 'full' ? '' : ' (the full test may)'}`;
+  return 'they wait for a figure the engine did not report';
+}
+
+/**
+ * At and above this rate a browser is often measuring itself: every transfer goes through
+ * JavaScript, Resource Timing and one renderer. On the 2-core machine the tests run on, Chromium
+ * read 0.7-4 Gbit/s over loopback (light and full tests) where `netdiag speedtest` read 11-15 Gbit/s
+ * from the same server.
+ */
+export const BROWSER_LIMIT_BPS = 500e6;
+
+/** A note when a result is in the range where the browser may be the limit, pointing to the CLI. */
+export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string): string | undefined {
+  const top = Math.max(downloadBps ?? 0, uploadBps ?? 0);
+  if (top < BROWSER_LIMIT_BPS) return undefined;
+  return `At ${String(Math.round(top / 1e6))} Mbit/s this browser may be what limits the result: it times every transfer in JavaScript, and on netdiag's test machine Chromium read 0.7-4 Gbit/s over loopback where the command line read 11-15 Gbit/s. Without a browser: npx netdiag speedtest --url ${origin}`;
+}
+
+/** A round top for the axis (1, 2 or 5 times a power of ten) and its step, in Mbit/s. */
+export function axisScale(maxMbps: number): { top: number; step: number } {
+  const rough = Math.max(maxMbps, 0.001) / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = ([1, 2, 5, 10].find((m) => m * power >= rough) ?? 10) * power;
+  return { top: step * Math.max(1, Math.ceil(maxMbps / step)), step };
+}
