@@ -12,8 +12,11 @@ export interface ShapedLink {
   serverAddress: string;
   /** argv that runs `command` in the server namespace. */
   inServer(command: string[]): string[];
-  /** Shapes both directions: `rateMbit` with a queue that holds `queueMs` of it (tbf `latency`). */
-  shape(rateMbit: number, queueMs: number): void;
+  /**
+   * Shapes both directions: `rateMbit` with a queue that holds `queueMs` of it (tbf `latency`), and
+   * a bucket of `burstBytes` (by default 1 ms at the rate).
+   */
+  shape(rateMbit: number, queueMs: number, burstBytes?: number): void;
   destroy(): void;
 }
 
@@ -73,10 +76,10 @@ export function createShapedLink(): ShapedLink {
   return {
     serverAddress: far.server,
     inServer: (command) => ['ip', 'netns', 'exec', server, ...command],
-    shape(rateMbit, queueMs) {
+    shape(rateMbit, queueMs, burstBytes) {
       // A burst of 1 ms at the rate (at least two full frames): enough for tbf to keep the rate
       // at any timer resolution, small enough that a short transfer gains almost nothing from it.
-      const burst = Math.max(3028, Math.round((rateMbit * 1e6) / 8 / 1000));
+      const burst = burstBytes ?? Math.max(3028, Math.round((rateMbit * 1e6) / 8 / 1000));
       for (const dev of [links.routerNear, links.routerFar]) {
         run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${String(rateMbit)}mbit`, 'burst', String(burst), 'latency', `${String(queueMs)}ms`);
       }
