@@ -2,6 +2,7 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
+import type { Quality } from '../src/speedtest/metrics.js';
 
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {
@@ -47,18 +48,16 @@ export function noLoadedLatency(mode: string): string {
   return mode === 'full' ? `${why}: the link is faster than even the full test's largest transfers can fill` : `${why}; the full test has longer ones`;
 }
 
-export type QualityName = 'bad' | 'poor' | 'average' | 'good' | 'great';
-
 export interface Classes {
-  streaming?: QualityName;
-  gaming?: QualityName;
-  videoCall?: QualityName;
+  streaming?: Quality;
+  gaming?: Quality;
+  videoCall?: Quality;
 }
 
 /**
  * What the streaming, gaming and video-call classes still wait for, or undefined when all three
  * are known. Every class scores the latency added under load (the engine's AIM scoring), so a test
- * without it leaves them all pending; packet loss not measured is scored as none lost.
+ * without it leaves them all pending; packet loss not measured adds no points.
  */
 export function classesWaitFor(classes: Classes, hasLatency: boolean, hasLoaded: boolean, mode: string): string | undefined {
   if (classes.streaming !== undefined && classes.gaming !== undefined && classes.videoCall !== undefined) return undefined;

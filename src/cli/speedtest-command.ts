@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, type Output } from './output.js';
-import { qualities } from './speedtest-metrics.js';
+import { qualities } from '../speedtest/metrics.js';
 import { bufferbloat } from '../speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';

@@ -1,7 +1,7 @@
 // Runs a speed-test plan from Node against a deployment's /__down and /__up. The engine the
 // configuration names is browser-only (window, Resource Timing, WebRTC), so this takes the same
 // timings it reads from Resource Timing off node:http's own events and feeds them to the same
-// calculations (speedtest-metrics.ts). node:http rather than fetch: its socket events give the
+// calculations (src/speedtest/metrics.ts). node:http rather than fetch: its socket events give the
 // moment a request starts on an open connection (Resource Timing's requestStart), so connection
 // set-up never counts as latency.
 import http from 'node:http';
@@ -18,7 +18,7 @@ import {
   LOADED_LATENCY_THROTTLE_MS,
   type Bandwidth,
   type Timing,
-} from './speedtest-metrics.js';
+} from '../speedtest/metrics.js';
 
 export interface Progress {
   /** What is being measured now. */

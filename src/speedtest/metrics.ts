@@ -74,7 +74,7 @@ export function loadedPings(rounds: { timings: Timing[]; sidePings: number[] }[]
     .slice(-LOADED_LATENCY_MAX_POINTS);
 }
 
-type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
+export type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 const QUALITIES: Quality[] = ['bad', 'poor', 'average', 'good', 'great'];
 
 /** The engine's scaleThreshold: the range value after the last domain bound the value reaches. */
