@@ -50,6 +50,25 @@ describe('netdiag speedtest: how it measures', () => {
     expect(unreported.target.requests).toEqual(Array(5).fill('/__down?bytes=0&during=idle'));
   });
 
+  it('sends a request once more when the server resets a kept-alive connection as it arrives, and only once', async () => {
+    const plan: FakeTargetBehaviour['plan'] = [
+      { type: 'latency', packet_count: 2 },
+      { type: 'download', bytes_per_request: 1000, request_count: 3 },
+    ];
+    // A transfer arriving on a connection that answered before is reset unanswered, once: it is
+    // sent again, so three transfers take four requests and the run ends with a figure.
+    const reset = await speedtest({ plan, resetKeptAlive: 'once' });
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(transfers(reset.target)).toEqual(Array(4).fill('/__down?bytes=1000'));
+    expect(reset.report?.download_mbps).toBeGreaterThan(0);
+    await target?.close();
+    // Reset on the second try as well: the run fails, naming the reset, instead of trying forever.
+    const twice = await speedtest({ plan, resetKeptAlive: 'twice' });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('GET /__down failed: ECONNRESET');
+    expect(transfers(twice.target).length).toBeLessThanOrEqual(3);
+  });
+
   it('skips the larger steps of a direction once a round\'s fastest request took over a second', async () => {
     const plan: FakeTargetBehaviour['plan'] = [
       { type: 'download', bytes_per_request: 1000, request_count: 1 },

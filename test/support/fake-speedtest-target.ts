@@ -1,10 +1,12 @@
 // FAKE: a stand-in deployment for the CLI speed test's measurement rules, for what the real
 // server never does on demand: answer after a set delay while reporting that delay in
 // Server-Timing, make transfers slow enough to end a direction or to load the link, refuse a
-// request halfway through a test, or stop sending. It serves its own configuration (a plan the
+// request halfway through a test, stop sending, or reset a kept-alive connection just as a
+// request arrives on it (the race a server's idle timeout makes, wide on a bloated link). It serves its own configuration (a plan the
 // test chooses), /__down, /__up and /v1/events, and records what it was asked.
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface FakeTargetBehaviour {
   /** The plan served as the configuration's `light` and `full` modes. */
@@ -18,6 +20,12 @@ export interface FakeTargetBehaviour {
   refuse?: { nth: number; status: number };
   /** Send the head of the Nth download and then nothing. */
   stallNth?: number;
+  /**
+   * Reset the connection (RST), without answering, when a transfer request arrives on a connection
+   * that has answered before: `once` the first such request, `twice` that one and the request after
+   * it on any connection.
+   */
+  resetKeptAlive?: 'once' | 'twice';
 }
 
 export interface FakeTarget {
@@ -33,6 +41,9 @@ export interface FakeTarget {
 export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<FakeTarget> {
   const open = new Set<ServerResponse>();
   let transfers = 0;
+  let resets = 0;
+  /** Requests answered on each connection, so a reset can pick a kept-alive one. */
+  const answered = new WeakMap<Socket, number>();
   const target: FakeTarget = {
     url: '',
     behaviour,
@@ -47,6 +58,7 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
   };
   const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
   const server = createServer((req, res) => {
+    res.on('finish', () => answered.set(req.socket, (answered.get(req.socket) ?? 0) + 1));
     const url = new URL(req.url ?? '/', 'http://fake');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -78,6 +90,12 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
       transfers++;
       if (b.refuse?.nth === transfers) {
         json(res, b.refuse.status, { title: 'Too many requests', detail: 'the speedtest limit of 600 per minute is used up', status: b.refuse.status });
+        return;
+      }
+      const keptAlive = (answered.get(req.socket) ?? 0) > 0;
+      if (b.resetKeptAlive !== undefined && (resets === 0 ? keptAlive : resets === 1 && b.resetKeptAlive === 'twice')) {
+        resets++;
+        req.socket.resetAndDestroy();
         return;
       }
       if (url.pathname === '/__down' && b.stallNth === transfers) {
