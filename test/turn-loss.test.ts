@@ -61,6 +61,7 @@ describe.skipIf(!ready)('packet loss through the deployment TURN server', () => 
     const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
     if (!loss.measured) throw new Error(loss.reason);
     const dropped = relay.dropped.up + relay.dropped.down;
+    process.stdout.write(`CLI packet loss: reported ${String(loss.lossPercent)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)}), relay dropped ${String(dropped)} (${JSON.stringify(relay.dropped)})\n`);
     expect(loss.sent - loss.received).toBe(dropped);
     expect(loss.lossPercent).toBeCloseTo((100 * dropped) / 1000, 6);
     // About 5% of 1000 going out and 5% of what came through coming back: near 9.75%.
