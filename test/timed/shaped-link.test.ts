@@ -2,7 +2,7 @@
 // between this namespace and the server's, the server sending with CUBIC). The reference is what
 // curl's bulk transfers achieve on the same link in the same run; `netdiag speedtest` must report
 // download and upload within 10% of it at 20 and at 200 Mbit/s, its loaded latency must follow
-// the size of the queue (5 ms against 300 ms: at least 100 ms more under load, and the grade
+// the size of the queue (5 ms at 20 Mbit/s against 300 ms at 5 Mbit/s: at least 100 ms more under load, and the grade
 // with it), and with a 20 ms delay line its idle latency must be within 2 ms of curl's time to
 // first byte on a warm connection. The page is held to the same accuracy and the same bufferbloat
 // difference. Figures are printed for the closing note; bench/ has the same as a benchmark.
@@ -165,26 +165,29 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
   }, 900_000);
 
   it('loaded latency follows the queue: 300 ms of queue adds at least 100 ms more than 5 ms does, and the grade drops', async () => {
-    // 5 Mbit/s, so the light test's 1 MB transfers (1.6 s each) are long enough to fill a 300 ms
-    // queue (190 kB): at 20 Mbit/s they end before CUBIC's window outgrows it.
-    link.shape(5, 5);
+    // The 300 ms queue at 5 Mbit/s, so the light test's 1 MB transfers (1.6 s each) are long enough
+    // to fill it (190 kB): at 20 Mbit/s they end before CUBIC's window outgrows it. The 5 ms queue at
+    // 20 Mbit/s: at 5 Mbit/s it holds about four full frames, CUBIC's drops then hit the loaded round
+    // trips themselves, and one whose answer is dropped waits for a retransmission, so it measured
+    // loss recovery (+108 to +216 ms in one benchmark run) rather than a queue. At 20 Mbit/s it holds
+    // about ten and reads +2 to +5 ms.
+    link.shape(20, 5);
     const small = await speedtest('light');
     const smallPage = await pageTest('light');
     link.shape(5, 300);
     const large = await speedtest('light');
     const largePage = await pageTest('light');
-    process.stdout.write(`bufferbloat at 5 Mbit/s: CLI 5 ms queue +${String(small.loaded_latency_increase_ms)} ms (${String(small.bufferbloat_grade)}), 300 ms queue +${String(large.loaded_latency_increase_ms)} ms (${String(large.bufferbloat_grade)}); page +${smallPage.bloat?.toFixed(1) ?? 'null'} ms (${smallPage.grade}), +${largePage.bloat?.toFixed(1) ?? 'null'} ms (${largePage.grade})\n`);
+    process.stdout.write(`bufferbloat: CLI 5 ms queue at 20 Mbit/s +${String(small.loaded_latency_increase_ms)} ms (${String(small.bufferbloat_grade)}), 300 ms queue at 5 Mbit/s +${String(large.loaded_latency_increase_ms)} ms (${String(large.bufferbloat_grade)}); page +${smallPage.bloat?.toFixed(1) ?? 'null'} ms (${smallPage.grade}), +${largePage.bloat?.toFixed(1) ?? 'null'} ms (${largePage.grade})\n`);
     expect(small.loaded_latency_increase_ms).not.toBeNull();
     expect(large.loaded_latency_increase_ms).not.toBeNull();
     expect((large.loaded_latency_increase_ms ?? 0) - (small.loaded_latency_increase_ms ?? 0)).toBeGreaterThanOrEqual(100);
     expect(['A+', 'A', 'B']).toContain(small.bufferbloat_grade);
     expect(['C', 'D', 'F']).toContain(large.bufferbloat_grade);
-    // The page: the same difference, and the large queue graded C or worse. Its small-queue grade
-    // is not held to A or B: once in three benchmark runs the page read +109 ms there (likely a
-    // loaded round trip waiting for one of the browser's six connections, which the transfers hold).
+    // The page: the same difference and grades.
     expect(smallPage.bloat).not.toBeNull();
     expect(largePage.bloat).not.toBeNull();
     expect((largePage.bloat ?? 0) - (smallPage.bloat ?? 0)).toBeGreaterThanOrEqual(100);
+    expect(['A+', 'A', 'B']).toContain(smallPage.grade);
     expect(['C', 'D', 'F']).toContain(largePage.grade);
   }, 400_000);
 
