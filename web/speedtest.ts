@@ -16,7 +16,6 @@ declare const NETDIAG_VERSION: string;
 type Configuration = Schemas['SpeedTestConfiguration'];
 type Measurement = Schemas['SpeedTestMeasurement'];
 
-
 /** A test that stops making progress for this long is given up as `timeout`. */
 const STALL_MS = 60_000;
 
