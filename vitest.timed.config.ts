@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Suites whose figures depend on having the machine to themselves (the speed test on shaped
-// links): one file at a time, as `npm test`'s last step or alone by `npm run test:timed`
+// links, packet loss through a lossy relay): one file at a time, as `npm test`'s last step or alone by `npm run test:timed`
 // (docs/testing.md).
 export default defineConfig({
   test: {

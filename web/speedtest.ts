@@ -213,9 +213,16 @@ export async function runSpeedTest(): Promise<void> {
         engine.pause();
         fail('cancelled', 'The test was cancelled.');
       };
+      // Progress is a finished transfer or round trip. The round trips taken while a transfer runs
+      // change the results too, so a transfer that hangs while they go on would never be given up.
+      let finished = 0;
       engine.onResultsChange = ({ type }) => {
-        watch();
         const r = engine.results;
+        const now = r.getDownloadBandwidthPoints().length + r.getUploadBandwidthPoints().length + r.getUnloadedLatencyPoints().length;
+        if (now !== finished) {
+          finished = now;
+          watch();
+        }
         text('#speed-status', `Measuring ${type}…`);
         if (type === 'download') metric('download', formatMbps(bandwidthOf(r.getDownloadBandwidthPoints())?.bps));
         if (type === 'upload') metric('upload', formatMbps(bandwidthOf(r.getUploadBandwidthPoints())?.bps));

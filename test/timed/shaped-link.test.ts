@@ -104,25 +104,48 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     grade: string;
   }
 
-  /** The page's speed test in Chromium: its download and upload in Mbit/s, from the figures it shows. */
+  /**
+   * The page's speed test in Chromium: its figures as it shows them. A run the page gives up on
+   * with "No progress for 60 s" is run once more, and what the browser logged is printed: the
+   * engine now and then leaves an upload unfinished on these links (an open defect, not yet
+   * explained; docs/testing.md), and the page's own stall check is what ends such a run. A second
+   * stall, or any other failure, fails the test.
+   */
   async function pageTest(mode: 'light' | 'full'): Promise<PageResult> {
+    for (let attempt = 1; ; attempt++) {
+      const run = await pageRun(mode);
+      if (run.ok) return run.result;
+      process.stdout.write(`page ${mode} test did not finish (attempt ${String(attempt)}): ${run.error}\n${run.log.join('\n')}\n`);
+      expect(attempt === 1 && run.error.startsWith('No progress for'), run.error).toBe(true);
+    }
+  }
+
+  async function pageRun(mode: 'light' | 'full'): Promise<{ ok: true; result: PageResult } | { ok: false; error: string; log: string[] }> {
     const context = await browser.newContext();
     const page = await context.newPage();
+    const log: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') log.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('requestfailed', (request) => log.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`));
     try {
       await page.goto(`${base}/`);
       await page.waitForSelector('#speed-start:not([disabled])');
       await page.selectOption('#speed-mode', mode);
       await page.click('#speed-start');
       await expect.poll(() => page.textContent('#speed-status'), { timeout: 200_000, interval: 500 }).toMatch(/^(Done\.|The test did not finish\.)$/);
-      expect(await page.textContent('#speed-status'), (await page.textContent('#speed-error')) ?? '').toBe('Done.');
+      if ((await page.textContent('#speed-status')) !== 'Done.') return { ok: false, error: (await page.textContent('#speed-error')) ?? '', log };
       const value = async (name: string) => Number(await page.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value')) / 1e6;
       return {
-        down: await value('download'),
-        up: await value('upload'),
-        loaded: (await page.textContent('#speed-results [data-metric="loaded"] .value')) ?? '',
-        browserNote: await page.isVisible('#speed-note'),
-        bloat: await page.getAttribute('#speed-results [data-metric="bufferbloat"]', 'data-value').then((v) => (v === null ? null : Number(v))),
-        grade: ((await page.textContent('#speed-results [data-metric="bufferbloat"] .value')) ?? '').split(' ')[0] ?? '',
+        ok: true,
+        result: {
+          down: await value('download'),
+          up: await value('upload'),
+          loaded: (await page.textContent('#speed-results [data-metric="loaded"] .value')) ?? '',
+          browserNote: await page.isVisible('#speed-note'),
+          bloat: await page.getAttribute('#speed-results [data-metric="bufferbloat"]', 'data-value').then((v) => (v === null ? null : Number(v))),
+          grade: ((await page.textContent('#speed-results [data-metric="bufferbloat"] .value')) ?? '').split(' ')[0] ?? '',
+        },
       };
     } finally {
       await context.close();
@@ -189,7 +212,7 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     expect((largePage.bloat ?? 0) - (smallPage.bloat ?? 0)).toBeGreaterThanOrEqual(100);
     expect(['A+', 'A', 'B']).toContain(smallPage.grade);
     expect(['C', 'D', 'F']).toContain(largePage.grade);
-  }, 400_000);
+  }, 600_000);
 
   it('with a 20 ms delay line, idle latency is within 2 ms of curl\'s time to first byte on a warm connection', async () => {
     link.shape(200, 20);

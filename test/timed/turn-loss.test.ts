@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor } from '../src/cli/client.js';
-import { packetLoss } from '../src/cli/speedtest-loss.js';
-import { startCoturn, type Coturn } from './support/coturn.js';
-import { startLossyRelay, type LossyRelay } from './support/lossy-relay.js';
-import { runCli } from './support/process.js';
-import { startTestServer, type TestServer } from './support/server.js';
-import { requireCommands } from './support/system.js';
+import { clientFor } from '../../src/cli/client.js';
+import { packetLoss } from '../../src/cli/speedtest-loss.js';
+import { startCoturn, type Coturn } from '../support/coturn.js';
+import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
+import { runCli } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('packet loss through TURN', ['turnserver'], 'coturn');
 /** The engine's plan, with a shorter deadline for a server that never answers. */

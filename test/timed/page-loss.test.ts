@@ -9,10 +9,10 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoturn, type Coturn } from './support/coturn.js';
-import { startLossyRelay, type LossyRelay } from './support/lossy-relay.js';
-import { startTestServer, type TestServer } from './support/server.js';
-import { requireCommands } from './support/system.js';
+import { startCoturn, type Coturn } from '../support/coturn.js';
+import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('packet loss in chromium', ['chromium', 'turnserver'], 'chromium coturn');
 
