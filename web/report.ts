@@ -2,7 +2,7 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
-import type { Quality } from '../src/speedtest/metrics.js';
+import { jitterOf, percentile, type Quality } from '../src/speedtest/metrics.js';
 
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {
@@ -14,25 +14,15 @@ export interface Spread {
   jitter: number | null;
 }
 
-/** Linear interpolation between the closest ranks, the engine's own percentile (so the median matches its figure). */
-function percentile(sorted: readonly number[], share: number): number {
-  const at = (sorted.length - 1) * share;
-  const low = sorted[Math.floor(at)] ?? 0;
-  const high = sorted[Math.ceil(at)] ?? low;
-  return low + (high - low) * (at % 1);
-}
-
-export function spread(samples: readonly number[]): Spread | undefined {
+/** The spread by the engine's own percentile and jitter (src/speedtest/metrics.ts), so the median matches its figure. */
+export function spread(samples: number[]): Spread | undefined {
   if (samples.length === 0) return undefined;
-  const sorted = [...samples].sort((a, b) => a - b);
-  let deltas = 0;
-  for (let i = 1; i < samples.length; i++) deltas += Math.abs((samples[i] ?? 0) - (samples[i - 1] ?? 0));
   return {
     count: samples.length,
-    min: sorted[0] ?? 0,
-    median: percentile(sorted, 0.5),
-    p90: percentile(sorted, 0.9),
-    jitter: samples.length < 2 ? null : deltas / (samples.length - 1),
+    min: Math.min(...samples),
+    median: percentile(samples, 0.5) ?? 0,
+    p90: percentile(samples, 0.9) ?? 0,
+    jitter: jitterOf(samples) ?? null,
   };
 }
 
