@@ -296,8 +296,9 @@ export async function runSpeedTest(): Promise<void> {
         const note = browserLimitNote(down?.bps, up?.bps, location.origin);
         $('#speed-note').hidden = note === undefined;
         text('#speed-note', note ?? '');
-        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: down?.bps, upload: up?.bps } });
+        // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
         $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
+        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: down?.bps, upload: up?.bps } });
         text('#speed-status', 'Done.');
         summaryText = `netdiag speed test (${mode.id}): download ${formatMbps(down?.bps)}, upload ${formatMbps(up?.bps)}, latency ${idle === undefined ? '–' : formatMs(idle.median)}`;
         share.hidden = false;
