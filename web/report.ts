@@ -2,7 +2,7 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
-import { jitterOf, percentile, type Quality } from '../src/speedtest/metrics.js';
+import { jitterOf, LOADED_REQUEST_MIN_MS, percentile, type Quality } from '../src/speedtest/metrics.js';
 
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {
@@ -26,15 +26,9 @@ export function spread(samples: number[]): Spread | undefined {
   };
 }
 
-/**
- * The engine takes round trips under load only during transfers that last at least this long
- * (its loadedRequestMinDuration), so that the link is full while they are taken.
- */
-export const LOADED_MIN_MS = 250;
-
 /** Why there is no latency under load: nothing lasted long enough to fill the link. */
 export function noLoadedLatency(mode: string): string {
-  const why = `no transfer lasted ${String(LOADED_MIN_MS)} ms, too short to fill the link`;
+  const why = `no transfer lasted ${String(LOADED_REQUEST_MIN_MS)} ms, too short to fill the link`;
   return mode === 'full' ? `${why}: the link is faster than even the full test's largest transfers can fill` : `${why}; the full test has longer ones`;
 }
 

@@ -5,10 +5,10 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote, classesWaitFor, LOADED_MIN_MS, noLoadedLatency, spread, type Classes, type Spread } from './report.js';
+import { browserLimitNote, classesWaitFor, noLoadedLatency, spread, type Classes, type Spread } from './report.js';
 import { uuidV4 } from './uuid.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
-import { bandwidthOf, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
+import { bandwidthOf, LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
 
 declare const NETDIAG_VERSION: string;
 
@@ -97,8 +97,11 @@ const spreadText = (s: Spread, what: string): string =>
  * on a 20 Mbit/s link, counting transfers of 1 ms read 136-302 Mbit/s); or, next to the server,
  * where every transfer is shorter, all of them, said as such.
  */
-const basis = (b: Bandwidth): string =>
-  b.shortRequestsOnly ? `all ${String(b.counted)} transfers, each under 10 ms (next to the server): a rough figure` : `90th percentile of ${String(b.counted)} transfers of 10 ms or more`;
+const basis = (b: Bandwidth): string => {
+  const least = `${String(MIN_BANDWIDTH_REQUEST_MS)} ms`;
+  if (b.shortRequestsOnly) return `all ${String(b.counted)} transfers, each under ${least} (next to the server): a rough figure`;
+  return b.counted === 1 ? `the one transfer of ${least} or more` : `90th percentile of ${String(b.counted)} transfers of ${least} or more`;
+};
 
 const CLASS_NAMES: [keyof Classes, string][] = [['streaming', 'streaming'], ['gaming', 'gaming'], ['videoCall', 'video calls']];
 
@@ -261,18 +264,19 @@ export async function runSpeedTest(): Promise<void> {
         // The engine answers 0 for a loaded latency it has no round trip for: its points say whether it has any.
         const loadedDown = spread(results.getDownLoadedLatencyPoints());
         const loadedUp = spread(results.getUpLoadedLatencyPoints());
-        if (loadedDown === undefined && loadedUp === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
+        // The worse direction, as the engine's loaded-latency increase takes it.
+        const loaded = loadedDown === undefined && loadedUp === undefined ? undefined : Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity);
+        if (loaded === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
         else {
           const side = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir} not measured` : `${formatMs(x.median)} ${dir}`);
-          const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
+          const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_REQUEST_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
           metric(
             'loaded',
             `${side(loadedDown, 'down')}, ${side(loadedUp, 'up')}`,
             `${p90(loadedDown, 'down')}; ${p90(loadedUp, 'up')}`,
-            Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity),
+            loaded,
           );
         }
-        const loaded = loadedDown === undefined && loadedUp === undefined ? undefined : Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity);
         const bloat = bufferbloat(idle?.median, loaded);
         if (bloat === undefined) metric('bufferbloat', NOT_MEASURED, 'it is the latency under load less the idle one, and there is no latency under load');
         else metric('bufferbloat', `${bloat.grade} (+${formatMs(bloat.increaseMs)})`, bloat.meaning, bloat.increaseMs);

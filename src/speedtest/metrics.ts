@@ -13,11 +13,11 @@ export interface Timing {
 }
 
 /** Requests shorter than this say more about timer and scheduling noise than the link (the engine's bandwidthMinRequestDuration). */
-const MIN_BANDWIDTH_REQUEST_MS = 10;
+export const MIN_BANDWIDTH_REQUEST_MS = 10;
 /** A round whose fastest request took longer than this ends its direction (bandwidthFinishRequestDuration). */
 export const FINISH_REQUEST_MS = 1_000;
 /** Loaded latency counts only rounds whose every request took at least this long (loadedRequestMinDuration). */
-const LOADED_REQUEST_MIN_MS = 250;
+export const LOADED_REQUEST_MIN_MS = 250;
 /** And of those, the last this many side pings (loadedLatencyMaxPoints). */
 const LOADED_LATENCY_MAX_POINTS = 20;
 /** Pause between side pings while a transfer runs (loadedLatencyThrottle). */
