@@ -7,7 +7,9 @@ import { headerPairs, problemReply } from './http/respond.js';
 import { rateLimited, type LimitPorts } from './http/rate-limit.js';
 import { Router, methodHandler, type RouteDefinition, type RouteMethod } from './http/router.js';
 import type { Handler, HttpReply, HttpRequest, RequestContext } from './http/types.js';
-import { ipRoute } from './ip/route.js';
+import { ipFacts } from './ip/facts.js';
+import { familiesRoute, ipRoute } from './ip/route.js';
+import { rootRoute, textRoutes } from './ip/text-routes.js';
 import { latencyRoutes } from './latency/routes.js';
 import { openApiRoute } from './openapi/route.js';
 import type { ConnectionFacts } from './http/connection.js';
@@ -15,7 +17,7 @@ import type { Services } from './services.js';
 import { speedTestRoute } from './speedtest/route.js';
 import { speedTestTargets } from './speedtest/targets.js';
 import { turnCredentialsRoute } from './speedtest/turn.js';
-import { pageRoutes } from './page/route.js';
+import { pageAssetRoutes, pageHandler } from './page/route.js';
 import { problemDocsRoute } from './problem-docs/route.js';
 import { methodLabel } from './metrics/port.js';
 
@@ -47,11 +49,18 @@ function pipeline(path: string, method: string, declared: RouteMethod, limiting:
   if (limit === undefined) throw new Error(`route ${method} ${path} declares no rate-limit operation (limit: an operation, or null)`);
   if (limit !== null && !Object.hasOwn(limiting.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${limit}"`);
   const limited = limit === null ? declared.handle : rateLimited(limit, limiting, declared.handle);
-  const { accept } = declared;
-  if (accept === undefined) return limited;
+  const { accept, plainProblems } = declared;
+  const checked: Handler =
+    accept === undefined
+      ? limited
+      : (ctx) => {
+          accept(ctx);
+          return limited(ctx);
+        };
+  if (plainProblems === undefined) return checked;
   return (ctx) => {
-    accept(ctx);
-    return limited(ctx);
+    ctx.plainProblems = plainProblems;
+    return checked(ctx);
   };
 }
 
@@ -69,17 +78,21 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
   const callerRule = { trust: options.trust, trustHeader: options.trustHeader };
   const limiting: LimitPorts = { ...callerRule, limits: options.limits, limiter: ports.limiter, clock, metrics, keyedHash: ports.keyedHash };
   const router = new Router();
+  const facts = ipFacts({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo });
   for (const route of [
     healthRoute,
     speedTestRoute,
     turnCredentialsRoute(options.turn, clock, ports.newId),
     ...latencyRoutes(ports.probes),
-    ipRoute({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo }),
+    ipRoute(facts),
+    familiesRoute(options.families),
+    ...textRoutes(facts),
+    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families })),
     dnsRoute(ports.dns),
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),
     ...speedTestTargets(options.speedTestTargets),
-    ...pageRoutes(callerRule, options.turn !== undefined),
+    ...pageAssetRoutes(),
     problemDocsRoute(),
     ...extraRoutes,
   ]) {

@@ -60,6 +60,8 @@ export interface OperatorOptions {
   speedTestTargets: boolean;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_URL`, `NETDIAG_TURN_SECRET`), if any. */
   turn: TurnOptions | undefined;
+  /** Origins of this deployment that answer over one address family each, or null (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`). */
+  families: { ipv4: string | null; ipv6: string | null };
 }
 
 /** Everything the core is built from, passed in by a runtime: kept as two halves so neither hides in the other. */

@@ -146,3 +146,29 @@ export const turnSecret: Parser<string> = (text) => {
   if (text.length < 32) invalid(`must be at least 32 characters of secret (the TURN server's static-auth-secret), got ${String(text.length)}: make one with \`openssl rand -base64 32\``);
   return text;
 };
+
+/** The two families an origin of `NETDIAG_IPV4_URL` / `NETDIAG_IPV6_URL` answers over. */
+type AddressFamily = 'ipv4' | 'ipv6';
+
+const IPV4_LITERAL = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
+
+/**
+ * `NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`: an origin of this deployment whose name has records of
+ * one family only (an A record, or an AAAA record), so a client that reaches it can only have
+ * come over that family. Only an origin: the page and the CLI add the path. An IP literal of the
+ * other family is refused, since it could never answer over this one; a host name's records are
+ * the operator's to keep to one family (docs/operations.md, "Both address families").
+ */
+export function familyOrigin(family: AddressFamily): Parser<string> {
+  return (text) => {
+    const parsed = url(text, ['http:', 'https:']);
+    if (parsed.username !== '' || parsed.password !== '') invalid('must not carry credentials');
+    if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '') {
+      invalid(`"${text}" must be an origin only (scheme, host and port), such as https://${family}.example.net`);
+    }
+    const host = parsed.hostname;
+    const literal = host.startsWith('[') ? 'ipv6' : IPV4_LITERAL.test(host) ? 'ipv4' : undefined;
+    if (literal !== undefined && literal !== family) invalid(`"${text}" names an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, which cannot answer over ${family === 'ipv4' ? 'IPv4' : 'IPv6'}`);
+    return parsed.origin;
+  };
+}

@@ -4,7 +4,7 @@
  * bounds and messages on Node and on Workers. Each runtime's table names every variable it reads,
  * taking these rows where the meaning is shared.
  */
-import { logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
+import { familyOrigin, logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
 import { fail, variable } from './table.js';
 
 export type { LogLevel };
@@ -24,7 +24,19 @@ export const SHARED = {
   NETDIAG_TURN_URL: variable<string | undefined>({ about: 'the TURN server packet loss is measured through: turn:host[:port]', parse: turnUrl, default: undefined }),
   NETDIAG_TURN_SECRET: variable<string | undefined>({ about: "the TURN server's static-auth-secret, for minting credentials", parse: turnSecret, default: undefined }),
   NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials stay valid', parse: wholeNumber(60, 86_400), default: 600 }),
+  NETDIAG_IPV4_URL: variable<string | undefined>({ about: "an origin of this deployment with only an A record, for the dual-stack check", parse: familyOrigin('ipv4'), default: undefined }),
+  NETDIAG_IPV6_URL: variable<string | undefined>({ about: "an origin of this deployment with only an AAAA record, for the dual-stack check", parse: familyOrigin('ipv6'), default: undefined }),
 } as const;
+
+/** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`); null where not set. */
+export interface FamilyOrigins {
+  ipv4: string | null;
+  ipv6: string | null;
+}
+
+export function familyOrigins(values: { NETDIAG_IPV4_URL: string | undefined; NETDIAG_IPV6_URL: string | undefined }): FamilyOrigins {
+  return { ipv4: values.NETDIAG_IPV4_URL ?? null, ipv6: values.NETDIAG_IPV6_URL ?? null };
+}
 
 export interface DnsBounds {
   dnsTimeoutMs: number;

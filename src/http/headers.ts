@@ -16,4 +16,5 @@ export const CACHE = {
   configuration: 'public, max-age=3600',
   health: 'public, max-age=30',
   openapi: 'public, max-age=300',
+  families: 'public, max-age=300',
 } as const;

@@ -1,4 +1,5 @@
 import { EXPOSED_HEADERS } from './headers.js';
+import { wantsJson } from './pages.js';
 import { problemDocument, type ProblemCode } from './problems.js';
 import { isoTimestamp } from './timestamp.js';
 import type { HttpReply, RequestContext } from './types.js';
@@ -106,9 +107,19 @@ export function envelope(ctx: RequestContext, data: unknown, cacheControl: strin
   return envelopeSerialized(ctx, serialize(data), cacheControl, status);
 }
 
-/** An RFC 9457 problem document; every error response is `no-store` (docs/api.md). */
+/**
+ * An RFC 9457 problem document; every error response is `no-store` (docs/api.md). On the text
+ * routes for curl (`ctx.plainProblems`) a client that names no JSON type gets the problem as one
+ * line, `title: detail`, with the same status and headers: `curl host/city` prints a sentence,
+ * not a JSON object.
+ */
 export function problemReply(ctx: RequestContext, code: ProblemCode, detail: string, extra?: Readonly<Record<string, string>>): HttpReply {
   const doc = problemDocument(code, detail, ctx.publicUrl ?? ctx.req.origin(), ctx.requestId);
+  if (ctx.plainProblems === true) {
+    const vary = { ...extra, Vary: 'Accept' };
+    if (wantsJson(ctx)) return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', vary);
+    return jsonReply(ctx, doc.status, `${doc.title}: ${doc.detail}\n`, 'text/plain; charset=utf-8', 'no-store', vary);
+  }
   return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
 }
 

@@ -18,6 +18,8 @@ export interface RouteMethod {
   limit: Operation | null;
   /** Checks made before the limit: a request they refuse (a thrown Problem) costs no quota. */
   accept?: (ctx: RequestContext) => void;
+  /** The route answers curl in text: its problems, the limit's 429 included, are text too (`problemReply`). */
+  plainProblems?: true;
   handle: Handler;
 }
 

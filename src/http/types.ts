@@ -95,6 +95,11 @@ export interface RequestContext {
   rate: RateState | undefined;
   /** The caller address, resolved at most once per request. */
   caller: CallerResult | undefined;
+  /**
+   * Set by the pipeline for routes that answer curl in text (`/ip`, `/country`, …): a problem is
+   * then one line of text unless the client's `Accept` names JSON (`RouteMethod.plainProblems`).
+   */
+  plainProblems?: true;
 }
 
 /** A route handler: synchronous where it can be, so the common path allocates no promise. */

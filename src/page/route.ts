@@ -1,39 +1,44 @@
 import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_BEFORE, PAGE_JS } from '../generated/page-assets.js';
 import { CACHE } from '../http/headers.js';
-import { Problem } from '../http/problems.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
-import { callerOf, type CallerRule } from '../http/caller.js';
-import { PAGE_POLICY, wantsHtml } from '../http/pages.js';
+import type { ParsedAddress } from '../net/address.js';
+import { pagePolicy } from '../http/pages.js';
+
+/** What the page is told of the deployment in its own HTML, so it asks for nothing it lacks. */
+interface PageSettings {
+  /** Whether a TURN server is configured: the page asks for credentials only then. */
+  turn: boolean;
+  /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), or null. */
+  families: { ipv4: string | null; ipv6: string | null };
+}
+
+/** An attribute value: origins are URL-parsed, but escaping costs nothing and rules out a mistake. */
+const attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
- * `GET /` (docs/api.md, "Envelope, routes and limits"): a browser, whose `Accept` names `text/html`,
- * gets the page; any other client (curl sends `*∕*`) gets the caller's address and a newline as
- * text/plain, as ifconfig.co does. Both name the caller by the /v1/ip rule, count against the
- * `ip` limit, and are never cached (the API contract: request-specific results); `Vary: Accept`
- * tells any cache between that the two answers differ.
+ * The page (docs/api.md, "The page"), for `GET /` when a browser asks (src/ip/text-routes.ts
+ * chooses): the caller's address is written into it, the deployment's settings are attributes
+ * of its root element, and its Content-Security-Policy lets it connect to this origin and to the
+ * family origins, nothing else. Never cached: it carries the caller's address.
  */
-
-function root(rule: CallerRule, turn: boolean) {
-  // Whether the deployment has a TURN server, in the page itself: the page asks for credentials
-  // only then, rather than meeting a 404 (which a browser reports as a console error).
-  const before = turn ? PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', '<html lang="en" data-turn="on">') : PAGE_HTML_BEFORE;
-  return (ctx: RequestContext): HttpReply => {
-    const caller = callerOf(ctx, rule);
-    if (!caller.ok) throw new Problem('connection_unavailable', `The caller's address cannot be established: ${caller.reason}.`);
-    if (!wantsHtml(ctx)) {
-      return jsonReply(ctx, 200, `${caller.address.text}\n`, 'text/plain; charset=utf-8', CACHE.noStore, { Vary: 'Accept' });
-    }
-    // The canonical address text holds only hex digits, dots and colons: nothing to escape.
-    const html = before + caller.address.text + PAGE_HTML_AFTER;
-    return jsonReply(ctx, 200, html, 'text/html; charset=utf-8', CACHE.noStore, {
-      Vary: 'Accept',
-      'Content-Security-Policy': PAGE_POLICY,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    });
+export function pageHandler(settings: PageSettings): (ctx: RequestContext, address: ParsedAddress) => HttpReply {
+  const { ipv4, ipv6 } = settings.families;
+  const attributes = [
+    `data-turn="${settings.turn ? 'on' : 'off'}"`,
+    ...(ipv4 === null ? [] : [`data-ipv4-url="${attribute(ipv4)}"`]),
+    ...(ipv6 === null ? [] : [`data-ipv6-url="${attribute(ipv6)}"`]),
+  ].join(' ');
+  const before = PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', `<html lang="en" ${attributes}>`);
+  const headers = {
+    Vary: 'Accept',
+    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin) => origin !== null)),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
   };
+  // The canonical address text holds only hex digits, dots and colons: nothing to escape.
+  return (ctx, address) => jsonReply(ctx, 200, before + address.text + PAGE_HTML_AFTER, 'text/html; charset=utf-8', CACHE.noStore, headers);
 }
 
 /** The page's script and style: the same for everyone, so cacheable like the regions list. */
@@ -41,9 +46,8 @@ function asset(body: string, contentType: string) {
   return (ctx: RequestContext): HttpReply => jsonReply(ctx, 200, body, contentType, CACHE.regions, { 'X-Content-Type-Options': 'nosniff' });
 }
 
-export function pageRoutes(rule: CallerRule, turn: boolean): RouteDefinition[] {
+export function pageAssetRoutes(): RouteDefinition[] {
   return [
-    { path: '/', GET: { limit: 'ip', handle: root(rule, turn) } },
     { path: '/app.js', GET: { limit: null, handle: asset(PAGE_JS, 'text/javascript; charset=utf-8') } },
     { path: '/app.css', GET: { limit: null, handle: asset(PAGE_CSS, 'text/css; charset=utf-8') } },
   ];

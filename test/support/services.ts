@@ -64,6 +64,7 @@ export function testServices(overrides: Partial<RuntimePorts & OperatorOptions> 
     accessLog: false,
     speedTestTargets: true,
     turn: undefined,
+    families: { ipv4: null, ipv6: null },
   };
   for (const [key, value] of Object.entries(overrides)) {
     Object.assign((OPTION_KEYS as readonly string[]).includes(key) ? options : ports, { [key]: value });

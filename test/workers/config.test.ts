@@ -80,6 +80,8 @@ describe('loadWorkersConfig', () => {
         NETDIAG_TURN_URL: 'turns:turn.example.net:5349',
         NETDIAG_TURN_SECRET: 's'.repeat(40),
         NETDIAG_TURN_TTL_SECONDS: '60',
+        NETDIAG_IPV4_URL: 'https://ipv4.netdiag.example.com',
+        NETDIAG_IPV6_URL: 'https://ipv6.netdiag.example.com/',
         // Node's, not read here: the platform decides them.
         PORT: 'not read',
         NETDIAG_COLO: 'not read',
@@ -106,6 +108,7 @@ describe('loadWorkersConfig', () => {
       accessLog: true,
       speedTestTargets: false,
       turn: { url: 'turns:turn.example.net:5349', secret: 's'.repeat(40), ttlSeconds: 60 },
+      families: { ipv4: 'https://ipv4.netdiag.example.com', ipv6: 'https://ipv6.netdiag.example.com' },
     });
   });
 

@@ -35,6 +35,7 @@ export function configurationSummary(config: Config, workers: number): Record<st
     speedtest_targets: config.speedTestTargets,
     // The URL only: the secret mints credentials and is never written anywhere.
     turn: config.turn?.url ?? null,
+    family_origins: config.families,
     access_log: config.accessLog,
   };
 }

@@ -60,6 +60,11 @@ const BAD: [string, Env, string][] = [
   ['NETDIAG_TURN_SECRET', { NETDIAG_TURN_URL: 'turn:turn.example.net:3478' }, "is required with NETDIAG_TURN_URL: the TURN server's static-auth-secret, to mint credentials it accepts"],
   ['NETDIAG_TURN_URL', { NETDIAG_TURN_SECRET: 'x'.repeat(32) }, 'is required with NETDIAG_TURN_SECRET: the turn:host:port the credentials are for'],
   ['NETDIAG_TURN_TTL_SECONDS', { NETDIAG_TURN_TTL_SECONDS: '30' }, 'must be a whole number from 60 to 86400, got "30"'],
+  ['NETDIAG_IPV4_URL', { NETDIAG_IPV4_URL: 'https://ipv4.example.net/ip' }, '"https://ipv4.example.net/ip" must be an origin only (scheme, host and port), such as https://ipv4.example.net'],
+  ['NETDIAG_IPV4_URL', { NETDIAG_IPV4_URL: 'http://[::1]:8080' }, '"http://[::1]:8080" names an IPv6 address, which cannot answer over IPv4'],
+  ['NETDIAG_IPV6_URL', { NETDIAG_IPV6_URL: 'http://127.0.0.1:8080' }, '"http://127.0.0.1:8080" names an IPv4 address, which cannot answer over IPv6'],
+  ['NETDIAG_IPV6_URL', { NETDIAG_IPV6_URL: 'ftp://ipv6.example.net' }, '"ftp://ipv6.example.net" must use http: or https:'],
+  ['NETDIAG_IPV6_URL', { NETDIAG_IPV6_URL: 'https://ipv6.example.net?x=1' }, '"https://ipv6.example.net?x=1" must be an origin only (scheme, host and port), such as https://ipv6.example.net'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'http://127.0.0.1:6379' }, '"http://127.0.0.1:6379" must use redis: or rediss:'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'not a url' }, '"not a url" is not a URL'],
   ['NETDIAG_WORKERS', { NETDIAG_WORKERS: '0' }, 'must be a whole number from 1 to 256, got "0"'],
@@ -149,6 +154,7 @@ describe('netdiag serve: loadConfig', () => {
       logLevel: 'info',
       accessLog: false,
       speedTestTargets: true,
+      families: { ipv4: null, ipv6: null },
       metrics: undefined,
     });
   });
@@ -181,6 +187,8 @@ describe('netdiag serve: loadConfig', () => {
       NETDIAG_TURN_URL: 'turn:[2001:db8::3]:3479?transport=udp',
       NETDIAG_TURN_SECRET: 't'.repeat(32),
       NETDIAG_TURN_TTL_SECONDS: '86400',
+      NETDIAG_IPV4_URL: 'https://ipv4.example.net/',
+      NETDIAG_IPV6_URL: 'http://[2001:DB8::8]:8080',
       NETDIAG_REDIS_URL: 'rediss://:pw@127.0.0.1:6379/2',
       NETDIAG_WORKERS: 'auto',
       NETDIAG_RATE_LIMIT_KEY: key,
@@ -227,6 +235,7 @@ describe('netdiag serve: loadConfig', () => {
       accessLog: true,
       speedTestTargets: false,
       turn: { url: 'turn:[2001:db8::3]:3479?transport=udp', secret: 't'.repeat(32), ttlSeconds: 86_400 },
+      families: { ipv4: 'https://ipv4.example.net', ipv6: 'http://[2001:db8::8]:8080' },
       metrics: { port: 0, host: '::' },
     });
     expect(config.trust.any).toBe(true);
@@ -340,6 +349,7 @@ describe('the start-up configuration line', () => {
       geo: { city: 'embedded DB-IP Lite city', asn: 'embedded ASN table' },
       speedtest_targets: true,
       turn: null,
+      family_origins: { ipv4: null, ipv6: null },
       access_log: false,
     });
     const text = JSON.stringify(summary);

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../config/table.js';
-import { SHARED, dnsBounds, turnSettings, type DnsBounds, type TurnSettings } from '../../config/vars.js';
+import { SHARED, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../net/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../net/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
@@ -68,6 +68,8 @@ export interface Config extends DnsBounds {
   speedTestTargets: boolean;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
   turn: TurnSettings | undefined;
+  /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), for the dual-stack check. */
+  families: FamilyOrigins;
   /** The Prometheus listener (`NETDIAG_METRICS_PORT`, `NETDIAG_METRICS_HOST`); off when undefined. */
   metrics: { port: number; host: string } | undefined;
 }
@@ -168,6 +170,8 @@ export const SERVE_VARIABLES = {
   NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
   NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
   NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
+  NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
+  NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_WORKERS: variable({ about: 'server processes on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,
@@ -339,6 +343,7 @@ export function loadConfig(env: Env): Config {
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
     turn: turnSettings(v),
+    families: familyOrigins(v),
     metrics: metricsListener(v.NETDIAG_METRICS_PORT, v.NETDIAG_METRICS_HOST, v.PORT),
   };
   const tls = tlsPaths(v);

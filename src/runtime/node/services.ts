@@ -72,6 +72,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
     turn: config.turn,
+    families: config.families,
   };
   return { services: { ports, options }, lifecycle: { limiter, dns, probes, events: observedEvents } };
 }

@@ -1,6 +1,6 @@
 import { MAKE_A_KEY, bounded, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../config/table.js';
-import { SHARED, dnsBounds, turnSettings, type DnsBounds, type TurnSettings } from '../../config/vars.js';
+import { SHARED, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
 import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
@@ -30,6 +30,8 @@ export interface WorkersConfig extends DnsBounds {
   speedTestTargets: boolean;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
   turn: TurnSettings | undefined;
+  /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), for the dual-stack check. */
+  families: FamilyOrigins;
 }
 
 /** The DoH default: a host name, since production Workers cannot fetch an IP-literal URL. */
@@ -120,6 +122,8 @@ export const WORKERS_VARIABLES = {
   NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
   NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
   NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
+  NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
+  NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
 };
 
 /** A binding the configuration relies on must exist: a missing one is named, never skipped. */
@@ -149,6 +153,7 @@ export function loadWorkersConfig(env: WorkerEnv): WorkersConfig {
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
     turn: turnSettings(v),
+    families: familyOrigins(v),
   };
   if (config.limiter === 'durable-object') requireBinding(env, 'RATE_LIMITER', 'NETDIAG_LIMITER', 'durable-object');
   else for (const binding of Object.values(LIMIT_BINDINGS)) requireBinding(env, binding, 'NETDIAG_LIMITER', 'binding');

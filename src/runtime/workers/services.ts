@@ -104,6 +104,7 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
     turn: config.turn,
+    families: config.families,
   };
   return { ports, options };
 }
