@@ -49,6 +49,7 @@ describe('loadWorkersConfig', () => {
       logLevel: 'info',
       accessLog: false,
       speedTestTargets: true,
+      families: { ipv4: null, ipv6: null },
     });
   });
 
