@@ -2,6 +2,7 @@
 // all through this server's own API (same origin; nothing is fetched from anywhere else).
 import { answerText } from '../src/dns/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
+import { showFamilies } from './dual-stack.js';
 import { runSpeedTest } from './speedtest.js';
 import { $, api, formatMs, problemText, text } from './dom.js';
 
@@ -10,13 +11,14 @@ type IpData = Schemas['CallerIpData'];
 
 const joined = (parts: (string | null)[], none = 'unknown'): string => parts.filter((p) => p !== null && p !== '').join(', ') || none;
 
-async function showConnection(): Promise<void> {
+/** The connection as this page's own origin sees it; its data, for the dual-stack check. */
+async function showConnection(): Promise<IpData | undefined> {
   const res = await api<IpData>('/v1/ip');
   if (!res.ok) {
     const error = $('#connection-error');
     error.textContent = `Connection details unavailable: ${problemText(res.problem)}`;
     error.hidden = false;
-    return;
+    return undefined;
   }
   const d = res.data;
   text('#address', d.address);
@@ -29,6 +31,7 @@ async function showConnection(): Promise<void> {
   field('location', joined([d.location.city, d.location.region, d.location.country]));
   field('edge', d.connection.provider_colo ?? 'not reported');
   field('protocol', joined([d.connection.http_protocol, d.connection.tls_version], 'not observed'));
+  return d;
 }
 
 function setUpDns(): void {
@@ -138,7 +141,7 @@ async function showRegions(): Promise<void> {
 
 document.addEventListener('DOMContentLoaded', () => {
   setUpDns();
-  void showConnection();
+  void showConnection().then(showFamilies);
   void showRegions();
   void runSpeedTest();
 });

@@ -33,7 +33,10 @@ export function pageHandler(settings: PageSettings): (ctx: RequestContext, addre
   const before = PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', `<html lang="en" ${attributes}>`);
   const headers = {
     Vary: 'Accept',
-    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin) => origin !== null)),
+    // CSP host sources are names or IPv4 addresses (CSP3 §2.3.1): an IPv6-literal origin cannot
+    // be named, and naming it anyway only makes the browser report the policy as invalid. The
+    // page leaves such an origin unasked and says why (web/families.ts).
+    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !origin.includes('://['))),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };

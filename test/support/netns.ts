@@ -54,3 +54,41 @@ export function createNetns(): Netns {
 export function canMakeNetns(): boolean {
   return process.getuid?.() === 0;
 }
+
+/** An IPv6 address that swallows connections: packets reach it, and no answer ever comes back. */
+export interface Blackhole {
+  /** The address, without brackets. */
+  address: string;
+  destroy(): void;
+}
+
+/**
+ * A namespace holding one IPv6 address on a veth pair, with a blackhole route back to this side:
+ * a SYN arrives, and the namespace's SYN-ACK (or RST) is dropped on its way out, so a client here
+ * waits until it gives up, as it does on a network whose IPv6 is broken. Unlike a blackhole route
+ * on this side, which fails a connect at once (EINVAL), nothing here says no.
+ */
+export function createBlackhole(): Blackhole {
+  const tag = randomBytes(3).toString('hex');
+  const name = `netdiag-bh-${tag}`;
+  const prefix = `fd7e:${tag.slice(0, 4)}:${tag.slice(4)}::`;
+  const hostAddress = `${prefix}1`;
+  const address = `${prefix}2`;
+  const hostSide = `ndb${tag}`;
+  const nsSide = `ndc${tag}`;
+  ip('netns', 'add', name);
+  try {
+    ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
+    ip('link', 'set', nsSide, 'netns', name);
+    // nodad: usable at once, instead of after duplicate address detection's second or so.
+    ip('-6', 'addr', 'add', `${hostAddress}/64`, 'dev', hostSide, 'nodad');
+    ip('link', 'set', hostSide, 'up');
+    ip('-n', name, '-6', 'addr', 'add', `${address}/64`, 'dev', nsSide, 'nodad');
+    ip('-n', name, 'link', 'set', nsSide, 'up');
+    ip('-n', name, '-6', 'route', 'add', 'blackhole', `${hostAddress}/128`);
+  } catch (err) {
+    ip('netns', 'del', name);
+    throw err;
+  }
+  return { address, destroy: () => ip('netns', 'del', name) };
+}

@@ -1,0 +1,66 @@
+// The page's dual-stack check: asks /v1/ip of the deployment's IPv4-only and IPv6-only origins
+// (named on the page's root element, and allowed by its Content-Security-Policy, by the server),
+// times each, and shows both addresses, the family the browser chose, and the verdict.
+import type { Schemas } from '../src/generated/openapi-types.js';
+import { $ } from './dom.js';
+import { describeCheck, FAMILY_TIMEOUT_MS, isIpv6Literal, preference, verdict, type Family, type FamilyCheck } from './families.js';
+
+type IpData = Schemas['CallerIpData'];
+
+const networkOf = (d: IpData): string | null => (d.network.asn === null ? null : [`AS${String(d.network.asn)}`, d.network.organization].filter((p) => p !== null).join(' '));
+
+/** One family's origin asked once, with no cache, no credentials and a deadline. */
+async function check(family: Family, origin: string): Promise<FamilyCheck> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  try {
+    const res = await fetch(`${origin}/v1/ip`, { cache: 'no-store', credentials: 'omit', headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(FAMILY_TIMEOUT_MS) });
+    const body = (await res.json()) as { data?: IpData };
+    const ms = elapsed();
+    // A problem (a 429, a 503) is an answer over the family: it is there, the address unknown.
+    if (body.data === undefined) return { state: 'ok', ms, address: `answered ${String(res.status)}`, network: null };
+    if (body.data.ip_version !== family) return { state: 'mixed', ms, address: body.data.address };
+    return { state: 'ok', ms, address: body.data.address, network: networkOf(body.data) };
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'TimeoutError') return { state: 'timeout', ms: elapsed() };
+    return { state: 'failed', ms: elapsed() };
+  }
+}
+
+function fill(cell: HTMLElement, { value, detail }: { value: string; detail: string }): void {
+  const valueSpan = document.createElement('span');
+  valueSpan.className = 'value';
+  valueSpan.textContent = value;
+  const detailSpan = document.createElement('span');
+  detailSpan.className = 'detail';
+  detailSpan.textContent = detail;
+  cell.replaceChildren(valueSpan, detailSpan);
+}
+
+function show(family: Family, result: FamilyCheck): void {
+  const cell = $(`#families [data-family="${family}"]`);
+  fill(cell, describeCheck(family, result));
+  cell.dataset.state = result.state;
+}
+
+/** Runs the check once the page's own /v1/ip answer (`page`) is known; undefined when it failed. */
+export async function showFamilies(page: IpData | undefined): Promise<void> {
+  const root = document.documentElement.dataset;
+  const origins: Record<Family, string | undefined> = { ipv4: root.ipv4Url, ipv6: root.ipv6Url };
+  if (page !== undefined) fill($('#families [data-field="preferred"]'), preference(page.ip_version, location.hostname));
+  const results = await Promise.all(
+    (['ipv4', 'ipv6'] as const).map(async (family): Promise<FamilyCheck> => {
+      const origin = origins[family];
+      if (origin !== undefined && !isIpv6Literal(origin)) return check(family, origin);
+      const viaPage = page !== undefined && page.ip_version === family ? { address: page.address, network: networkOf(page) } : undefined;
+      return { state: 'unchecked', reason: origin === undefined ? 'no-origin' : 'literal', viaPage };
+    }),
+  );
+  const [v4, v6] = results as [FamilyCheck, FamilyCheck];
+  show('ipv4', v4);
+  show('ipv6', v6);
+  const found = verdict(v4, v6);
+  const line = $('#families-verdict');
+  line.textContent = found.text;
+  line.dataset.verdict = found.kind;
+}

@@ -1,0 +1,130 @@
+// Both address families, as plain values: what each family's check found, the verdict a person
+// reads, and which relay-run IPv6 addresses to name. No DOM here, so each rule is unit-tested on
+// its own (test/page-families.test.ts); web/dual-stack.ts does the asking and the drawing.
+
+export type Family = 'ipv4' | 'ipv6';
+
+export const FAMILY_NAME: Readonly<Record<Family, string>> = { ipv4: 'IPv4', ipv6: 'IPv6' };
+
+/**
+ * How long a family's origin may take before the family counts as broken. A family that is
+ * missing fails at once (no route, no address); one that is broken swallows packets, and a browser
+ * waits on it before falling back (Happy Eyeballs, RFC 8305, only helps where a name has both).
+ * Seconds, not the 250 ms of Happy Eyeballs: a slow but working link must not read as broken.
+ */
+export const FAMILY_TIMEOUT_MS = 4000;
+
+/** What asking one family's origin found. */
+export type FamilyCheck =
+  /** It answered, over the family it was asked over. */
+  | { state: 'ok'; ms: number; address: string; network: string | null }
+  /** It answered, but over the other family: the origin's name has records of both. */
+  | { state: 'mixed'; ms: number; address: string }
+  /** It failed at once (no route, no address, refused): the family is not there. */
+  | { state: 'failed'; ms: number }
+  /** Nothing within FAMILY_TIMEOUT_MS: the family is there but broken. */
+  | { state: 'timeout'; ms: number }
+  /**
+   * Not asked: the deployment has no origin for the family (`no-origin`), or names it by an IPv6
+   * address (`literal`), which no Content-Security-Policy can name, so the page may not connect to
+   * it. `viaPage` when the page itself came over the family.
+   */
+  | { state: 'unchecked'; reason: 'no-origin' | 'literal'; viaPage?: { address: string; network: string | null } };
+
+/** An origin a page's Content-Security-Policy cannot name: CSP host sources are names or IPv4 addresses. */
+export const isIpv6Literal = (origin: string): boolean => /^[a-z]+:\/\/\[/i.test(origin);
+
+export interface Verdict {
+  kind: 'both' | 'ipv4-only' | 'ipv6-only' | 'ipv4-broken' | 'ipv6-broken' | 'neither' | 'partial';
+  text: string;
+}
+
+const works = (check: FamilyCheck): boolean => check.state === 'ok' || (check.state === 'unchecked' && check.viaPage !== undefined);
+
+/** The verdict on both families, in words a person understands, with how long each took. */
+export function verdict(v4: FamilyCheck, v6: FamilyCheck): Verdict {
+  const checks = { ipv4: v4, ipv6: v6 };
+  if (works(v4) && works(v6)) return { kind: 'both', text: 'Both: IPv4 and IPv6 work.' };
+  for (const [family, other] of [['ipv4', 'ipv6'], ['ipv6', 'ipv4']] as const) {
+    if (!works(checks[family])) continue;
+    const check = checks[other];
+    const name = FAMILY_NAME[family];
+    const otherName = FAMILY_NAME[other];
+    if (check.state === 'failed') {
+      return { kind: `${family}-only`, text: `${name} only: there is no ${otherName} on this connection (it failed at once, in ${formatMs(check.ms)}, so nothing waits for it).` };
+    }
+    if (check.state === 'timeout') {
+      return {
+        kind: `${other}-broken`,
+        text: `${otherName} is broken: it did not answer in ${formatMs(check.ms)}. ${name} works, but sites that offer ${otherName} may load slowly while your browser waits on it before falling back.`,
+      };
+    }
+    if (check.state === 'mixed') return { kind: 'partial', text: `${name} works; ${otherName} could not be checked: this server's ${otherName} address also answers over ${name}.` };
+    return { kind: 'partial', text: `${name} works; ${otherName} was not checked: ${uncheckedWhy(check.state === 'unchecked' ? check.reason : 'no-origin', otherName)}.` };
+  }
+  return { kind: 'neither', text: 'Neither family answered from its own address: the check could not tell which of them this connection has.' };
+}
+
+/** Expands an IPv6 address's text to its eight 16-bit groups. */
+function groups(address: string): number[] | undefined {
+  if (!address.includes(':')) return undefined;
+  const [head = '', tail] = address.split('::');
+  const part = (text: string) => (text === '' ? [] : text.split(':').map((g) => Number.parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * IPv6 addresses whose network is a relay's, not the caller's: 6to4 (2002::/16, RFC 3056) and
+ * Teredo (2001::/32, RFC 4380) carry IPv6 inside IPv4, so their network and location are those
+ * of whoever runs the relay (and both are deprecated for good reason).
+ */
+export function tunnelOf(address: string): string | undefined {
+  const g = groups(address);
+  if (g === undefined) return undefined;
+  if (g[0] === 0x2002) return '6to4: IPv6 tunnelled over IPv4; the network shown is the relay\'s, not yours';
+  if (g[0] === 0x2001 && g[1] === 0) return 'Teredo: IPv6 tunnelled over IPv4 through a relay; the network shown is the relay\'s, not yours';
+  return undefined;
+}
+
+/** Which family the browser chose for this page (its own connection's), or why it had no choice. */
+export function preference(pageFamily: Family, pageHost: string): { value: string; detail: string } {
+  const name = FAMILY_NAME[pageFamily];
+  if (/^\[.*\]$/.test(pageHost) || /^[0-9.]+$/.test(pageHost)) return { value: name, detail: `this page was opened by an ${name} address, so the browser had no choice` };
+  return { value: name, detail: "this page's own connection came over it" };
+}
+
+function uncheckedWhy(reason: 'no-origin' | 'literal', name: string): string {
+  return reason === 'literal'
+    ? `this server names its ${name} origin by an address, which a page's security policy cannot allow (the command line can: netdiag ip --both)`
+    : `this server has no ${name}-only address`;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`;
+}
+
+/** A check's value and the line under it, as the page shows them. */
+export function describeCheck(family: Family, check: FamilyCheck): { value: string; detail: string } {
+  const name = FAMILY_NAME[family];
+  switch (check.state) {
+    case 'ok': {
+      const tunnel = tunnelOf(check.address);
+      const parts = [check.network ?? 'network unknown', `answered in ${formatMs(check.ms)}`, ...(tunnel === undefined ? [] : [tunnel])];
+      return { value: check.address, detail: parts.join('; ') };
+    }
+    case 'mixed':
+      return { value: 'not checked', detail: `its address answered over ${family === 'ipv4' ? 'IPv6' : 'IPv4'} (${check.address}): the name has records of both families` };
+    case 'failed':
+      return { value: 'none', detail: `failed at once, in ${formatMs(check.ms)}` };
+    case 'timeout':
+      return { value: 'no answer', detail: `nothing in ${formatMs(check.ms)}: broken` };
+    case 'unchecked':
+      if (check.viaPage !== undefined) {
+        const tunnel = tunnelOf(check.viaPage.address);
+        return { value: check.viaPage.address, detail: [check.viaPage.network ?? 'network unknown', 'this page came over it', ...(tunnel === undefined ? [] : [tunnel])].join('; ') };
+      }
+      return { value: 'not checked', detail: uncheckedWhy(check.reason, name) };
+  }
+}
