@@ -3,7 +3,7 @@
 // times each, and shows both addresses, the family the browser chose, and the verdict.
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $ } from './dom.js';
-import { describeCheck, FAMILY_TIMEOUT_MS, isIpv6Literal, preference, verdict, type Family, type FamilyCheck } from './families.js';
+import { describeCheck, FAMILY_TIMEOUT_MS, isIpv6Literal, preference, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
 
 type IpData = Schemas['CallerIpData'];
 

@@ -36,13 +36,16 @@ export function problemText(body: string, status: number): string {
   return text === '' ? `HTTP ${String(status)}` : `HTTP ${String(status)}: ${text}`;
 }
 
-export function clientFor(url: string, timeoutMs: number): Client {
+/** The fetch a client sends with: the platform's, or one bound to an address family (src/cli/families.ts). */
+export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
+
+export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch): Client {
   const base = url.replace(/\/+$/, '');
   const call = async <T>(path: string, init: RequestInit): Promise<T> => {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      res = await send(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
       text = await res.text();
     } catch (err) {
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));

@@ -80,7 +80,24 @@ function program(tables?: ServerTables): Command {
       });
   }
 
-  clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them').action(act(ipCommand));
+  clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them')
+    .addOption(new Option('-4, --ipv4', 'connect over IPv4 only').conflicts(['ipv6', 'both']))
+    .addOption(new Option('-6, --ipv6', 'connect over IPv6 only').conflicts(['both']))
+    .option('--both', "ask over IPv4 and over IPv6 (through the deployment's family origins when it has them) and print both")
+    .action(async (options: ClientOptions & { ipv4?: boolean; ipv6?: boolean; both?: boolean }, command: Command) => {
+      const out = outputFor(options.json === true);
+      const timeoutMs = options.timeout * 1000;
+      const { bothFamiliesCommand, familyClient, FamilyMismatch } = await import('./families.js');
+      try {
+        if (options.both === true) await bothFamiliesCommand(clientFor(options.url, timeoutMs), out);
+        else if (options.ipv4 === true || options.ipv6 === true) await ipCommand(await familyClient(options.url, timeoutMs, options.ipv4 === true ? 'ipv4' : 'ipv6'), out);
+        else await ipCommand(clientFor(options.url, timeoutMs), out);
+      } catch (err) {
+        // An address of the other family in --url: no network can make that work (exit 2).
+        if (err instanceof FamilyMismatch) command.error(`error: ${err.message}`, { exitCode: 2 });
+        throw err;
+      }
+    });
   clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')
     .argument('<name>', 'the name to resolve')
     .argument('[type]', 'A, AAAA, CNAME, MX, NS, TXT or PTR (for PTR, give an address as the name)', 'A')

@@ -1,6 +1,7 @@
 // Both address families, as plain values: what each family's check found, the verdict a person
-// reads, and which relay-run IPv6 addresses to name. No DOM here, so each rule is unit-tested on
-// its own (test/page-families.test.ts); web/dual-stack.ts does the asking and the drawing.
+// reads, and which relay-run IPv6 addresses to name. The page (web/dual-stack.ts) and the command
+// line (`netdiag ip --both`, src/cli/families.ts) ask and draw; the rules are this one file, so
+// both say the same for the same findings (test/families.test.ts).
 
 export type Family = 'ipv4' | 'ipv6';
 
@@ -34,7 +35,7 @@ export type FamilyCheck =
 /** An origin a page's Content-Security-Policy cannot name: CSP host sources are names or IPv4 addresses. */
 export const isIpv6Literal = (origin: string): boolean => /^[a-z]+:\/\/\[/i.test(origin);
 
-export interface Verdict {
+interface Verdict {
   kind: 'both' | 'ipv4-only' | 'ipv6-only' | 'ipv4-broken' | 'ipv6-broken' | 'neither' | 'partial';
   text: string;
 }
@@ -56,7 +57,7 @@ export function verdict(v4: FamilyCheck, v6: FamilyCheck): Verdict {
     if (check.state === 'timeout') {
       return {
         kind: `${other}-broken`,
-        text: `${otherName} is broken: it did not answer in ${formatMs(check.ms)}. ${name} works, but sites that offer ${otherName} may load slowly while your browser waits on it before falling back.`,
+        text: `${otherName} is broken: it did not answer in ${formatMs(check.ms)}. ${name} works, but sites that offer ${otherName} may load slowly while browsers and apps wait on it before falling back.`,
       };
     }
     if (check.state === 'mixed') return { kind: 'partial', text: `${name} works; ${otherName} could not be checked: this server's ${otherName} address also answers over ${name}.` };

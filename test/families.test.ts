@@ -1,7 +1,7 @@
-// The dual-stack check's rules (web/families.ts): the verdict a person reads for each pair of
+// The dual-stack check's rules (src/ip/families.ts): the verdict a person reads for each pair of
 // family results, and which IPv6 addresses are a relay's rather than the caller's.
 import { describe, expect, it } from 'vitest';
-import { describeCheck, isIpv6Literal, preference, tunnelOf, verdict, type FamilyCheck } from '../web/families.js';
+import { describeCheck, isIpv6Literal, preference, tunnelOf, verdict, type FamilyCheck } from '../src/ip/families.js';
 
 const ok = (address: string): FamilyCheck => ({ state: 'ok', ms: 12, address, network: 'AS64500 Example' });
 const failed: FamilyCheck = { state: 'failed', ms: 3 };
@@ -24,7 +24,7 @@ describe('the dual-stack verdict', () => {
   });
 
   it('a broken family is named with how long it was waited for; a missing one with how fast it failed', () => {
-    expect(verdict(ok('192.0.2.1'), timeout).text).toBe('IPv6 is broken: it did not answer in 4.0 s. IPv4 works, but sites that offer IPv6 may load slowly while your browser waits on it before falling back.');
+    expect(verdict(ok('192.0.2.1'), timeout).text).toBe('IPv6 is broken: it did not answer in 4.0 s. IPv4 works, but sites that offer IPv6 may load slowly while browsers and apps wait on it before falling back.');
     expect(verdict(ok('192.0.2.1'), failed).text).toBe('IPv4 only: there is no IPv6 on this connection (it failed at once, in 3 ms, so nothing waits for it).');
   });
 
