@@ -16,6 +16,7 @@ import { canMakeNetns, createBlackhole, type Blackhole } from './support/netns.j
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { freePort } from './support/wait.js';
+import { openWatched } from './support/watched-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
@@ -69,24 +70,13 @@ describe.skipIf(!ready)('the dual-stack check in headless Chromium', () => {
     hole?.destroy();
   });
 
-  /** Opens the page at `base`, recording every request and every one its policy refused; resolves when the verdict is in. */
+  /** Opens the page at `base` (recording what it asks for); resolves when the verdict is in. */
   async function open(base: string, width = 1280) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { refused: string[] }).refused = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(event.blockedURI));
-    });
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
     const started = Date.now();
-    await page.goto(`${base}/`);
+    const { page, context, requested, refused } = await openWatched(browser, `${base}/`, width);
     // The bound is the page's own deadline, with a wide margin for a loaded machine.
     await page.waitForFunction(() => (document.querySelector('#families-verdict') as HTMLElement).dataset.verdict !== undefined, undefined, { timeout: FAMILY_TIMEOUT_MS * 4 });
-    const tookMs = Date.now() - started;
-    const refused = await page.evaluate(() => (window as unknown as { refused: string[] }).refused);
-    return { page, context, requested, refused, tookMs };
+    return { page, context, requested, refused: await refused(), tookMs: Date.now() - started };
   }
 
   it('shows both addresses and the verdict "both", asking only the two family origins beside its own', async () => {

@@ -5,13 +5,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collector } from './support/collector.js';
 import { startDeployment, type Deployment } from './support/deployment.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually } from './support/wait.js';
+import { openWatched } from './support/watched-page.js';
 import { BROWSER_LIMIT_BPS } from '../web/report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -39,23 +40,8 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     await deployment.close();
   });
 
-  /**
-   * A fresh page that records every request it makes and every request its Content-Security-Policy
-   * refused (a refused request never reaches the network, so it is no `request` event).
-   */
-  async function open(base: string, width = 1280, height = 900): Promise<{ page: Page; requested: string[]; refused: () => Promise<string[]> }> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { refused: string[] }).refused = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(event.blockedURI));
-    });
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    await page.goto(`${base}/`);
-    return { page, requested, refused: () => page.evaluate(() => (window as unknown as { refused: string[] }).refused) };
-  }
+  /** A fresh page at `base`, recording what it asks for (test/support/watched-page.ts). */
+  const open = (base: string, width = 1280, height = 900) => openWatched(browser, `${base}/`, width, height);
 
   it('curl / gets the caller address as text/plain and a newline', async () => {
     // Asynchronous: the server runs in this process, and a synchronous child would block it.
