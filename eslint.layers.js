@@ -11,7 +11,7 @@
 export const CAPABILITIES = ['ip', 'dns', 'latency', 'events', 'speedtest', 'page', 'problem-docs', 'health', 'openapi'];
 
 /** Shared building blocks at the root of src/, below http/. */
-const UTILITIES = ['ports', 'coalescer', 'deferred-timer', 'failure-reason'];
+const UTILITIES = ['ports', 'coalescer', 'deferred-timer', 'failure-reason', 'statistics'];
 const LOW = ['net', 'ratelimit', 'metrics', 'generated', ...UTILITIES];
 
 /**
@@ -24,6 +24,7 @@ const LOW = ['net', 'ratelimit', 'metrics', 'generated', ...UTILITIES];
 export const LAYERS = {
   ports: [],
   'failure-reason': [],
+  statistics: [],
   net: ['ports'],
   generated: [],
   coalescer: ['ports'],
@@ -55,7 +56,7 @@ const RUNTIME_MODULES = [
   { group: ['cloudflare:*'], message: 'cloudflare: imports belong in src/runtime/workers' },
 ];
 
-const filesOf = (layer) => (layer in { ports: 1, coalescer: 1, 'deferred-timer': 1, 'failure-reason': 1, services: 1, app: 1 } ? [`src/${layer}.ts`] : [`src/${layer}/**/*.ts`]);
+const filesOf = (layer) => (layer in { ports: 1, coalescer: 1, 'deferred-timer': 1, 'failure-reason': 1, statistics: 1, services: 1, app: 1 } ? [`src/${layer}.ts`] : [`src/${layer}/**/*.ts`]);
 
 /**
  * ESLint config blocks: one per layer of the core (its arrows and the runtime-free rule), and the

@@ -125,8 +125,13 @@ describe('PROXY protocol (NETDIAG_PROXY_PROTOCOL=on)', () => {
       unavailable(await exchange(server.port, Buffer.concat([v2(0x1, 0x00, []), Buffer.from(request('/v1/ip', SPOOFS))])));
     });
 
-    it('the plain-address answer of GET / is refused the same way', async () => {
-      unavailable(await exchange(server.port, `PROXY UNKNOWN\r\n${request('/', SPOOFS)}`));
+    it('the plain-address answer of GET / is refused the same way, as a line for curl', async () => {
+      const text = await exchange(server.port, `PROXY UNKNOWN\r\n${request('/', SPOOFS)}`);
+      expect(text).toMatch(/^HTTP\/1\.1 503/);
+      expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toMatch(/^Connection unavailable: The caller's address cannot be established: .+\.\n$/);
+      for (const spoofed of ['8.8.8.8', '8.8.4.4', '9.9.9.9', '127.0.0.1']) expect(text).not.toContain(spoofed);
+      // A client that asks for JSON gets the problem document, as everywhere.
+      unavailable(await exchange(server.port, `PROXY UNKNOWN\r\n${request('/', `${SPOOFS}Accept: application/json\r\n`)}`));
     });
 
     it('a route that needs no caller is served: a proxy\'s health check over LOCAL gets 200', async () => {

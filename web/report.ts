@@ -2,7 +2,8 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
-import { jitterOf, LOADED_REQUEST_MIN_MS, percentile, type Quality } from '../src/speedtest/metrics.js';
+import { jitterOf, percentile } from '../src/statistics.js';
+import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/speedtest/metrics.js';
 
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {

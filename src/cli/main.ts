@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `netdiag` command: the servers (serve, probe) and the client commands against any
-// deployment (ip, dns, latency, speedtest, config). Arguments parsed by commander; exit status 0
-// on success, 1 when the API or the network failed, 2 for bad usage (docs/command-line.md).
+// deployment (ip, dns, latency, speedtest, config, watch). Arguments parsed by commander; exit
+// status 0 on success, 1 when the API or the network failed, 2 for bad usage, 3 when a watch
+// crossed a threshold (docs/command-line.md).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
 import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';
@@ -30,6 +31,23 @@ function parseSeconds(value: string): number {
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0 || seconds > 3600) throw new InvalidArgumentError('give seconds, more than 0 and at most 3600');
   return seconds;
+}
+
+function parseCount(value: string): number {
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('give a whole number of polls, 1 or more');
+  return Number(value);
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0) throw new InvalidArgumentError('give milliseconds, more than 0');
+  return n;
+}
+
+function parsePercent(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n > 100) throw new InvalidArgumentError('give a percentage from 0 to 100');
+  return n;
 }
 
 /** --url, --json and --timeout, the same on every client command. */
@@ -114,6 +132,28 @@ function program(tables?: ServerTables): Command {
       process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
+  clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')
+    .argument('[region...]', 'region ids to watch besides the deployment itself')
+    .addOption(new Option('--interval <seconds>', 'time between polls').default(5).argParser(parseSeconds))
+    .addOption(new Option('--count <n>', 'polls of each target, then stop (default: until Ctrl-C)').argParser(parseCount))
+    .addOption(new Option('--max-rtt <ms>', 'exit 3 when a round trip is above this').argParser(parsePositive))
+    .addOption(new Option('--max-loss <percent>', 'exit 3 when more than this share of a target\'s polls failed').argParser(parsePercent))
+    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
+      const { watchCommand, unknownRegions } = await import('./watch.js');
+      // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
+      const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000);
+      const unknown = await unknownRegions(client, regions);
+      if (unknown !== undefined && unknown.length > 0) command.error(`error: unknown region ${unknown.map((r) => `"${r}"`).join(', ')} (netdiag latency lists the deployment's regions)`, { exitCode: 2 });
+      const json = options.json === true || !process.stdout.isTTY;
+      process.exitCode = await watchCommand(client, outputFor(json), {
+        regions,
+        intervalSeconds: options.interval,
+        count: options.count,
+        lines: json,
+        maxRttMs: options.maxRtt,
+        maxLossPercent: options.maxLoss,
+      });
+    });
   return root;
 }
 

@@ -9,10 +9,10 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Measurement } from '../speedtest/configuration.js';
 import { problemText } from './client.js';
+import { jitterOf } from '../statistics.js';
 import {
   bandwidthOf,
   FINISH_REQUEST_MS,
-  jitterOf,
   latencyOf,
   loadedPings,
   LOADED_LATENCY_THROTTLE_MS,

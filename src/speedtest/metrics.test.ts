@@ -1,7 +1,8 @@
 // The speed test's figures against the engine's published rules (@cloudflare/speedtest 1.14,
 // internalConfig and defaultConfig): expected values worked out by hand from its thresholds.
 import { describe, expect, it } from 'vitest';
-import { bandwidthOf, jitterOf, latencyOf, loadedPings, percentile, qualities } from './metrics.js';
+import { jitterOf, percentile } from '../statistics.js';
+import { bandwidthOf, latencyOf, loadedPings, qualities } from './metrics.js';
 
 describe('percentile, latency and jitter', () => {
   it('interpolates between closest ranks', () => {

@@ -1,6 +1,7 @@
 // The speed test's figures from its raw timings, computed as the browser engine the
 // configuration names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
 // ScoresCalculations), so `netdiag speedtest` and the page report the same quantities.
+import { percentile } from '../statistics.js';
 
 /** One request's timing, in milliseconds. */
 export interface Timing {
@@ -23,26 +24,8 @@ const LOADED_LATENCY_MAX_POINTS = 20;
 /** Pause between side pings while a transfer runs (loadedLatencyThrottle). */
 export const LOADED_LATENCY_THROTTLE_MS = 400;
 
-/** Linear interpolation between closest ranks, the engine's percentile. */
-export function percentile(values: number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const idx = (sorted.length - 1) * p;
-  const lo = sorted[Math.floor(idx)] ?? 0;
-  const hi = sorted[Math.ceil(idx)] ?? lo;
-  return lo + (hi - lo) * (idx % 1);
-}
-
 /** Median of the pings. */
 export const latencyOf = (pings: number[]): number | undefined => percentile(pings, 0.5);
-
-/** Mean absolute difference of consecutive pings; needs two. */
-export function jitterOf(pings: number[]): number | undefined {
-  if (pings.length < 2) return undefined;
-  let sum = 0;
-  for (let i = 1; i < pings.length; i++) sum += Math.abs((pings[i] ?? 0) - (pings[i - 1] ?? 0));
-  return sum / (pings.length - 1);
-}
 
 export interface Bandwidth {
   bps: number;
