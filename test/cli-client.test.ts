@@ -14,6 +14,7 @@ import type { TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually, freePort } from './support/wait.js';
 import { PROBE_VARIABLES, SERVE_VARIABLES } from '../src/runtime/node/config.js';
+import { decodeResult } from '../src/speedtest/share.js';
 
 const ready = requireCommands('netdiag client commands', ['knotd', 'script'], 'knot bsdutils');
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -129,6 +130,29 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     const completed = events.find((e) => e.event === 'speed_test_completed')?.properties as Record<string, unknown>;
     expect(Object.keys(completed).sort()).toEqual(['download_mbps', 'duration_ms', 'gaming_quality', 'jitter_ms', 'latency_ms', 'mode', 'source', 'streaming_quality', 'tool_version', 'upload_mbps', 'video_call_quality']);
     expect(JSON.stringify(events)).not.toContain('127.0.0.1');
+  }, 90_000);
+
+  it('speedtest --share prints a link to the page that carries the result, and speed_test_shared arrives', async () => {
+    const before = collector.events().length;
+    const json = await cli(['speedtest', '--mode', 'light', '--json', '--share', '--no-packet-loss']);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as { download_mbps: number; upload_mbps: number; latency_ms: number; share_link: string };
+    expect(report.share_link).toMatch(new RegExp(`^${server.url}/#r=1~[0-9a-z]+~l~`));
+    const decoded = decodeResult(new URL(report.share_link).hash.slice(3));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    expect((decoded.result.downloadBps ?? 0) / 1e6).toBeCloseTo(report.download_mbps, 1);
+    expect((decoded.result.uploadBps ?? 0) / 1e6).toBeCloseTo(report.upload_mbps, 1);
+    expect(decoded.result.latencyMs).toBeCloseTo(report.latency_ms, 1);
+    expect(decoded.result.address).toBeUndefined();
+    const mine = () => collector.events().slice(before);
+    expect(await eventually(() => mine().some((e) => e.event === 'speed_test_shared'), 15_000)).toBe(true);
+    const shared = mine().find((e) => e.event === 'speed_test_shared');
+    expect(Object.keys(shared?.properties as object).sort()).toEqual(['mode', 'source', 'tool_version']);
+    // With --share-address the address the deployment sees is in the link (and only there).
+    const human = await cli(['speedtest', '--mode', 'light', '--share-address', '--no-packet-loss']);
+    const link = /^share: (\S+)$/m.exec(human.stdout)?.[1] ?? '';
+    expect(link).toMatch(/~127\.0\.0\.1$/);
+    expect(JSON.stringify(collector.events())).not.toContain('127.0.0.1');
   }, 90_000);
 
   it('speedtest --no-analytics sends no event', async () => {

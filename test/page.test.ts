@@ -3,7 +3,7 @@
 // Screenshots at desktop and phone width are written to test-results/ as artifacts.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,46 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     expect(requested.length).toBeGreaterThan(40);
     expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
     expect(await refused()).toEqual([]);
+
+    // Share: a link whose fragment carries the result; the shared event with the contract's properties only.
+    const shownValues = async (root: string, names: string[]) => Object.fromEntries(await Promise.all(names.map(async (n) => [n, ((await page.textContent(`${root} [data-metric="${n}"] .value`)) ?? '').trim()] as const)));
+    const original = await shownValues('#speed-results', ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss']);
+    await page.check('#speed-share-address');
+    await page.click('#speed-share');
+    const link = (await page.textContent('#speed-share-link')) ?? '';
+    expect(link).toMatch(new RegExp(`^${server.url}/#r=1~[0-9a-z]+~l~[0-9a-z]+~[0-9a-z]+~[0-9a-z]+~[0-9a-z]*~~~~127\\.0\\.0\\.1$`));
+    expect(await eventually(() => events().some((e) => e.event === 'speed_test_shared'), 10_000)).toBe(true);
+    const shared = events().find((e) => e.event === 'speed_test_shared');
+    expect(shared?.event_id).toBe(started?.event_id);
+    expect(Object.keys(shared?.properties as object).sort()).toEqual(['mode', 'source', 'tool_version']);
+    expect(JSON.stringify(events())).not.toContain('#r=');
+
+    // Export: the figures and every transfer, as the browser downloads them.
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-csv')]);
+    const csvText = readFileSync((await csvDownload.path()) ?? '', 'utf8');
+    expect(csvText.split('\n')[0]).toBe('kind,name,bytes,duration_ms,value,unit');
+    expect(csvText).toMatch(/^figure,download_mbps,,,[0-9.]+,Mbit\/s$/m);
+    expect(csvText.split('\n').filter((l) => l.startsWith('transfer,download,')).length).toBe(await page.locator('#speed-chart rect.down').count());
+    const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-json')]);
+    const exported = JSON.parse(readFileSync((await jsonDownload.path()) ?? '', 'utf8')) as { mode: string; figures: { download_mbps: number }; transfers: { download: unknown[] } };
+    expect(exported.mode).toBe('light');
+    expect(exported.figures.download_mbps * 1e6).toBeCloseTo(Number(await page.getAttribute('#speed-results [data-metric="download"]', 'data-value')), 0);
+
+    // Opened in a fresh browser context: the same figures, read-only, and no request carries the fragment.
+    const fresh = await openWatched(browser, link);
+    await fresh.page.waitForSelector('#shared-results:not([hidden])');
+    expect(await fresh.page.textContent('#shared-label')).toMatch(/^A shared copy of a light test run on .+\. It is read-only, and it came in the link itself: this server keeps no results\.$/);
+    const sharedValues = Object.fromEntries(await Promise.all(Object.keys(original).map(async (n) => [n, ((await fresh.page.textContent(`#shared-results [data-metric="${n}"]`)) ?? '').trim()] as const)));
+    expect(sharedValues).toEqual(original);
+    expect(await fresh.page.textContent('#shared-results [data-metric="address"]')).toBe('127.0.0.1');
+    await fresh.page.waitForTimeout(500);
+    expect(fresh.requested.length).toBeGreaterThan(3);
+    expect(fresh.requested.filter((url) => url.includes('#') || url.includes('r=1~'))).toEqual([]);
+    await fresh.page.screenshot({ path: `${ARTIFACTS}page-shared-desktop.png`, fullPage: false });
+    await fresh.context.close();
+    const broken = await openWatched(browser, `${server.url}/#r=1~abc~f~1`);
+    await expect.poll(() => broken.page.textContent('#shared-error')).toBe("This link's result cannot be read: it has 4 parts where a version 1 result has 11 (cut short when copied?).");
+    await broken.context.close();
   }, 120_000);
 
   it('fits a phone-width screen without sideways scrolling', async () => {

@@ -4,6 +4,7 @@ import { answerText } from '../src/dns/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { showFamilies } from './dual-stack.js';
 import { runSpeedTest } from './speedtest.js';
+import { showShared } from './shared-view.js';
 import { $, api, formatMs, problemText, text } from './dom.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
@@ -140,6 +141,7 @@ async function showRegions(): Promise<void> {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  showShared();
   setUpDns();
   void showConnection().then(showFamilies);
   void showRegions();

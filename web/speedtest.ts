@@ -7,10 +7,11 @@ import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
 import { drawChart } from './chart.js';
 import { browserLimitNote, classesWaitFor, noLoadedLatency, spread, type Classes, type Spread } from './report.js';
 import { uuidV4 } from './uuid.js';
+import { sendEvent } from './events.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { bandwidthOf, LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
-
-declare const NETDIAG_VERSION: string;
+import { sharedBps, sharedMs } from '../src/speedtest/share.js';
+import { offerShare, type RunRecord } from './share.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -53,16 +54,6 @@ async function turnFor(): Promise<Turn> {
   return { ok: true, hostPort: match[1] ?? '', username: res.data.username, credential: res.data.credential };
 }
 
-function sendEvent(config: Configuration, event: Schemas['EventName'], eventId: string, properties: Record<string, unknown>): void {
-  // Only the events the configuration names, to the endpoint it names.
-  if (!config.analytics.events.includes(event)) return;
-  void fetch(config.analytics.endpoint, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ event, event_id: eventId, properties: { source: 'web', tool_version: `netdiag-web/${NETDIAG_VERSION}`, ...properties } }),
-    keepalive: true,
-  }).catch(() => undefined);
-}
 
 /**
  * A result: its value, a line under it saying how it was reached or why it is missing, and its
@@ -111,7 +102,6 @@ export async function runSpeedTest(): Promise<void> {
   const select = $<HTMLSelectElement>('#speed-mode');
   const start = $<HTMLButtonElement>('#speed-start');
   const cancel = $<HTMLButtonElement>('#speed-cancel');
-  const share = $<HTMLButtonElement>('#speed-share');
   const error = $('#speed-error');
   if (!res.ok) {
     error.textContent = `The speed test is unavailable: ${problemText(res.problem)}`;
@@ -134,32 +124,15 @@ export async function runSpeedTest(): Promise<void> {
   select.addEventListener('change', describe);
   describe();
 
-  let summaryText = '';
-  let current: { eventId: string; mode: string } | undefined;
-
-  share.addEventListener('click', () => {
-    // navigator.clipboard is [SecureContext] in the Clipboard API, so absent on plain HTTP off
-    // localhost, whatever the DOM types say. The result is then shown to copy by hand, saying why.
-    const clipboard = navigator.clipboard as Clipboard | undefined;
-    if (clipboard === undefined) text('#speed-status', `This page cannot copy over plain HTTP; copy the result by hand: ${summaryText}`);
-    else {
-      clipboard.writeText(summaryText).then(
-        () => { text('#speed-status', 'Result copied.'); },
-        () => { text('#speed-status', `The browser refused to copy; copy the result by hand: ${summaryText}`); },
-      );
-    }
-    if (current !== undefined) sendEvent(config, 'speed_test_shared', current.eventId, { mode: current.mode });
-  });
-
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const mode = config.modes.find((m) => m.id === select.value);
     if (mode === undefined) return;
     const eventId = uuidV4();
-    current = { eventId, mode: mode.id };
     const started = performance.now();
+    const startedAt = Date.now();
     error.hidden = true;
-    share.hidden = true;
+    offerShare(undefined);
     for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
     $('#speed-chart-figure').hidden = true;
     $('#speed-note').hidden = true;
@@ -254,16 +227,24 @@ export async function runSpeedTest(): Promise<void> {
         const ms = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
         const downPoints = results.getDownloadBandwidthPoints();
         const upPoints = results.getUploadBandwidthPoints();
-        const down = bandwidthOf(downPoints);
-        const up = bandwidthOf(upPoints);
+        // Figures at the precision a share link keeps (src/speedtest/share.ts), so a shared copy
+        // reads exactly as this page does.
+        const atLink = (b: Bandwidth | undefined): Bandwidth | undefined => (b === undefined ? undefined : { ...b, bps: sharedBps(b.bps) });
+        const down = atLink(bandwidthOf(downPoints));
+        const up = atLink(bandwidthOf(upPoints));
         metric('download', formatMbps(down?.bps), down === undefined ? 'no transfer was timed' : basis(down), down?.bps);
         metric('upload', formatMbps(up?.bps), up === undefined ? 'no transfer was timed' : basis(up), up?.bps);
-        const idle = spread(results.getUnloadedLatencyPoints());
+        const idlePoints = results.getUnloadedLatencyPoints();
+        // Medians and jitter at a link's precision, as the rates above.
+        const atLinkMs = (x: Spread | undefined): Spread | undefined => (x === undefined ? undefined : { ...x, median: sharedMs(x.median), jitter: x.jitter === null ? null : sharedMs(x.jitter) });
+        const idle = atLinkMs(spread(idlePoints));
         if (idle === undefined) metric('latency', NOT_MEASURED, 'no round trip was timed');
         else metric('latency', formatMs(idle.median), spreadText(idle, 'round trips'), idle.median);
         // The engine answers 0 for a loaded latency it has no round trip for: its points say whether it has any.
-        const loadedDown = spread(results.getDownLoadedLatencyPoints());
-        const loadedUp = spread(results.getUpLoadedLatencyPoints());
+        const loadedDownPoints = results.getDownLoadedLatencyPoints();
+        const loadedUpPoints = results.getUpLoadedLatencyPoints();
+        const loadedDown = atLinkMs(spread(loadedDownPoints));
+        const loadedUp = atLinkMs(spread(loadedUpPoints));
         // The worse direction, as the engine's loaded-latency increase takes it.
         const loaded = loadedDown === undefined && loadedUp === undefined ? undefined : Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity);
         if (loaded === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
@@ -288,7 +269,7 @@ export async function runSpeedTest(): Promise<void> {
           if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
           else {
             lossMeasured = { sent, lost };
-            metric('loss', `${((100 * lost) / sent).toFixed(1)}%`, `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
+            metric('loss', `${(Math.round((10_000 * lost) / sent) / 100).toFixed(1)}%`, `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
           }
         }
         const lossShare = lossMeasured === undefined ? undefined : lossMeasured.lost / lossMeasured.sent;
@@ -304,8 +285,27 @@ export async function runSpeedTest(): Promise<void> {
         $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
         drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: down?.bps, upload: up?.bps } });
         text('#speed-status', 'Done.');
-        summaryText = `netdiag speed test (${mode.id}): download ${formatMbps(down?.bps)}, upload ${formatMbps(up?.bps)}, latency ${idle === undefined ? '–' : formatMs(idle.median)}`;
-        share.hidden = false;
+        const record: RunRecord = {
+          eventId,
+          config,
+          shared: {
+            at: startedAt,
+            mode: mode.id === 'light' ? 'light' : 'full',
+            downloadBps: down?.bps,
+            uploadBps: up?.bps,
+            latencyMs: idle?.median,
+            jitterMs: idle?.jitter ?? undefined,
+            loadedDownMs: loadedDown?.median,
+            loadedUpMs: loadedUp?.median,
+            lossPercent: lossMeasured === undefined ? undefined : Math.round((10_000 * lossMeasured.lost) / lossMeasured.sent) / 100,
+          },
+          transfers: { download: downPoints, upload: upPoints },
+          roundTrips: { idle: idlePoints, loadedDown: loadedDownPoints, loadedUp: loadedUpPoints },
+          loss: lossMeasured ?? null,
+          classes: { streaming: q.streaming, gaming: q.gaming, video_call: q.video_call },
+          bufferbloat: bloat === undefined ? null : { grade: bloat.grade, increase_ms: bloat.increaseMs },
+        };
+        offerShare(record);
         const properties: Record<string, string | number | undefined> = {
           mode: mode.id,
           duration_ms: Math.round(performance.now() - started),

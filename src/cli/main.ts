@@ -127,9 +127,12 @@ function program(tables?: ServerTables): Command {
     .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
     .option('--no-analytics', 'send no analytics events')
     .option('--no-packet-loss', "skip packet loss (measured through the deployment's TURN server, when it has one)")
-    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean }) => {
+    .option('--share', "print a link to the deployment's page that carries the result (nothing is stored on the server)")
+    .option('--share-address', 'with --share, put your address in the link too')
+    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean; share?: boolean; shareAddress?: boolean }) => {
       const { speedtestCommand } = await import('./speedtest-command.js');
-      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss });
+      const share = options.share === true || options.shareAddress === true;
+      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')

@@ -11,12 +11,16 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
+import { sharedBps, sharedMs, shareLink } from '../speedtest/share.js';
 
 interface SpeedTestOptions {
   mode: string;
   analytics: boolean;
   /** Measure packet loss through the deployment's TURN server after the transfers. */
   packetLoss: boolean;
+  /** Print a link to the deployment's page carrying the result (`--share`), with the caller's address when `shareAddress`. */
+  share: boolean;
+  shareAddress: boolean;
 }
 
 /** Exit status after an interrupt (128 + SIGINT), as shells report it. */
@@ -123,6 +127,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   };
   process.once('SIGINT', interrupt);
   const started = performance.now();
+  const startedAt = Date.now();
   await send('speed_test_started', { mode: mode.id });
   let result: Result;
   try {
@@ -153,8 +158,10 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     gaming_quality: r.gaming_quality,
     video_call_quality: r.video_call_quality,
   });
+  const link = options.share ? await shareOf(client, mode.id, startedAt, result, loss, options.shareAddress) : undefined;
+  if (link !== undefined) await send('speed_test_shared', { mode: mode.id });
   if (out.json) {
-    print(JSON.stringify(r, null, 2));
+    print(JSON.stringify(link === undefined ? r : { ...r, share_link: link }, null, 2));
     return 0;
   }
   print(
@@ -173,5 +180,28 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     ]),
   );
   for (const note of r.notes) print(`note: ${note}`);
+  if (link !== undefined) print(`share: ${link}`);
   return 0;
+}
+
+/**
+ * The link `--share` prints: the deployment's page with the result in its fragment, at the
+ * precision the page's own figures have (src/speedtest/share.ts); the address only when asked
+ * for, as the deployment sees it.
+ */
+async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
+  const address = withAddress ? (await client.get<Schemas['CallerIpData']>('/v1/ip')).address : undefined;
+  const ms = (v: number | undefined) => (v === undefined ? undefined : sharedMs(v));
+  return shareLink(`${client.base}/`, {
+    at,
+    mode: mode === 'light' ? 'light' : 'full',
+    downloadBps: r.download === undefined ? undefined : sharedBps(r.download.bps),
+    uploadBps: r.upload === undefined ? undefined : sharedBps(r.upload.bps),
+    latencyMs: ms(r.latency),
+    jitterMs: ms(r.jitter),
+    loadedDownMs: ms(r.downLoadedLatency),
+    loadedUpMs: ms(r.upLoadedLatency),
+    lossPercent: loss.measured ? Math.round(loss.lossPercent * 100) / 100 : undefined,
+    ...(address === undefined ? {} : { address }),
+  });
 }

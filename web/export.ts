@@ -1,0 +1,96 @@
+// What the page's Export buttons write, as plain text: a finished speed test (its figures and
+// every transfer and round trip) and a watch's polls, as JSON and CSV. No DOM here, so each
+// format is unit-tested on its own (test/page-export.test.ts); `download` hands the text over.
+import type { Poll } from '../src/latency/series.js';
+import type { SharedResult } from '../src/speedtest/share.js';
+
+/** A transfer as the engine reports it: its size, how long it took, its rate. */
+interface Transfer {
+  bytes: number;
+  duration: number;
+  bps: number;
+}
+
+/** Everything a finished test measured, as the page keeps it until the next test or the tab closes. */
+export interface TestExport {
+  shared: SharedResult;
+  transfers: { download: readonly Transfer[]; upload: readonly Transfer[] };
+  roundTrips: { idle: readonly number[]; loadedDown: readonly number[]; loadedUp: readonly number[] };
+  loss: { sent: number; lost: number } | null;
+  classes: Record<string, string>;
+  bufferbloat: { grade: string; increase_ms: number } | null;
+}
+
+const mbps = (bps: number | undefined) => (bps === undefined ? null : bps / 1e6);
+const orNull = (v: number | undefined) => v ?? null;
+
+/** The figures of a test, by name, with their units in the names. */
+function figures(t: TestExport) {
+  const s = t.shared;
+  return {
+    download_mbps: mbps(s.downloadBps),
+    upload_mbps: mbps(s.uploadBps),
+    latency_ms: orNull(s.latencyMs),
+    jitter_ms: orNull(s.jitterMs),
+    loaded_latency_down_ms: orNull(s.loadedDownMs),
+    loaded_latency_up_ms: orNull(s.loadedUpMs),
+    packet_loss_percent: orNull(s.lossPercent),
+  };
+}
+
+export function testJson(t: TestExport): string {
+  const transfer = (x: Transfer) => ({ bytes: x.bytes, duration_ms: x.duration, mbps: x.bps / 1e6 });
+  return JSON.stringify(
+    {
+      tested_at: new Date(t.shared.at).toISOString(),
+      mode: t.shared.mode,
+      figures: figures(t),
+      bufferbloat: t.bufferbloat,
+      classes: t.classes,
+      packet_loss: t.loss,
+      transfers: { download: t.transfers.download.map(transfer), upload: t.transfers.upload.map(transfer) },
+      round_trips_ms: { idle: t.roundTrips.idle, loaded_down: t.roundTrips.loadedDown, loaded_up: t.roundTrips.loadedUp },
+    },
+    null,
+    2,
+  );
+}
+
+const csvCell = (v: string | number | null) => (v === null ? '' : typeof v === 'number' ? String(v) : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const csv = (rows: (string | number | null)[][]) => `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
+
+/** One table: a row per figure, then a row per transfer and per round trip. */
+export function testCsv(t: TestExport): string {
+  const rows: (string | number | null)[][] = [['kind', 'name', 'bytes', 'duration_ms', 'value', 'unit']];
+  for (const [name, value] of Object.entries(figures(t))) rows.push(['figure', name, null, null, value, name.endsWith('_mbps') ? 'Mbit/s' : name.endsWith('_ms') ? 'ms' : '%']);
+  for (const [direction, list] of [['download', t.transfers.download], ['upload', t.transfers.upload]] as const) {
+    for (const x of list) rows.push(['transfer', direction, x.bytes, x.duration, x.bps / 1e6, 'Mbit/s']);
+  }
+  for (const [name, list] of [['idle', t.roundTrips.idle], ['loaded_down', t.roundTrips.loadedDown], ['loaded_up', t.roundTrips.loadedUp]] as const) {
+    for (const ms of list) rows.push(['round_trip', name, null, null, ms, 'ms']);
+  }
+  return csv(rows);
+}
+
+/** A watch's polls, one row each, in the order they were made. */
+export function watchCsv(polls: readonly Poll[]): string {
+  return csv([['time', 'target', 'rtt_ms', 'status'], ...polls.map((p) => [new Date(p.at).toISOString(), p.target, p.rtt_ms, p.status])]);
+}
+
+export function watchJson(polls: readonly Poll[]): string {
+  return JSON.stringify(polls.map((p) => ({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status })), null, 2);
+}
+
+/** Hands `text` to the browser as a file download; nothing leaves the page. */
+export function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => {
+    URL.revokeObjectURL(url);
+  }, 10_000);
+}

@@ -1,0 +1,61 @@
+// After a test: Share (a link to this page whose fragment carries the result, copied, and the
+// contract's speed_test_shared event) and Export (the figures and every point, as CSV or JSON).
+// The result lives in the page until the next test or the tab closes; nothing is stored anywhere.
+import type { Schemas } from '../src/generated/openapi-types.js';
+import { shareLink } from '../src/speedtest/share.js';
+import { $, text } from './dom.js';
+import { sendEvent } from './events.js';
+import { download, testCsv, testJson, type TestExport } from './export.js';
+
+/** A finished test, with what its share event needs. */
+export interface RunRecord extends TestExport {
+  eventId: string;
+  config: Schemas['SpeedTestConfiguration'];
+}
+
+let current: RunRecord | undefined;
+let wired = false;
+
+const stamp = (at: number) => new Date(at).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+
+function wire(): void {
+  wired = true;
+  $('#speed-share').addEventListener('click', () => {
+    if (current === undefined) return;
+    const withAddress = $<HTMLInputElement>('#speed-share-address').checked;
+    const address = $('#address').textContent.trim();
+    const link = shareLink(`${location.origin}/`, { ...current.shared, ...(withAddress && address !== '' ? { address } : {}) });
+    const shown = $<HTMLOutputElement>('#speed-share-link');
+    shown.value = link;
+    shown.hidden = false;
+    // navigator.clipboard is [SecureContext] in the Clipboard API, so absent on plain HTTP off
+    // localhost, whatever the DOM types say: the link is then shown to copy by hand, saying why.
+    const clipboard = navigator.clipboard as Clipboard | undefined;
+    if (clipboard === undefined) text('#speed-status', 'This page cannot copy over plain HTTP; copy the link below by hand.');
+    else {
+      clipboard.writeText(link).then(
+        () => {
+          text('#speed-status', 'Link copied. It carries the result itself: nothing is kept on the server.');
+        },
+        () => {
+          text('#speed-status', 'The browser refused to copy; copy the link below by hand.');
+        },
+      );
+    }
+    sendEvent(current.config, 'speed_test_shared', current.eventId, { mode: current.shared.mode });
+  });
+  $('#speed-export-csv').addEventListener('click', () => {
+    if (current !== undefined) download(`netdiag-speedtest-${stamp(current.shared.at)}.csv`, 'text/csv', testCsv(current));
+  });
+  $('#speed-export-json').addEventListener('click', () => {
+    if (current !== undefined) download(`netdiag-speedtest-${stamp(current.shared.at)}.json`, 'application/json', testJson(current));
+  });
+}
+
+/** Offers Share and Export for a finished test, or withdraws them (undefined) when a new one starts. */
+export function offerShare(record: RunRecord | undefined): void {
+  if (!wired) wire();
+  current = record;
+  $('#speed-after').hidden = record === undefined;
+  if (record === undefined) $<HTMLOutputElement>('#speed-share-link').hidden = true;
+}

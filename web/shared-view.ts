@@ -1,0 +1,46 @@
+// A shared result, opened from a link whose fragment carries it (`#r=…`, src/speedtest/share.ts):
+// shown read-only, labelled as a shared copy with its date and mode, beside an offer to run a new
+// test. The fragment never reaches the server; this page reads it where it is, in the browser.
+import { bufferbloat } from '../src/speedtest/bufferbloat.js';
+import { decodeResult, type SharedResult } from '../src/speedtest/share.js';
+import { $, formatMbps, formatMs, text } from './dom.js';
+
+const NOT_MEASURED = 'not measured';
+
+function figure(name: string, value: string): void {
+  text(`#shared-results [data-metric="${name}"]`, value);
+}
+
+function show(result: SharedResult): void {
+  const when = new Date(result.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  text('#shared-label', `A shared copy of a ${result.mode} test run on ${when}. It is read-only, and it came in the link itself: this server keeps no results.`);
+  const ms = (v: number | undefined) => (v === undefined ? NOT_MEASURED : formatMs(v));
+  figure('download', result.downloadBps === undefined ? NOT_MEASURED : formatMbps(result.downloadBps));
+  figure('upload', result.uploadBps === undefined ? NOT_MEASURED : formatMbps(result.uploadBps));
+  figure('latency', ms(result.latencyMs));
+  figure('jitter', ms(result.jitterMs));
+  const { loadedDownMs: down, loadedUpMs: up } = result;
+  figure('loaded', down === undefined && up === undefined ? NOT_MEASURED : `${down === undefined ? 'down not measured' : `${formatMs(down)} down`}, ${up === undefined ? 'up not measured' : `${formatMs(up)} up`}`);
+  const loaded = down === undefined && up === undefined ? undefined : Math.max(down ?? -Infinity, up ?? -Infinity);
+  const bloat = bufferbloat(result.latencyMs, loaded);
+  figure('bufferbloat', bloat === undefined ? NOT_MEASURED : `${bloat.grade} (+${formatMs(bloat.increaseMs)})`);
+  figure('loss', result.lossPercent === undefined ? NOT_MEASURED : `${result.lossPercent.toFixed(1)}%`);
+  const address = $('#shared-address');
+  address.hidden = result.address === undefined;
+  figure('address', result.address ?? '');
+  $('#shared-results').hidden = false;
+}
+
+/** Shows the result a link carries, or says the link does not decode; nothing without `#r=`. */
+export function showShared(): void {
+  const hash = location.hash;
+  if (!hash.startsWith('#r=')) return;
+  $('#shared').hidden = false;
+  const decoded = decodeResult(hash.slice(3));
+  if (decoded.ok) show(decoded.result);
+  else {
+    const error = $('#shared-error');
+    error.textContent = `This link's result cannot be read: ${decoded.reason}.`;
+    error.hidden = false;
+  }
+}
