@@ -126,12 +126,12 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
 
     // Export: the figures and every transfer, as the browser downloads them.
     const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-csv')]);
-    const csvText = readFileSync((await csvDownload.path()) ?? '', 'utf8');
+    const csvText = readFileSync(await csvDownload.path(), 'utf8');
     expect(csvText.split('\n')[0]).toBe('kind,name,bytes,duration_ms,value,unit');
     expect(csvText).toMatch(/^figure,download_mbps,,,[0-9.]+,Mbit\/s$/m);
     expect(csvText.split('\n').filter((l) => l.startsWith('transfer,download,')).length).toBe(await page.locator('#speed-chart rect.down').count());
     const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-json')]);
-    const exported = JSON.parse(readFileSync((await jsonDownload.path()) ?? '', 'utf8')) as { mode: string; figures: { download_mbps: number }; transfers: { download: unknown[] } };
+    const exported = JSON.parse(readFileSync(await jsonDownload.path(), 'utf8')) as { mode: string; figures: { download_mbps: number }; transfers: { download: unknown[] } };
     expect(exported.mode).toBe('light');
     expect(exported.figures.download_mbps * 1e6).toBeCloseTo(Number(await page.getAttribute('#speed-results [data-metric="download"]', 'data-value')), 0);
 
