@@ -3,8 +3,7 @@
 // the SVG's own pixel size (redrawn when it changes) so its text stays legible on a phone.
 
 import { axisScale } from './report.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
+import { element } from './svg.js';
 const HEIGHT = 200;
 const MARGIN = { left: 56, right: 8, top: 12, bottom: 30 };
 
@@ -18,13 +17,6 @@ export interface ChartData {
   upload: Transfer[];
   /** What each direction reports (bits per second), drawn as a dashed line across its bars. */
   reported: { download?: number; upload?: number };
-}
-
-function element<K extends keyof SVGElementTagNameMap>(name: K, attributes: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 const label = (mbps: number) => (mbps >= 100 || Number.isInteger(mbps) ? mbps.toFixed(0) : mbps.toPrecision(2));

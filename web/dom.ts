@@ -18,15 +18,18 @@ export interface ProblemDoc {
   status?: number;
 }
 
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; problem: ProblemDoc };
+/** The envelope's `data` or the problem, with the route's `RateLimit-Limit` when it has one. */
+export type ApiResult<T> = ({ ok: true; data: T } | { ok: false; problem: ProblemDoc }) & { limit?: number };
 
 /** A GET of this server's API: the envelope's `data`, or the problem document (the API contract). */
 export async function api<T>(path: string): Promise<ApiResult<T>> {
   try {
     const res = await fetch(path, { headers: { Accept: 'application/json' } });
     const body = (await res.json()) as { data?: T } & ProblemDoc;
-    if (res.ok && body.data !== undefined) return { ok: true, data: body.data };
-    return { ok: false, problem: body };
+    const stated = Number(res.headers.get('ratelimit-limit'));
+    const limit = stated > 0 ? { limit: stated } : {};
+    if (res.ok && body.data !== undefined) return { ok: true, data: body.data, ...limit };
+    return { ok: false, problem: body, ...limit };
   } catch (err) {
     return { ok: false, problem: { title: 'Network error', detail: err instanceof Error ? err.message : String(err) } };
   }

@@ -5,6 +5,7 @@ import type { Schemas } from '../src/generated/openapi-types.js';
 import { showFamilies } from './dual-stack.js';
 import { runSpeedTest } from './speedtest.js';
 import { showShared } from './shared-view.js';
+import { noteProbeLimit, setUpWatch } from './watch.js';
 import { $, api, formatMs, problemText, text } from './dom.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
@@ -109,6 +110,7 @@ async function showRegions(): Promise<void> {
   const rows = await Promise.all(
     available.map(async (region) => {
       const probe = await api<Schemas['LatencyProbeData']>(`/v1/latency/regions/${region.id}/probe`);
+      if (probe.limit !== undefined) noteProbeLimit(probe.limit);
       return { region, edge: probe.ok ? probe.data.edge_to_region_rtt_ms : undefined, problem: probe.ok ? undefined : problemText(probe.problem) };
     }),
   );
@@ -146,4 +148,5 @@ document.addEventListener('DOMContentLoaded', () => {
   void showConnection().then(showFamilies);
   void showRegions();
   void runSpeedTest();
+  void setUpWatch();
 });

@@ -1,0 +1,227 @@
+// The page's watch: once started, every interval the person picks (1-60 s) it asks this server
+// (the browser's own round trip, by Resource Timing on an uncached /v1/health) and each region
+// picked (the server's round trip to it, the probe route), spacing the region polls across the
+// interval. A chart and a table per target, export as CSV or JSON. The polls live in this tab's
+// memory only; nothing but the polls leaves the browser.
+import type { Schemas } from '../src/generated/openapi-types.js';
+import { probeBudget, summarize, type Poll, type PollStatus } from '../src/latency/series.js';
+import { $, formatMs, text } from './dom.js';
+import { download, watchCsv, watchJson } from './export.js';
+import { drawWatchChart } from './watch-chart.js';
+
+/** The server's own target in the table, chart and exports. */
+const SERVER = 'server';
+/** A deployment's `probe` limit per source and minute unless its operator changed it. */
+const DEFAULT_PROBE_LIMIT = 30;
+/** This server's own, once a probe answer has stated it (RateLimit-Limit). */
+let probeLimit: number | undefined;
+
+/** A probe answer's `RateLimit-Limit`, from the watch's polls or the page's regional section. */
+export function noteProbeLimit(limit: number): void {
+  if (limit === probeLimit) return;
+  probeLimit = limit;
+  showBudget();
+}
+
+let polls: Poll[] = [];
+let running: { stop: () => void } | undefined;
+
+/** Round trips of /v1/health polls by URL, as Resource Timing reports them (an observer sees them even when the timeline's buffer is full). */
+const timed = new Map<string, (ms: number) => void>();
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries() as PerformanceResourceTiming[]) {
+    const done = timed.get(entry.name);
+    if (done !== undefined && entry.responseStart > 0) done(entry.responseStart - entry.requestStart);
+  }
+}).observe({ type: 'resource' });
+
+async function pollServer(n: number, deadlineMs: number): Promise<Poll> {
+  const at = Date.now();
+  const url = new URL(`/v1/health?watch=${String(at)}-${String(n)}`, location.href).href;
+  const timing = new Promise<number | undefined>((resolve) => {
+    timed.set(url, resolve);
+    setTimeout(() => {
+      resolve(undefined);
+    }, deadlineMs + 1000);
+  });
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { cache: 'no-store', signal: AbortSignal.timeout(deadlineMs) });
+    const headersAt = performance.now();
+    await res.arrayBuffer();
+    if (!res.ok) return { at, target: SERVER, rtt_ms: null, status: res.status === 429 ? 'limited' : 'failed' };
+    // Resource Timing's request-to-first-byte, or the time to the headers when it is not reported.
+    const rtt = (await timing) ?? headersAt - started;
+    return { at, target: SERVER, rtt_ms: Math.round(rtt * 1000) / 1000, status: 'ok' };
+  } catch {
+    return { at, target: SERVER, rtt_ms: null, status: 'failed' };
+  } finally {
+    timed.delete(url);
+  }
+}
+
+async function pollRegion(region: string, deadlineMs: number): Promise<Poll> {
+  const at = Date.now();
+  try {
+    const res = await fetch(`/v1/latency/regions/${encodeURIComponent(region)}/probe`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(deadlineMs) });
+    const limit = Number(res.headers.get('ratelimit-limit'));
+    if (limit > 0) noteProbeLimit(limit);
+    const body = (await res.json()) as { data?: Schemas['LatencyProbeData'] };
+    // A 429 is the service refusing the rate: shown as limited, never as a failure or loss.
+    const status: PollStatus = res.status === 429 ? 'limited' : res.ok && body.data !== undefined ? 'ok' : 'failed';
+    return { at, target: region, rtt_ms: status === 'ok' ? (body.data?.edge_to_region_rtt_ms ?? null) : null, status };
+  } catch {
+    return { at, target: region, rtt_ms: null, status: 'failed' };
+  }
+}
+
+const chosenRegions = (): string[] => [...document.querySelectorAll<HTMLInputElement>('#watch-regions input:checked')].map((i) => i.value);
+const chosenInterval = (): number => Math.min(60, Math.max(1, Math.round(Number($<HTMLInputElement>('#watch-interval').value) || 5)));
+
+/** Says whether the regions and interval chosen fit the probe limit, and what would. */
+function showBudget(): void {
+  const regions = chosenRegions().length;
+  const interval = chosenInterval();
+  const limit = probeLimit ?? DEFAULT_PROBE_LIMIT;
+  const theirs = probeLimit === undefined ? `the ${String(DEFAULT_PROBE_LIMIT)} a deployment allows by default` : `this server's ${String(probeLimit)}`;
+  const { perMinute, fits } = probeBudget(regions, interval, limit);
+  const line = $('#watch-budget');
+  line.dataset.fits = String(fits);
+  if (regions === 0) text('#watch-budget', 'Only this server: no probe requests.');
+  else if (fits) text('#watch-budget', `${String(Math.round(perMinute))} probe requests a minute, within ${theirs} per minute.`);
+  else {
+    const least = Math.ceil((regions * 60) / limit);
+    text('#watch-budget', `${String(regions)} region${regions === 1 ? '' : 's'} every ${String(interval)} s is ${String(Math.round(perMinute))} probe requests a minute, more than ${theirs}: some polls will be refused and shown as limited. Every ${String(least)} s or more fits.`);
+  }
+}
+
+const cell = (value: string) => {
+  const td = document.createElement('td');
+  td.textContent = value;
+  return td;
+};
+const msOr = (v: number | null) => (v === null ? '–' : formatMs(v));
+
+function render(targets: string[]): void {
+  const body = $<HTMLTableElement>('#watch-table').tBodies[0];
+  body?.replaceChildren(
+    ...targets.map((target) => {
+      const s = summarize(polls.filter((p) => p.target === target));
+      const row = document.createElement('tr');
+      row.dataset.target = target;
+      row.append(cell(target), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
+      return row;
+    }),
+  );
+  for (const target of targets) {
+    const svg = document.querySelector<SVGSVGElement>(`#watch-charts svg[data-target="${target}"]`);
+    if (svg !== null) drawWatchChart(svg, target, polls.filter((p) => p.target === target));
+  }
+}
+
+function charts(targets: string[]): void {
+  $('#watch-charts').replaceChildren(
+    ...targets.map((target) => {
+      const figure = document.createElement('figure');
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.dataset.target = target;
+      svg.setAttribute('role', 'img');
+      svg.classList.add('watch-chart');
+      const caption = document.createElement('figcaption');
+      caption.textContent = target === SERVER ? 'you → this server' : `this server → ${target}`;
+      figure.append(caption, svg);
+      return figure;
+    }),
+  );
+}
+
+function start(): void {
+  const regions = chosenRegions();
+  const interval = chosenInterval();
+  const targets = [SERVER, ...regions];
+  polls = [];
+  charts(targets);
+  $('#watch-table').hidden = false;
+  $('#watch-results').hidden = false;
+  $<HTMLButtonElement>('#watch-start').hidden = true;
+  $<HTMLButtonElement>('#watch-stop').hidden = false;
+  text('#watch-status', `Watching every ${String(interval)} s.`);
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const deadline = Math.min(interval * 1000, 10_000);
+  const began = performance.now();
+  const later = (ms: number, fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, Math.max(0, ms));
+    timers.add(timer);
+  };
+  // A poll in flight when the watch stops is still recorded: it was made, and the server saw it.
+  const record = (poll: Promise<Poll>) =>
+    void poll.then((p) => {
+      polls.push(p);
+      render(targets);
+    });
+  const round = (n: number) => {
+    record(pollServer(n, deadline));
+    // The regions' polls spread across the interval, never a burst at its start.
+    regions.forEach((region, i) => {
+      later(((i + 1) * interval * 1000) / (regions.length + 1), () => {
+        record(pollRegion(region, deadline));
+      });
+    });
+    // Scheduled from the start, so rounds do not drift by the time each took.
+    later(began + (n + 1) * interval * 1000 - performance.now(), () => {
+      round(n + 1);
+    });
+  };
+  running = {
+    stop: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+  round(0);
+}
+
+function stop(): void {
+  running?.stop();
+  running = undefined;
+  $<HTMLButtonElement>('#watch-start').hidden = false;
+  $<HTMLButtonElement>('#watch-stop').hidden = true;
+  text('#watch-status', `Stopped after ${String(polls.length)} polls.`);
+}
+
+export async function setUpWatch(): Promise<void> {
+  const res = await fetch('/v1/latency/regions', { headers: { Accept: 'application/json' } })
+    .then((r) => r.json() as Promise<{ data?: Schemas['RegionsResponse']['data'] }>)
+    .catch(() => ({ data: undefined }));
+  const available = res.data?.regions.filter((r) => r.available) ?? [];
+  const box = $('#watch-regions');
+  box.hidden = available.length === 0;
+  box.append(
+    ...available.map((region) => {
+      const label = document.createElement('label');
+      const input = document.createElement('input');
+      input.type = 'checkbox';
+      input.value = region.id;
+      input.addEventListener('change', showBudget);
+      label.append(input, ` ${region.name}`);
+      return label;
+    }),
+  );
+  $('#watch-interval').addEventListener('input', showBudget);
+  showBudget();
+  $<HTMLFormElement>('#watch-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (running === undefined) start();
+  });
+  $('#watch-stop').addEventListener('click', stop);
+  const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  $('#watch-export-csv').addEventListener('click', () => {
+    download(`netdiag-watch-${stamp()}.csv`, 'text/csv', watchCsv(polls));
+  });
+  $('#watch-export-json').addEventListener('click', () => {
+    download(`netdiag-watch-${stamp()}.json`, 'application/json', watchJson(polls));
+  });
+}
