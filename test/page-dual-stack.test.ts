@@ -143,13 +143,31 @@ describe.skipIf(!ready)('the dual-stack check in headless Chromium', () => {
     }
   });
 
-  it('an IPv6 origin given as an address is left unasked, and the page says why, with no policy error', async () => {
+  it('with the origins given as addresses, the page opened at the IPv6 one asks both and says "both"', async () => {
+    // NETDIAG_IPV6_URL=http://[::1]:PORT cannot be named in a policy, but opened there it is 'self'.
+    const server = await serverWith((port) => ({ v4: `http://127.0.0.1:${String(port)}`, v6: `http://[::1]:${String(port)}` }));
+    try {
+      const { page, context, requested, refused } = await open(`http://[::1]:${String(server.port)}`);
+      const s = await shown(page);
+      expect(s.verdict).toBe('both');
+      expect(s.ipv4).toMatch(/^127\.0\.0\.1network unknown; answered in/);
+      expect(s.ipv6).toMatch(/^::1network unknown; answered in/);
+      expect(s.preferred).toBe('IPv6this page was opened by an IPv6 address, so the browser had no choice');
+      expect(refused).toEqual([]);
+      expect(requested.filter((url) => url.startsWith('http://127.0.0.1:'))).toEqual([`http://127.0.0.1:${String(server.port)}/v1/ip`]);
+      await context.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an IPv6 origin given as an address is left unasked from another origin, and the page says why, with no policy error', async () => {
     const server = await serverWith((port) => ({ v4: `http://127.0.0.1:${String(port)}`, v6: `http://[::1]:${String(port)}` }));
     try {
       const { page, context, requested, refused } = await open(server.url);
       const s = await shown(page);
       expect(s.verdict).toBe('partial');
-      expect(s.ipv6).toMatch(/^not checkedthis server names its IPv6 origin by an address, which a page's security policy cannot allow \(the command line can: netdiag ip --both\)$/);
+      expect(s.ipv6).toMatch(/^not checkedthis server names its IPv6 origin by an address, which a page's security policy cannot allow from another origin \(open the page at that address, or run netdiag ip --both\)$/);
       expect(s.ipv4).toMatch(/^127\.0\.0\.1/);
       expect(refused).toEqual([]);
       expect(requested.some((url) => url.startsWith('http://[::1]'))).toBe(false);

@@ -51,7 +51,9 @@ export async function showFamilies(page: IpData | undefined): Promise<void> {
   const results = await Promise.all(
     (['ipv4', 'ipv6'] as const).map(async (family): Promise<FamilyCheck> => {
       const origin = origins[family];
-      if (origin !== undefined && !isIpv6Literal(origin)) return check(family, origin);
+      // An IPv6-literal origin cannot be named in the page's policy, but when the page was opened
+      // there it is the page's own origin, which the policy allows as 'self'.
+      if (origin !== undefined && (!isIpv6Literal(origin) || origin === location.origin)) return check(family, origin);
       const viaPage = page !== undefined && page.ip_version === family ? { address: page.address, network: networkOf(page) } : undefined;
       return { state: 'unchecked', reason: origin === undefined ? 'no-origin' : 'literal', viaPage };
     }),

@@ -98,7 +98,7 @@ export function preference(pageFamily: Family, pageHost: string): { value: strin
 
 function uncheckedWhy(reason: 'no-origin' | 'literal', name: string): string {
   return reason === 'literal'
-    ? `this server names its ${name} origin by an address, which a page's security policy cannot allow (the command line can: netdiag ip --both)`
+    ? `this server names its ${name} origin by an address, which a page's security policy cannot allow from another origin (open the page at that address, or run netdiag ip --both)`
     : `this server has no ${name}-only address`;
 }
 
