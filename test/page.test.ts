@@ -147,6 +147,11 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     expect(fresh.requested.filter((url) => url.includes('#') || url.includes('r=1~'))).toEqual([]);
     await fresh.page.screenshot({ path: `${ARTIFACTS}page-shared-desktop.png`, fullPage: false });
     await fresh.context.close();
+    const phone = await openWatched(browser, link, 390, 844);
+    await phone.page.waitForSelector('#shared-results:not([hidden])');
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.page.screenshot({ path: `${ARTIFACTS}page-shared-phone.png`, fullPage: false });
+    await phone.context.close();
     const broken = await openWatched(browser, `${server.url}/#r=1~abc~f~1`);
     await expect.poll(() => broken.page.textContent('#shared-error')).toBe("This link's result cannot be read: it has 4 parts where a version 1 result has 11 (cut short when copied?).");
     await broken.context.close();

@@ -11,12 +11,12 @@ import { ApiFailure, type Client } from './client.js';
 import { table, type Output } from './output.js';
 
 /** The target that is this client's own round trip to the deployment. */
-export const SERVER_TARGET = 'server';
+const SERVER_TARGET = 'server';
 
 /** The `probe` operation's limit per source and minute unless the operator changed it. */
 const DEFAULT_PROBE_LIMIT = 30;
 
-export interface WatchOptions {
+interface WatchOptions {
   regions: string[];
   intervalSeconds: number;
   /** Rounds to make; undefined until Ctrl-C. */
@@ -32,7 +32,7 @@ interface PollLine extends Poll {
 }
 
 /** Exit status of a watch: 0, or 3 when a threshold was crossed. */
-export type WatchExit = 0 | 3;
+type WatchExit = 0 | 3;
 
 const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)} ms`);
 

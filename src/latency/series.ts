@@ -51,7 +51,7 @@ export function summarize(polls: readonly Poll[]): SeriesSummary {
 }
 
 /** One bucket of the SmokePing-like chart: the median line, the min-max band, failures marked. */
-export interface Bucket {
+interface Bucket {
   from: number;
   to: number;
   min: number | null;

@@ -61,7 +61,7 @@ export function shareLink(page: string, result: SharedResult): string {
   return url.href;
 }
 
-export type Decoded = { ok: true; result: SharedResult } | { ok: false; reason: string };
+type Decoded = { ok: true; result: SharedResult } | { ok: false; reason: string };
 
 /** Reads a fragment's value; a link that does not decode says which part is wrong. */
 export function decodeResult(text: string): Decoded {
