@@ -1,7 +1,8 @@
 // The dual-stack check's rules (src/ip/families.ts): the verdict a person reads for each pair of
 // family results, and which IPv6 addresses are a relay's rather than the caller's.
 import { describe, expect, it } from 'vitest';
-import { describeCheck, isIpv6Literal, preference, tunnelOf, verdict, type FamilyCheck } from '../src/ip/families.js';
+import { isIpv6LiteralOrigin } from '../src/net/origin.js';
+import { describeCheck, preference, tunnelOf, verdict, type FamilyCheck } from '../src/ip/families.js';
 
 const ok = (address: string): FamilyCheck => ({ state: 'ok', ms: 12, address, network: 'AS64500 Example' });
 const failed: FamilyCheck = { state: 'failed', ms: 3 };
@@ -62,8 +63,8 @@ describe('what the browser chose', () => {
   });
 
   it('knows an IPv6-literal origin, which no Content-Security-Policy can name', () => {
-    expect(isIpv6Literal('http://[::1]:8080')).toBe(true);
-    expect(isIpv6Literal('https://ipv6.example.net')).toBe(false);
-    expect(isIpv6Literal('http://127.0.0.1:8080')).toBe(false);
+    expect(isIpv6LiteralOrigin('http://[::1]:8080')).toBe(true);
+    expect(isIpv6LiteralOrigin('https://ipv6.example.net')).toBe(false);
+    expect(isIpv6LiteralOrigin('http://127.0.0.1:8080')).toBe(false);
   });
 });

@@ -39,12 +39,20 @@ export function problemText(problem: ProblemDoc): string {
   return problem.detail ?? problem.title ?? 'The request failed.';
 }
 
-export function formatMs(ms: number): string {
-  return `${ms < 10 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
-}
-
-export function formatMbps(bps: number | undefined): string {
-  if (bps === undefined) return '–';
-  const mbps = bps / 1e6;
-  return `${mbps < 10 ? mbps.toFixed(2) : mbps.toFixed(0)} Mbps`;
+/**
+ * A figure as the page shows its results: the value, and under it a line saying how it was reached
+ * or why it is missing (`detail`, left out when empty).
+ */
+export function showFigure(element: HTMLElement, value: string, detail?: string): void {
+  const shown = document.createElement('span');
+  shown.className = 'value';
+  shown.textContent = value;
+  const parts: HTMLElement[] = [shown];
+  if (detail !== undefined && detail !== '') {
+    const why = document.createElement('span');
+    why.className = 'detail';
+    why.textContent = detail;
+    parts.push(why);
+  }
+  element.replaceChildren(...parts);
 }

@@ -2,12 +2,12 @@
 // (named on the page's root element, and allowed by its Content-Security-Policy, by the server),
 // times each, and shows both addresses, the family the browser chose, and the verdict.
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { $ } from './dom.js';
-import { describeCheck, FAMILY_TIMEOUT_MS, isIpv6Literal, preference, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
+import { $, showFigure } from './dom.js';
+import { isIpv6LiteralOrigin } from '../src/net/origin.js';
+import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
 
 type IpData = Schemas['CallerIpData'];
 
-const networkOf = (d: IpData): string | null => (d.network.asn === null ? null : [`AS${String(d.network.asn)}`, d.network.organization].filter((p) => p !== null).join(' '));
 
 /** One family's origin asked once, with no cache, no credentials and a deadline. */
 async function check(family: Family, origin: string): Promise<FamilyCheck> {
@@ -20,22 +20,16 @@ async function check(family: Family, origin: string): Promise<FamilyCheck> {
     // A problem (a 429, a 503) is an answer over the family: it is there, the address unknown.
     if (body.data === undefined) return { state: 'ok', ms, address: `answered ${String(res.status)}`, network: null };
     if (body.data.ip_version !== family) return { state: 'mixed', ms, address: body.data.address };
-    return { state: 'ok', ms, address: body.data.address, network: networkOf(body.data) };
+    return { state: 'ok', ms, address: body.data.address, network: networkText(body.data.network) };
   } catch (err) {
     if (err instanceof DOMException && err.name === 'TimeoutError') return { state: 'timeout', ms: elapsed() };
     return { state: 'failed', ms: elapsed() };
   }
 }
 
-function fill(cell: HTMLElement, { value, detail }: { value: string; detail: string }): void {
-  const valueSpan = document.createElement('span');
-  valueSpan.className = 'value';
-  valueSpan.textContent = value;
-  const detailSpan = document.createElement('span');
-  detailSpan.className = 'detail';
-  detailSpan.textContent = detail;
-  cell.replaceChildren(valueSpan, detailSpan);
-}
+const fill = (cell: HTMLElement, { value, detail }: { value: string; detail: string }): void => {
+  showFigure(cell, value, detail);
+};
 
 function show(family: Family, result: FamilyCheck): void {
   const cell = $(`#families [data-family="${family}"]`);
@@ -53,8 +47,8 @@ export async function showFamilies(page: IpData | undefined): Promise<void> {
       const origin = origins[family];
       // An IPv6-literal origin cannot be named in the page's policy, but when the page was opened
       // there it is the page's own origin, which the policy allows as 'self'.
-      if (origin !== undefined && (!isIpv6Literal(origin) || origin === location.origin)) return check(family, origin);
-      const viaPage = page !== undefined && page.ip_version === family ? { address: page.address, network: networkOf(page) } : undefined;
+      if (origin !== undefined && (!isIpv6LiteralOrigin(origin) || origin === location.origin)) return check(family, origin);
+      const viaPage = page !== undefined && page.ip_version === family ? { address: page.address, network: networkText(page.network) } : undefined;
       return { state: 'unchecked', reason: origin === undefined ? 'no-origin' : 'literal', viaPage };
     }),
   );

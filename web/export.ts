@@ -81,6 +81,9 @@ export function watchJson(polls: readonly Poll[]): string {
   return JSON.stringify(polls.map((p) => ({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status })), null, 2);
 }
 
+/** `netdiag-<what>-2026-11-25-18-00-00.<ext>`: what it holds and when (UTC), safe on every file system. */
+export const fileName = (what: string, at: number, ext: string): string => `netdiag-${what}-${new Date(at).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${ext}`;
+
 /** Hands `text` to the browser as a file download; nothing leaves the page. */
 export function download(name: string, type: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type }));

@@ -6,7 +6,8 @@ import { showFamilies } from './dual-stack.js';
 import { runSpeedTest } from './speedtest.js';
 import { showShared } from './shared-view.js';
 import { noteProbeLimit, setUpWatch } from './watch.js';
-import { $, api, formatMs, problemText, text } from './dom.js';
+import { $, api, problemText, text, type ApiResult } from './dom.js';
+import { formatMs } from './report.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
 type IpData = Schemas['CallerIpData'];
@@ -91,10 +92,9 @@ async function clientRtt(): Promise<number | undefined> {
   return samples[Math.floor(samples.length / 2)];
 }
 
-async function showRegions(): Promise<void> {
+async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>): Promise<void> {
   const list = $('#regions');
   const note = $('#regions-note');
-  const res = await api<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
   if (!res.ok) {
     note.textContent = problemText(res.problem);
     note.hidden = false;
@@ -146,7 +146,11 @@ document.addEventListener('DOMContentLoaded', () => {
   showShared();
   setUpDns();
   void showConnection().then(showFamilies);
-  void showRegions();
+  // One request for the regions, for the regional section and the watch alike.
+  const regions = api<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
+  void regions.then(showRegions);
   void runSpeedTest();
-  void setUpWatch();
+  void regions.then((res) => {
+    setUpWatch(res.ok ? res.data.regions.filter((r) => r.available) : []);
+  });
 });

@@ -5,6 +5,36 @@
 import { jitterOf, percentile } from '../src/statistics.js';
 import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/speedtest/metrics.js';
 
+export function formatMs(ms: number): string {
+  return `${ms < 10 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
+}
+
+export function formatMbps(bps: number | undefined): string {
+  if (bps === undefined) return '–';
+  const mbps = bps / 1e6;
+  return `${mbps < 10 ? mbps.toFixed(2) : mbps.toFixed(0)} Mbps`;
+}
+
+/**
+ * The worse direction's latency under load, as the engine's loaded-latency increase takes it;
+ * undefined when neither direction has one.
+ */
+export function worseLoaded(downMs: number | undefined, upMs: number | undefined): number | undefined {
+  return downMs === undefined && upMs === undefined ? undefined : Math.max(downMs ?? -Infinity, upMs ?? -Infinity);
+}
+
+/** Latency under load per direction, as the result and a shared copy of it both show it. */
+export function loadedText(downMs: number | undefined, upMs: number | undefined): string {
+  const side = (ms: number | undefined, dir: string) => (ms === undefined ? `${dir} not measured` : `${formatMs(ms)} ${dir}`);
+  return `${side(downMs, 'down')}, ${side(upMs, 'up')}`;
+}
+
+/** A bufferbloat grade with the latency it adds. */
+export const bloatText = (b: { grade: string; increaseMs: number }): string => `${b.grade} (+${formatMs(b.increaseMs)})`;
+
+/** Packet loss to the tenth of a percent. */
+export const lossText = (percent: number): string => `${percent.toFixed(1)}%`;
+
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {
   count: number;

@@ -5,7 +5,7 @@ import type { Schemas } from '../src/generated/openapi-types.js';
 import { shareLink } from '../src/speedtest/share.js';
 import { $, text } from './dom.js';
 import { sendEvent } from './events.js';
-import { download, testCsv, testJson, type TestExport } from './export.js';
+import { download, fileName, testCsv, testJson, type TestExport } from './export.js';
 
 /** A finished test, with what its share event needs. */
 export interface RunRecord extends TestExport {
@@ -15,8 +15,6 @@ export interface RunRecord extends TestExport {
 
 let current: RunRecord | undefined;
 let wired = false;
-
-const stamp = (at: number) => new Date(at).toISOString().slice(0, 19).replace(/[:T]/g, '-');
 
 function wire(): void {
   wired = true;
@@ -45,10 +43,10 @@ function wire(): void {
     sendEvent(current.config, 'speed_test_shared', current.eventId, { mode: current.shared.mode });
   });
   $('#speed-export-csv').addEventListener('click', () => {
-    if (current !== undefined) download(`netdiag-speedtest-${stamp(current.shared.at)}.csv`, 'text/csv', testCsv(current));
+    if (current !== undefined) download(fileName('speedtest', current.shared.at, 'csv'), 'text/csv', testCsv(current));
   });
   $('#speed-export-json').addEventListener('click', () => {
-    if (current !== undefined) download(`netdiag-speedtest-${stamp(current.shared.at)}.json`, 'application/json', testJson(current));
+    if (current !== undefined) download(fileName('speedtest', current.shared.at, 'json'), 'application/json', testJson(current));
   });
 }
 

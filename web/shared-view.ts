@@ -3,12 +3,14 @@
 // test. The fragment never reaches the server; this page reads it where it is, in the browser.
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { decodeResult, type SharedResult } from '../src/speedtest/share.js';
-import { $, formatMbps, formatMs, text } from './dom.js';
+import { $, showFigure, text } from './dom.js';
+import { bloatText, formatMbps, formatMs, loadedText, lossText, worseLoaded } from './report.js';
 
 const NOT_MEASURED = 'not measured';
 
+/** Each figure by the result's own formatters (web/report.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {
-  text(`#shared-results [data-metric="${name}"]`, value);
+  showFigure($(`#shared-results [data-metric="${name}"]`), value);
 }
 
 function show(result: SharedResult): void {
@@ -19,12 +21,11 @@ function show(result: SharedResult): void {
   figure('upload', result.uploadBps === undefined ? NOT_MEASURED : formatMbps(result.uploadBps));
   figure('latency', ms(result.latencyMs));
   figure('jitter', ms(result.jitterMs));
-  const { loadedDownMs: down, loadedUpMs: up } = result;
-  figure('loaded', down === undefined && up === undefined ? NOT_MEASURED : `${down === undefined ? 'down not measured' : `${formatMs(down)} down`}, ${up === undefined ? 'up not measured' : `${formatMs(up)} up`}`);
-  const loaded = down === undefined && up === undefined ? undefined : Math.max(down ?? -Infinity, up ?? -Infinity);
+  const loaded = worseLoaded(result.loadedDownMs, result.loadedUpMs);
+  figure('loaded', loaded === undefined ? NOT_MEASURED : loadedText(result.loadedDownMs, result.loadedUpMs));
   const bloat = bufferbloat(result.latencyMs, loaded);
-  figure('bufferbloat', bloat === undefined ? NOT_MEASURED : `${bloat.grade} (+${formatMs(bloat.increaseMs)})`);
-  figure('loss', result.lossPercent === undefined ? NOT_MEASURED : `${result.lossPercent.toFixed(1)}%`);
+  figure('bufferbloat', bloat === undefined ? NOT_MEASURED : bloatText(bloat));
+  figure('loss', result.lossPercent === undefined ? NOT_MEASURED : lossText(result.lossPercent));
   const address = $('#shared-address');
   address.hidden = result.address === undefined;
   figure('address', result.address ?? '');

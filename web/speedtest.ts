@@ -3,9 +3,9 @@
 // the configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { $, api, formatMbps, formatMs, problemText, text } from './dom.js';
+import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote, classesWaitFor, noLoadedLatency, spread, type Classes, type Spread } from './report.js';
+import { bloatText, browserLimitNote, classesWaitFor, formatMbps, formatMs, loadedText, lossText, noLoadedLatency, spread, worseLoaded, type Classes, type Spread } from './report.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
@@ -61,17 +61,7 @@ async function turnFor(): Promise<Turn> {
  */
 const metric = (name: string, value: string, detail?: string, exact?: number): void => {
   const element = $(`#speed-results [data-metric="${name}"]`);
-  const shown = document.createElement('span');
-  shown.className = 'value';
-  shown.textContent = value;
-  const parts: HTMLElement[] = [shown];
-  if (detail !== undefined && detail !== '') {
-    const why = document.createElement('span');
-    why.className = 'detail';
-    why.textContent = detail;
-    parts.push(why);
-  }
-  element.replaceChildren(...parts);
+  showFigure(element, value, detail);
   if (exact === undefined) delete element.dataset.value;
   else element.dataset.value = String(exact);
 };
@@ -245,31 +235,30 @@ export async function runSpeedTest(): Promise<void> {
         const loadedUpPoints = results.getUpLoadedLatencyPoints();
         const loadedDown = atLinkMs(spread(loadedDownPoints));
         const loadedUp = atLinkMs(spread(loadedUpPoints));
-        // The worse direction, as the engine's loaded-latency increase takes it.
-        const loaded = loadedDown === undefined && loadedUp === undefined ? undefined : Math.max(loadedDown?.median ?? -Infinity, loadedUp?.median ?? -Infinity);
+        const loaded = worseLoaded(loadedDown?.median, loadedUp?.median);
         if (loaded === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
         else {
-          const side = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir} not measured` : `${formatMs(x.median)} ${dir}`);
           const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_REQUEST_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
           metric(
             'loaded',
-            `${side(loadedDown, 'down')}, ${side(loadedUp, 'up')}`,
+            loadedText(loadedDown?.median, loadedUp?.median),
             `${p90(loadedDown, 'down')}; ${p90(loadedUp, 'up')}`,
             loaded,
           );
         }
         const bloat = bufferbloat(idle?.median, loaded);
         if (bloat === undefined) metric('bufferbloat', NOT_MEASURED, 'it is the latency under load less the idle one, and there is no latency under load');
-        else metric('bufferbloat', `${bloat.grade} (+${formatMs(bloat.increaseMs)})`, bloat.meaning, bloat.increaseMs);
-        let lossMeasured: { sent: number; lost: number } | undefined;
+        else metric('bufferbloat', bloatText(bloat), bloat.meaning, bloat.increaseMs);
+        let lossMeasured: { sent: number; lost: number; percent: number } | undefined;
         if (turn.ok && lossError === undefined) {
           const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
           if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
           else {
-            lossMeasured = { sent, lost };
-            metric('loss', `${(Math.round((10_000 * lost) / sent) / 100).toFixed(1)}%`, `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
+            // To the hundredth of a percent, as a share link keeps it.
+            lossMeasured = { sent, lost, percent: Math.round((10_000 * lost) / sent) / 100 };
+            metric('loss', lossText(lossMeasured.percent), `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
           }
         }
         const lossShare = lossMeasured === undefined ? undefined : lossMeasured.lost / lossMeasured.sent;
@@ -297,11 +286,11 @@ export async function runSpeedTest(): Promise<void> {
             jitterMs: idle?.jitter ?? undefined,
             loadedDownMs: loadedDown?.median,
             loadedUpMs: loadedUp?.median,
-            lossPercent: lossMeasured === undefined ? undefined : Math.round((10_000 * lossMeasured.lost) / lossMeasured.sent) / 100,
+            lossPercent: lossMeasured?.percent,
           },
           transfers: { download: downPoints, upload: upPoints },
           roundTrips: { idle: idlePoints, loadedDown: loadedDownPoints, loadedUp: loadedUpPoints },
-          loss: lossMeasured ?? null,
+          loss: lossMeasured === undefined ? null : { sent: lossMeasured.sent, lost: lossMeasured.lost },
           classes: { streaming: q.streaming, gaming: q.gaming, video_call: q.video_call },
           bufferbloat: bloat === undefined ? null : { grade: bloat.grade, increase_ms: bloat.increaseMs },
         };

@@ -4,15 +4,12 @@
 // interval. A chart and a table per target, export as CSV or JSON. The polls live in this tab's
 // memory only; nothing but the polls leaves the browser.
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { probeBudget, summarize, type Poll, type PollStatus } from '../src/latency/series.js';
-import { $, formatMs, text } from './dom.js';
-import { download, watchCsv, watchJson } from './export.js';
+import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../src/latency/series.js';
+import { $, text } from './dom.js';
+import { formatMs } from './report.js';
+import { download, fileName, watchCsv, watchJson } from './export.js';
 import { drawWatchChart } from './watch-chart.js';
 
-/** The server's own target in the table, chart and exports. */
-const SERVER = 'server';
-/** A deployment's `probe` limit per source and minute unless its operator changed it. */
-const DEFAULT_PROBE_LIMIT = 30;
 /** This server's own, once a probe answer has stated it (RateLimit-Limit). */
 let probeLimit: number | undefined;
 
@@ -84,14 +81,13 @@ function showBudget(): void {
   const interval = chosenInterval();
   const limit = probeLimit ?? DEFAULT_PROBE_LIMIT;
   const theirs = probeLimit === undefined ? `the ${String(DEFAULT_PROBE_LIMIT)} a deployment allows by default` : `this server's ${String(probeLimit)}`;
-  const { perMinute, fits } = probeBudget(regions, interval, limit);
+  const { perMinute, fits, leastSeconds } = probeBudget(regions, interval, limit);
   const line = $('#watch-budget');
   line.dataset.fits = String(fits);
   if (regions === 0) text('#watch-budget', 'Only this server: no probe requests.');
   else if (fits) text('#watch-budget', `${String(Math.round(perMinute))} probe requests a minute, within ${theirs} per minute.`);
   else {
-    const least = Math.ceil((regions * 60) / limit);
-    text('#watch-budget', `${String(regions)} region${regions === 1 ? '' : 's'} every ${String(interval)} s is ${String(Math.round(perMinute))} probe requests a minute, more than ${theirs}: some polls will be refused and shown as limited. Every ${String(least)} s or more fits.`);
+    text('#watch-budget', `${String(regions)} region${regions === 1 ? '' : 's'} every ${String(interval)} s is ${String(Math.round(perMinute))} probe requests a minute, more than ${theirs}: some polls will be refused and shown as limited. Every ${String(leastSeconds)} s or more fits.`);
   }
 }
 
@@ -192,11 +188,8 @@ function stop(): void {
   text('#watch-status', `Stopped after ${String(polls.length)} polls.`);
 }
 
-export async function setUpWatch(): Promise<void> {
-  const res = await fetch('/v1/latency/regions', { headers: { Accept: 'application/json' } })
-    .then((r) => r.json() as Promise<{ data?: Schemas['RegionsResponse']['data'] }>)
-    .catch(() => ({ data: undefined }));
-  const available = res.data?.regions.filter((r) => r.available) ?? [];
+/** Wires the watch's form; `available` are the regions with a probe (the page asks for the list once). */
+export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][]): void {
   const box = $('#watch-regions');
   box.hidden = available.length === 0;
   box.append(
@@ -217,11 +210,10 @@ export async function setUpWatch(): Promise<void> {
     if (running === undefined) start();
   });
   $('#watch-stop').addEventListener('click', stop);
-  const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
   $('#watch-export-csv').addEventListener('click', () => {
-    download(`netdiag-watch-${stamp()}.csv`, 'text/csv', watchCsv(polls));
+    download(fileName('watch', Date.now(), 'csv'), 'text/csv', watchCsv(polls));
   });
   $('#watch-export-json').addEventListener('click', () => {
-    download(`netdiag-watch-${stamp()}.json`, 'application/json', watchJson(polls));
+    download(fileName('watch', Date.now(), 'json'), 'application/json', watchJson(polls));
   });
 }

@@ -5,7 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Schemas } from '../generated/openapi-types.js';
-import { FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, verdict, type Family, type FamilyCheck } from '../ip/families.js';
+import { FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, networkText, verdict, type Family, type FamilyCheck } from '../ip/families.js';
 import { ApiFailure, clientFor, type Client, type Fetcher } from './client.js';
 import { pairs, print, type Output } from './output.js';
 
@@ -66,7 +66,6 @@ interface Asked {
   error: string | undefined;
 }
 
-const networkOf = (d: IpData): string | null => (d.network.asn === null ? null : [`AS${String(d.network.asn)}`, d.network.organization].filter((p) => p !== null).join(' '));
 
 /**
  * Asks /v1/ip of `url` over `family`, with the page's deadline (FAMILY_TIMEOUT_MS): past it the
@@ -78,7 +77,7 @@ async function ask(url: string, family: Family): Promise<Asked> {
   try {
     const client = await familyClient(url, FAMILY_TIMEOUT_MS, family);
     const data = await client.get<IpData>('/v1/ip');
-    const check: FamilyCheck = { state: 'ok', ms: ms(), address: data.address, network: networkOf(data) };
+    const check: FamilyCheck = { state: 'ok', ms: ms(), address: data.address, network: networkText(data.network) };
     return { url, check, data, error: undefined };
   } catch (err) {
     // Only the deployment's own URL is asked over both families, and an address in it reaches

@@ -11,7 +11,7 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
-import { sharedBps, sharedMs, shareLink } from '../speedtest/share.js';
+import { shareLink } from '../speedtest/share.js';
 
 interface SpeedTestOptions {
   mode: string;
@@ -185,23 +185,22 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
 }
 
 /**
- * The link `--share` prints: the deployment's page with the result in its fragment, at the
- * precision the page's own figures have (src/speedtest/share.ts); the address only when asked
- * for, as the deployment sees it.
+ * The link `--share` prints: the deployment's page with the result in its fragment (the codec
+ * keeps bit/s and µs, src/speedtest/share.ts); the address only when asked for, as the
+ * deployment sees it.
  */
 async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
   const address = withAddress ? (await client.get<Schemas['CallerIpData']>('/v1/ip')).address : undefined;
-  const ms = (v: number | undefined) => (v === undefined ? undefined : sharedMs(v));
   return shareLink(`${client.base}/`, {
     at,
     mode: mode === 'light' ? 'light' : 'full',
-    downloadBps: r.download === undefined ? undefined : sharedBps(r.download.bps),
-    uploadBps: r.upload === undefined ? undefined : sharedBps(r.upload.bps),
-    latencyMs: ms(r.latency),
-    jitterMs: ms(r.jitter),
-    loadedDownMs: ms(r.downLoadedLatency),
-    loadedUpMs: ms(r.upLoadedLatency),
-    lossPercent: loss.measured ? Math.round(loss.lossPercent * 100) / 100 : undefined,
+    downloadBps: r.download?.bps,
+    uploadBps: r.upload?.bps,
+    latencyMs: r.latency,
+    jitterMs: r.jitter,
+    loadedDownMs: r.downLoadedLatency,
+    loadedUpMs: r.upLoadedLatency,
+    lossPercent: loss.measured ? loss.lossPercent : undefined,
     ...(address === undefined ? {} : { address }),
   });
 }

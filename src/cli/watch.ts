@@ -6,15 +6,9 @@
 // threshold was crossed (docs/command-line.md, "Exit status").
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
-import { probeBudget, summarize, type Poll, type SeriesSummary } from '../latency/series.js';
+import { DEFAULT_PROBE_LIMIT, SERVER_TARGET, probeBudget, summarize, type Poll, type SeriesSummary } from '../latency/series.js';
 import { ApiFailure, type Client } from './client.js';
 import { table, type Output } from './output.js';
-
-/** The target that is this client's own round trip to the deployment. */
-const SERVER_TARGET = 'server';
-
-/** The `probe` operation's limit per source and minute unless the operator changed it. */
-const DEFAULT_PROBE_LIMIT = 30;
 
 interface WatchOptions {
   regions: string[];
@@ -116,9 +110,8 @@ export async function watchCommand(client: Client, out: Output, options: WatchOp
   const targets = [SERVER_TARGET, ...options.regions];
   const budget = probeBudget(options.regions.length, options.intervalSeconds, DEFAULT_PROBE_LIMIT);
   if (!budget.fits) {
-    const least = Math.ceil((options.regions.length * 60) / DEFAULT_PROBE_LIMIT);
     process.stderr.write(
-      `netdiag: ${String(options.regions.length)} region${options.regions.length === 1 ? '' : 's'} every ${String(options.intervalSeconds)} s is ${String(Math.round(budget.perMinute))} probe requests a minute; deployments allow ${String(DEFAULT_PROBE_LIMIT)} by default, so expect polls marked limited (an --interval of ${String(least)} s or more fits)\n`,
+      `netdiag: ${String(options.regions.length)} region${options.regions.length === 1 ? '' : 's'} every ${String(options.intervalSeconds)} s is ${String(Math.round(budget.perMinute))} probe requests a minute; deployments allow ${String(DEFAULT_PROBE_LIMIT)} by default, so expect polls marked limited (an --interval of ${String(budget.leastSeconds)} s or more fits)\n`,
     );
   }
   const polls: PollLine[] = [];
@@ -139,15 +132,15 @@ export async function watchCommand(client: Client, out: Output, options: WatchOp
       const wait = due - Date.now();
       if (wait > 0) await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);
       if (stop.signal.aborted) break;
-      const round = await Promise.all(targets.map((t) => poll(client, t)));
-      polls.push(...round);
+      const answers = await Promise.all(targets.map((t) => poll(client, t)));
+      polls.push(...answers);
       if (redraw) {
         const text = liveTable(out, targets, polls);
         // Up over the last drawing and over it: the table stays in place on a terminal.
         process.stdout.write(`${drawnLines > 0 ? `\u001b[${String(drawnLines)}A\u001b[J` : ''}${text}\n`);
         drawnLines = text.split('\n').length;
       } else {
-        for (const p of round) process.stdout.write(`${JSON.stringify({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status, ...(p.error === undefined ? {} : { error: p.error }) })}\n`);
+        for (const p of answers) process.stdout.write(`${JSON.stringify({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status, ...(p.error === undefined ? {} : { error: p.error }) })}\n`);
       }
     }
   } finally {

@@ -7,6 +7,10 @@ export type Family = 'ipv4' | 'ipv6';
 
 export const FAMILY_NAME: Readonly<Record<Family, string>> = { ipv4: 'IPv4', ipv6: 'IPv6' };
 
+/** A family's network as its check shows it, `AS15169 Google LLC`, or null when unknown. */
+export const networkText = (network: { asn: number | null; organization: string | null }): string | null =>
+  network.asn === null ? null : [`AS${String(network.asn)}`, network.organization].filter((p) => p !== null).join(' ');
+
 /**
  * How long a family's origin may take before the family counts as broken. A family that is
  * missing fails at once (no route, no address); one that is broken swallows packets, and a browser
@@ -32,8 +36,6 @@ export type FamilyCheck =
    */
   | { state: 'unchecked'; reason: 'no-origin' | 'literal'; viaPage?: { address: string; network: string | null } };
 
-/** An origin a page's Content-Security-Policy cannot name: CSP host sources are names or IPv4 addresses. */
-export const isIpv6Literal = (origin: string): boolean => /^[a-z]+:\/\/\[/i.test(origin);
 
 interface Verdict {
   kind: 'both' | 'ipv4-only' | 'ipv6-only' | 'ipv4-broken' | 'ipv6-broken' | 'neither' | 'partial';

@@ -6,6 +6,12 @@ import { jitterOf, percentile } from '../statistics.js';
 
 export type PollStatus = 'ok' | 'failed' | 'limited';
 
+/** The target that is the watcher's own round trip to the deployment, beside the regions. */
+export const SERVER_TARGET = 'server';
+
+/** The `probe` operation's limit per source and minute unless the operator changed it (the API contract). */
+export const DEFAULT_PROBE_LIMIT = 30;
+
 /** One poll of one target: when it was sent (ms since the epoch), its round trip, how it ended. */
 export interface Poll {
   at: number;
@@ -76,10 +82,10 @@ export function buckets(polls: readonly Poll[], count: number): Bucket[] {
 }
 
 /**
- * Probe requests a minute that polling `regions` every `intervalSeconds` makes, and whether they
- * fit `limitPerMinute` (the `probe` operation's limit, 30 by default, per source).
+ * Probe requests a minute that polling `regions` every `intervalSeconds` makes, whether they fit
+ * `limitPerMinute` (the `probe` operation's limit per source), and the shortest interval that would.
  */
-export function probeBudget(regions: number, intervalSeconds: number, limitPerMinute: number): { perMinute: number; fits: boolean } {
+export function probeBudget(regions: number, intervalSeconds: number, limitPerMinute: number): { perMinute: number; fits: boolean; leastSeconds: number } {
   const perMinute = regions * (60 / intervalSeconds);
-  return { perMinute, fits: perMinute <= limitPerMinute };
+  return { perMinute, fits: perMinute <= limitPerMinute, leastSeconds: Math.ceil((regions * 60) / limitPerMinute) };
 }

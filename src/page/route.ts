@@ -5,6 +5,7 @@ import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
 import type { ParsedAddress } from '../net/address.js';
 import { pagePolicy } from '../http/pages.js';
+import { isIpv6LiteralOrigin } from '../net/origin.js';
 
 /** What the page is told of the deployment in its own HTML, so it asks for nothing it lacks. */
 interface PageSettings {
@@ -33,10 +34,10 @@ export function pageHandler(settings: PageSettings): (ctx: RequestContext, addre
   const before = PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', `<html lang="en" ${attributes}>`);
   const headers = {
     Vary: 'Accept',
-    // CSP host sources are names or IPv4 addresses (CSP3 §2.3.1): an IPv6-literal origin cannot
-    // be named, and naming it anyway only makes the browser report the policy as invalid. The
-    // page leaves such an origin unasked and says why (web/families.ts).
-    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !origin.includes('://['))),
+    // An IPv6-literal origin cannot be named in a policy (src/net/origin.ts); naming it anyway
+    // only makes the browser report the policy as invalid. The page asks such an origin only when
+    // it is its own, and otherwise says why not (web/dual-stack.ts).
+    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !isIpv6LiteralOrigin(origin))),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };

@@ -5,10 +5,9 @@
 // datagram, so the page's count and the relay's agree in share, not datagram for datagram); and
 // it says "not measured" and why with no TURN server configured or one that never answers.
 import { randomBytes } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
-import { once } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSilentUdp } from '../support/silent-udp.js';
 import { startCoturn, type Coturn } from '../support/coturn.js';
 import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -98,11 +97,9 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
   }, 90_000);
 
   it('with a TURN server that never answers: not measured, and why, and the rest of the result stands', async () => {
-    const silent: Socket = createSocket('udp4');
-    silent.bind(0, '127.0.0.1');
-    await once(silent, 'listening');
+    const silent = await startSilentUdp();
     try {
-      const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.address().port)}`, NETDIAG_TURN_SECRET: secret });
+      const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.port)}`, NETDIAG_TURN_SECRET: secret });
       expect(await lossShown(server)).toBe('not measured: the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)');
     } finally {
       silent.close();

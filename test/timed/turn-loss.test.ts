@@ -4,11 +4,10 @@
 // relay dropped. And where loss cannot be measured (no TURN server configured, one that never
 // answers), the client says so and why, never 0%.
 import { randomBytes } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor } from '../../src/cli/client.js';
 import { packetLoss } from '../../src/cli/speedtest-loss.js';
+import { startSilentUdp } from '../support/silent-udp.js';
 import { startCoturn, type Coturn } from '../support/coturn.js';
 import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
 import { runCli } from '../support/process.js';
@@ -93,15 +92,13 @@ describe.skipIf(!ready)('packet loss through the deployment TURN server', () => 
   });
 
   it('with a TURN server that never answers (UDP blocked): not measured, and why', async () => {
-    const silent: Socket = createSocket('udp4');
-    silent.bind(0, '127.0.0.1');
-    await once(silent, 'listening');
+    const silent = await startSilentUdp();
     try {
-      const server = await startTestServer({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.address().port)}`, NETDIAG_TURN_SECRET: secret });
+      const server = await startTestServer({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(silent.port)}`, NETDIAG_TURN_SECRET: secret });
       servers.push(server);
       const loss = await packetLoss(clientFor(server.url, 5000), PLAN);
       expect(loss.measured).toBe(false);
-      expect(loss.measured ? '' : loss.reason).toBe(`the TURN server 127.0.0.1:${String(silent.address().port)} did not answer over UDP within 3 s (a firewall, a VPN or a network that blocks UDP)`);
+      expect(loss.measured ? '' : loss.reason).toBe(`the TURN server 127.0.0.1:${String(silent.port)} did not answer over UDP within 3 s (a firewall, a VPN or a network that blocks UDP)`);
     } finally {
       silent.close();
     }
