@@ -139,6 +139,10 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
       rate: undefined,
       caller: undefined,
     };
+    if (req.framingFault !== undefined) {
+      // Refused before routing, and the connection closed: its framing is not to be trusted.
+      return log(ctx, null, { ...problemReply(ctx, 'malformed_request', req.framingFault), close: true });
+    }
     const matched = router.match(req.path);
     if (matched === undefined) {
       return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.'));

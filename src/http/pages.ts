@@ -1,5 +1,6 @@
 // What every HTML answer of the service shares (the page, the problem documents): the
 // content-security policy and the rule that tells a browser from curl.
+import { preferredForm } from './accept.js';
 import type { RequestContext } from './types.js';
 
 /**
@@ -18,10 +19,11 @@ export function pagePolicy(origins: readonly string[]): string {
   return `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connect}; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 }
 
-export const wantsHtml = (ctx: RequestContext): boolean => (ctx.req.header('accept') ?? '').toLowerCase().includes('text/html');
+/** Whether the client prefers the HTML form to text (a browser's navigation), by `Accept` and its weights. */
+export const wantsHtml = (ctx: Pick<RequestContext, 'req'>): boolean => preferredForm(ctx, ['html']) === 'html';
 
 /**
- * Whether the client names a JSON type in `Accept` (`application/json`, `application/problem+json`):
- * a script that asks for JSON gets it where curl, which sends `*∕*`, gets text.
+ * Whether the client prefers JSON (`application/json`, `application/problem+json`) to text: a
+ * script that asks for JSON gets it where curl, which sends `*∕*`, gets text.
  */
-export const wantsJson = (ctx: Pick<RequestContext, 'req'>): boolean => /\bapplication\/(?:[a-z.+-]*\+)?json\b/i.test(ctx.req.header('accept') ?? '');
+export const wantsJson = (ctx: Pick<RequestContext, 'req'>): boolean => preferredForm(ctx, ['json']) === 'json';

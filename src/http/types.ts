@@ -33,6 +33,12 @@ export interface HttpRequest {
   drainBody(limit: number): Promise<BodyDrained>;
   /** What the runtime observed about the connection. */
   connection(): ConnectionFacts;
+  /**
+   * What is wrong with the request's framing, when the runtime found something the core must
+   * refuse before routing (RFC 9112 §3.2: an HTTP/1.1 request without a Host field, or with
+   * more than one, or with one that is not a host): answered 400 with a problem document.
+   */
+  readonly framingFault?: string;
 }
 
 /** A body read whole, or why it was not: past the bound, or the client went away mid-body. */

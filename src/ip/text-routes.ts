@@ -3,7 +3,7 @@
 // cached, and a field the data does not have is a 404 whose problem is a line of text too,
 // unless the client asks for JSON.
 import { CACHE } from '../http/headers.js';
-import { wantsHtml, wantsJson } from '../http/pages.js';
+import { preferredForm } from '../http/accept.js';
 import { Problem } from '../http/problems.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
@@ -60,15 +60,17 @@ export function textRoutes(facts: IpFacts): RouteDefinition[] {
 }
 
 /**
- * `GET /`: a browser, whose `Accept` names `text/html`, gets the page (`page`); a client that
- * names JSON gets the /v1/ip object as /json does; any other (curl sends `*∕*`) the address and
- * a newline, as ifconfig.co does. All count against the `ip` limit and are never cached.
+ * `GET /`: a browser, whose `Accept` prefers `text/html`, gets the page (`page`); a client that
+ * prefers JSON gets the /v1/ip object as /json does; any other (curl sends `*∕*`) the address and
+ * a newline, as ifconfig.co does. Preference is by `Accept` weights (src/http/accept.ts), so
+ * `text/html;q=0, text/plain` gets text. All count against the `ip` limit and are never cached.
  */
 export function rootRoute(facts: IpFacts, page: (ctx: RequestContext, address: ParsedAddress) => HttpReply): RouteDefinition {
   return textRoute('/', (ctx) => {
     const { address } = facts.address(ctx);
-    if (wantsHtml(ctx)) return page(ctx, address);
-    if (wantsJson(ctx)) return facts.all(ctx).then((data) => json(ctx, data));
+    const form = preferredForm(ctx, ['html', 'json']);
+    if (form === 'html') return page(ctx, address);
+    if (form === 'json') return facts.all(ctx).then((data) => json(ctx, data));
     return line(ctx, address.text);
   });
 }

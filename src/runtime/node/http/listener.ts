@@ -17,6 +17,36 @@ type Outgoing = ServerResponse | Http2ServerResponse;
 const SAFE_HOST = /^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?$/;
 
 /**
+ * A Host field value as RFC 9112 §3.2 defines it: `uri-host [ ":" port ]`, the host an IP literal
+ * in brackets or a reg-name (RFC 3986 §3.2.2: unreserved, percent-encoded and sub-delims), possibly
+ * empty; the port digits.
+ */
+const HOST_FIELD = /^(?:\[[0-9A-Za-z:._~!$&'()*+,;=-]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]*)(?::[0-9]*)?$/;
+
+/** An absolute-form request target (RFC 9112 §3.2.2): `http(s)://authority` and the rest. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)([^#]*)/i;
+
+/**
+ * Why an HTTP/1 request's Host field must be refused (RFC 9112 §3.2: "A server MUST respond with
+ * a 400 … to any HTTP/1.1 request message that lacks a Host header field and to any request
+ * message that contains more than one Host header field line or a Host header field with an
+ * invalid field value"), or undefined. Node keeps only the first of repeated Host lines in
+ * `headers`, so the raw lines are counted.
+ */
+function hostFault(incoming: Incoming): string | undefined {
+  let count = 0;
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (name.length === 4 && name.toLowerCase() === 'host') count += 1;
+  }
+  if (count > 1) return 'The request has more than one Host header field.';
+  const host = incoming.headers.host;
+  if (host === undefined) return incoming.httpVersionMinor >= 1 ? 'An HTTP/1.1 request must carry a Host header field.' : undefined;
+  return HOST_FIELD.test(host) ? undefined : 'The Host header field is not a host name or address with an optional port.';
+}
+
+/**
  * The core's request over `IncomingMessage`. A class rather than an object of closures: one
  * allocation per request on the hottest path, the methods shared on the prototype.
  */
@@ -35,12 +65,27 @@ class NodeRequest implements HttpRequest {
     private readonly incoming: Incoming,
     private awaitingContinue: Outgoing | undefined,
   ) {
-    const url = incoming.url ?? '/';
+    let url = incoming.url ?? '/';
+    // The origin form (`/path?query`) is what clients send; the absolute form must be accepted
+    // too, its authority standing for the Host field (RFC 9112 §3.2.2).
+    if (url.charCodeAt(0) !== 0x2f) {
+      const absolute = ABSOLUTE_FORM.exec(url);
+      if (absolute !== null) {
+        this.authority = absolute[1];
+        url = absolute[2] === undefined || absolute[2] === '' ? '/' : absolute[2].charCodeAt(0) === 0x3f ? `/${absolute[2]}` : absolute[2];
+      }
+    }
     const q = url.indexOf('?');
     this.method = incoming.method ?? 'GET';
     this.path = q === -1 ? url : url.slice(0, q);
     this.query = q === -1 ? '' : url.slice(q + 1);
+    // HTTP/2 carries the authority in `:authority`, checked by Node; Host is HTTP/1's.
+    if (incoming.httpVersionMajor === 1) this.framingFault = hostFault(incoming);
   }
+
+  /** The authority of an absolute-form target, which replaces the Host field (RFC 9112 §3.2.2). */
+  private readonly authority: string | undefined;
+  readonly framingFault: string | undefined;
 
   readBody(limit: number): Promise<BodyBytes> {
     if (this.awaitingContinue !== undefined) this.sendContinue();
@@ -69,7 +114,7 @@ class NodeRequest implements HttpRequest {
 
   origin(): string {
     const encrypted = (this.incoming.socket as { encrypted?: boolean }).encrypted === true;
-    const host = this.incoming.headers[':authority'] ?? this.incoming.headers.host;
+    const host = this.authority ?? this.incoming.headers[':authority'] ?? this.incoming.headers.host;
     return `${encrypted ? 'https' : 'http'}://${typeof host === 'string' && SAFE_HOST.test(host) ? host : 'localhost'}`;
   }
 

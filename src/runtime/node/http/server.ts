@@ -195,12 +195,13 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     );
     // HTTP/1.1 over TLS runs Node's HTTP/1 connection handling, which reads these from the
     // server; left alone they are 60 s, 300 s, no keep-alive bound and a 30 s check.
-    const http1 = server as unknown as { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number; maxHeaderSize: number };
+    const http1 = server as unknown as { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number; maxHeaderSize: number; requireHostHeader: boolean };
     http1.headersTimeout = timeouts.headersMs;
     http1.requestTimeout = timeouts.requestMs;
     http1.keepAliveTimeout = timeouts.keepAliveMs;
     http1.connectionsCheckingInterval = checkingInterval(timeouts);
     http1.maxHeaderSize = MAX_HEADER_BYTES;
+    http1.requireHostHeader = false;
     // Idle sockets of either protocol: a backstop behind the bounds above.
     server.setTimeout(timeouts.requestMs);
     server.on('clientError', onClientError);
@@ -216,6 +217,9 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
       requestTimeout: timeouts.requestMs,
       keepAliveTimeout: timeouts.keepAliveMs,
       connectionsCheckingInterval: checkingInterval(timeouts),
+      // Node's own check answers a bare 400 with no problem document or request id; the
+      // listener makes the same check (RFC 9112 §3.2) and answers it as every other 400.
+      requireHostHeader: false,
     },
     listener,
   );
