@@ -113,6 +113,7 @@ describe("callers' PTRs have a share of their own", () => {
       NETDIAG_DNS_MAX_OUTSTANDING: '8',
       NETDIAG_TRUST_PROXY: 'loopback',
       NETDIAG_RATE_LIMITS: 'dns=1000,ip=1000',
+      NETDIAG_METRICS_PORT: '0',
     });
     try {
       let settled = 0;
@@ -131,6 +132,9 @@ describe("callers' PTRs have a share of their own", () => {
       const replies = await Promise.all(callers);
       expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 12 }, () => 200));
       expect(new Set(replies.map((r) => (r.body as { data: { reverse_hostname: unknown } }).data.reverse_hostname))).toEqual(new Set([null]));
+      // The ten not asked are counted apart from the upstream's own outcomes.
+      const metrics = await (await fetch(`http://127.0.0.1:${String(server.running.metricsPort)}/metrics`)).text();
+      expect(metrics).toContain('netdiag_dns_upstream_lookups_total{outcome="ptr_budget"} 10');
     } finally {
       await server.close();
       await fake.close();

@@ -66,7 +66,7 @@ type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout' | 'p
  * default) still let 250 PTRs wait out a 500 ms deadline at once: 500 dead-zone callers a second
  * before `reverse_hostname` turns null without asking.
  */
-export function ptrBudgetOf(maxOutstanding: number): number {
+function ptrBudgetOf(maxOutstanding: number): number {
   return Math.max(1, Math.floor(maxOutstanding / 4));
 }
 
