@@ -111,6 +111,11 @@ write(
         }
         for (const [type, media] of Object.entries(response.content ?? {})) add(`body ${method} ${template} ${status} ${type}`, media.schema);
       }
+      // Parameters too, so a suite can check that what the document allows is what the server does.
+      for (const raw of operation.parameters ?? []) {
+        const parameter = resolve(raw);
+        if (parameter.schema !== undefined) add(`parameter ${method} ${template} ${parameter.name}`, parameter.schema);
+      }
     }
   }
   // Named schemas the suites check values against outside a response.

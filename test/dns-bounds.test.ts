@@ -101,6 +101,47 @@ describe('the cap on lookups in flight', () => {
   });
 });
 
+describe("callers' PTRs have a share of their own", () => {
+  // Issue 37: requests to /v1/ip from many /64s, each under its limit, for addresses whose
+  // reverse zone never answers, held every slot of the cap for the PTR deadline, and
+  // /v1/dns/resolve from other callers answered 503 "too many lookups are in flight".
+  it('PTRs of dead reverse zones take at most a quarter of NETDIAG_DNS_MAX_OUTSTANDING; past it reverse_hostname is null unasked and the DNS route is still served', async () => {
+    const fake = await startFakeDns('dead-zone');
+    const server = await startTestServer({
+      NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(fake.port)}`,
+      NETDIAG_DNS_TIMEOUT_MS: '5000',
+      NETDIAG_DNS_MAX_OUTSTANDING: '8',
+      NETDIAG_TRUST_PROXY: 'loopback',
+      NETDIAG_RATE_LIMITS: 'dns=1000,ip=1000',
+      NETDIAG_METRICS_PORT: '0',
+    });
+    try {
+      let settled = 0;
+      // Twelve callers, each its own /64 behind the trusted proxy: more than the whole cap.
+      const callers = Array.from({ length: 12 }, (_, i) =>
+        send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': `2001:db8:${(i + 1).toString(16)}::1` } }).finally(() => {
+          settled += 1;
+        }),
+      );
+      // Every caller either asked its PTR (held by the dead zone) or was answered without asking.
+      expect(await eventually(() => fake.queries() + settled >= 12, 2_000, 5)).toBe(true);
+      const other = await send(resolveUrl(server, 'innocent.example'));
+      expect(other.status).toBe(200);
+      // The share of 8 is 2: two asked, ten answered at once (and the one other name).
+      expect(fake.queries()).toBe(3);
+      const replies = await Promise.all(callers);
+      expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 12 }, () => 200));
+      expect(new Set(replies.map((r) => (r.body as { data: { reverse_hostname: unknown } }).data.reverse_hostname))).toEqual(new Set([null]));
+      // The ten not asked are counted apart from the upstream's own outcomes.
+      const metrics = await (await fetch(`http://127.0.0.1:${String(server.running.metricsPort)}/metrics`)).text();
+      expect(metrics).toContain('netdiag_dns_upstream_lookups_total{outcome="ptr_budget"} 10');
+    } finally {
+      await server.close();
+      await fake.close();
+    }
+  });
+});
+
 describe.skipIf(!haveKnot)('the circuit breaker', () => {
   it('opens when the upstream falls silent (503 at once, logged once), then closes when Knot answers on the same port', async () => {
     const fake = await startFakeDns('silent');

@@ -93,6 +93,49 @@ describe('rate limiting', () => {
     expect((await via('198.51.100.20')).status).toBe(200);
   });
 
+  // Issue 37: one holder of a /48 has 65 536 /64s, each with a window of its own. The /56 and the
+  // /48 are counted too, at 4 and 16 times the limit (docs/api.md, "Rate limits").
+  it("counts an IPv6 source's /56 at 4 times the limit: many /64s of one /56 spend it while another /56 is served", async () => {
+    const s = await start({ NETDIAG_TRUST_PROXY: 'loopback' });
+    const via = (xff: string) => send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': xff } });
+    // Three /64s of 2001:db8:1:100::/56, each at its own limit of 3: 9 of the /56's 12.
+    for (const net of ['100', '101', '102']) for (let i = 0; i < 3; i++) expect((await via(`2001:db8:1:${net}::${i + 1}`)).status).toBe(200);
+    // A fourth /64 has 2 left of its own but the /56 has 2 left too after this one: the headers
+    // name the window with least left, and of equals the one that resets last (the /64's).
+    const fresh = await via('2001:db8:1:1ff::1');
+    expect(limitHeaders(fresh)).toMatchObject({ limit: 3, remaining: 2 });
+    await via('2001:db8:1:1ff::2');
+    const last = await via('2001:db8:1:1fe::1');
+    expect(last.status).toBe(200);
+    expect(limitHeaders(last)).toMatchObject({ limit: 12, remaining: 0 });
+    // A fifth /64, never seen: refused by the /56's window, which the problem names.
+    const refused = await via('2001:db8:1:1a0::1');
+    expect(refused.status).toBe(429);
+    expect(limitHeaders(refused)).toMatchObject({ limit: 12, remaining: 0 });
+    expect(refused.headers.get('retry-after')).toBe(refused.headers.get('ratelimit-reset'));
+    expect((refused.body as { detail: string }).detail).toContain("this source's /56");
+    expectContract('GET', '/v1/ip', refused);
+    // Another /56 of the same /48, and an IPv4 caller: served.
+    expect((await via('2001:db8:1:200::1')).status).toBe(200);
+    expect((await via('198.51.100.20')).status).toBe(200);
+  });
+
+  it("counts an IPv6 source's /48 at 16 times the limit: four spent /56s spend it while another /48 is served", async () => {
+    const s = await start({ NETDIAG_TRUST_PROXY: 'loopback' });
+    const via = (xff: string) => send(`${s.url}/v1/ip`, { headers: { 'X-Forwarded-For': xff } });
+    // Four /56s of 2001:db8:2::/48, four /64s each, three requests each: the /48's 48.
+    for (let net = 0; net < 4; net++) {
+      for (let sub = 0; sub < 4; sub++) {
+        for (let i = 0; i < 3; i++) expect((await via(`2001:db8:2:${(net * 0x100 + sub).toString(16)}::${i + 1}`)).status).toBe(200);
+      }
+    }
+    const refused = await via('2001:db8:2:ff00::1');
+    expect(refused.status).toBe(429);
+    expect(limitHeaders(refused)).toMatchObject({ limit: 48, remaining: 0 });
+    expect((refused.body as { detail: string }).detail).toContain("this source's /48");
+    expect((await via('2001:db8:3::1')).status).toBe(200);
+  });
+
   it('counts HEAD against the same limit as GET', async () => {
     const s = await start();
     await send(`${s.url}/v1/ip`, { method: 'HEAD' });

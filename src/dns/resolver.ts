@@ -36,6 +36,11 @@ interface ResolverOptions {
   clock: Clock;
   /** Most lookups in flight upstream at once; past it a lookup fails at once (503), no socket opened. */
   maxOutstanding?: number;
+  /**
+   * Most uncached lookups (callers' PTRs) in flight at once, counted within `maxOutstanding` too;
+   * past it one fails at once, no socket opened. Defaults to `ptrBudgetOf(maxOutstanding)`.
+   */
+  maxOutstandingUncached?: number;
   logger?: Logger;
   /**
    * Keeps work alive past the response that started it (Workers' waitUntil): the circuit's
@@ -46,8 +51,24 @@ interface ResolverOptions {
   observer?: ResolverObserver;
 }
 
-/** What a lookup's status will be: the answer, or the failure class of docs/api.md, "DNS". */
-type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout';
+/**
+ * What a lookup's status will be: the answer, or the failure class of docs/api.md, "DNS";
+ * `ptr_budget` is a caller's PTR not asked because the callers' share was in flight.
+ */
+type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout' | 'ptr_budget';
+
+/**
+ * The callers' PTRs' share of the lookups in flight: a quarter. Anyone can make /v1/ip ask a
+ * reverse zone that never answers (an address whose zone is delegated nowhere, from many
+ * sources each under its rate limit), and each such PTR holds a slot for the whole PTR deadline;
+ * without a share of their own they filled the cap and /v1/dns/resolve answered 503 for others
+ * (issue 37). A quarter keeps three quarters for the DNS route, while a thousand slots (the
+ * default) still let 250 PTRs wait out a 500 ms deadline at once: 500 dead-zone callers a second
+ * before `reverse_hostname` turns null without asking.
+ */
+function ptrBudgetOf(maxOutstanding: number): number {
+  return Math.max(1, Math.floor(maxOutstanding / 4));
+}
 
 /** Receives the resolver's outcomes (Node's metrics); nothing about the name asked. */
 export interface ResolverObserver {
@@ -71,11 +92,12 @@ const missedDeadline = () => new DnsFailure('timeout', 'deadline', 'deadline');
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
+export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, maxOutstandingUncached = ptrBudgetOf(maxOutstanding), logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
   const inflight = new Coalescer<DnsResult>(defer);
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
   const inflightUncached = new Coalescer<DnsResult>(defer);
   let outstanding = 0;
+  let outstandingUncached = 0;
 
   /** A reply checked against its query: the same ID, then decoded and matched to the question. */
   function checked(reply: Uint8Array, query: Uint8Array, name: string, type: DnsType) {
@@ -214,7 +236,21 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
       // Keyed by the deadline too: a caller with a shorter one must not wait on a longer one.
       const key = `${type} ${name} ${deadlineMs}`;
       const deadline = Math.min(deadlineMs, timeoutMs);
-      const pending = inflightUncached.run(key, () => lookup(name, type, deadline), deadline, missedDeadline);
+      const pending = inflightUncached.run(
+        key,
+        () => {
+          if (outstandingUncached >= maxOutstandingUncached) {
+            observer?.upstream('ptr_budget', undefined);
+            return Promise.reject(new DnsFailure('unavailable', 'too many callers\' lookups are in flight', 'ptr_budget'));
+          }
+          outstandingUncached += 1;
+          return lookup(name, type, deadline).finally(() => {
+            outstandingUncached -= 1;
+          });
+        },
+        deadline,
+        missedDeadline,
+      );
       return pending;
     },
   };

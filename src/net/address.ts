@@ -128,3 +128,15 @@ export function sourceOf(address: ParsedAddress): string {
   const parts = (address.addr as ipaddr.IPv6).parts.slice(0, 4);
   return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
 }
+
+/**
+ * The wider prefixes an IPv6 source is also counted by: its /56 and its /48, the sizes an end
+ * site is handed (RFC 6177, RIPE-690), each with its own window (docs/api.md, "Rate limits").
+ * None for IPv4: one address is one source.
+ */
+export function aggregatesOf(address: ParsedAddress): readonly [string, string] | undefined {
+  if (address.version === 'ipv4') return undefined;
+  const [a = 0, b = 0, c = 0, d = 0] = (address.addr as ipaddr.IPv6).parts;
+  const top = `${a.toString(16)}:${b.toString(16)}:${c.toString(16)}`;
+  return [`${top}:${(d & 0xff00).toString(16)}::/56`, `${top}::/48`];
+}

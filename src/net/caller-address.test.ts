@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress, sourceOf } from './address.js';
+import { aggregatesOf, parseAddress, sourceOf } from './address.js';
 import { resolveCaller } from './caller-address.js';
 import { forwardedChain, xForwardedForChain } from './forwarded.js';
 import { TRUST_NONE, parseTrustList } from './trust.js';
@@ -28,6 +28,20 @@ describe('sourceOf', () => {
     expect(sourceOf(v4)).toBe('198.51.100.9');
     expect(sourceOf(a)).toBe(sourceOf(b));
     expect(sourceOf(a)).not.toBe(sourceOf(c));
+  });
+
+  it('names an IPv6 source\'s /56 and /48 (IPv4 has none), the /56 cutting the fourth group at its high byte', () => {
+    const at = (text: string) => {
+      const parsed = parseAddress(text);
+      if (parsed === undefined) throw new Error('parse');
+      return aggregatesOf(parsed);
+    };
+    expect(at('198.51.100.9')).toBeUndefined();
+    expect(at('::ffff:198.51.100.9')).toBeUndefined();
+    expect(at('2001:db8:1:2ab::1')).toEqual(['2001:db8:1:200::/56', '2001:db8:1::/48']);
+    expect(at('2001:db8:1:2ff:ffff::9')).toEqual(at('2001:db8:1:200::1'));
+    expect(at('2001:db8:1:300::1')?.[0]).not.toBe(at('2001:db8:1:2ff::1')?.[0]);
+    expect(at('2001:db8:1:300::1')?.[1]).toBe(at('2001:db8:1:2ff::1')?.[1]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, parseLimits } from './limits.js';
+import { DEFAULT_LIMITS, limiterKey, parseLimits, windowOfKey } from './limits.js';
 
 describe('parseLimits', () => {
   it("defaults to the contract's limits, 600 for the speed-test targets and 10 for TURN credentials", () => {
@@ -19,5 +19,15 @@ describe('parseLimits', () => {
     ['dns=3=4', /not operation=count/],
   ])('rejects %s', (value, message) => {
     expect(() => parseLimits(value)).toThrow(message);
+  });
+});
+
+describe('limiter keys', () => {
+  it('name the operation and, for an IPv6 source\'s wider windows, the prefix; other shapes are nobody\'s', () => {
+    expect(windowOfKey(limiterKey('dns', 'abc'))).toEqual({ operation: 'dns', prefix: undefined });
+    expect(windowOfKey(limiterKey('dns', 'abc', 56))).toEqual({ operation: 'dns', prefix: 56 });
+    expect(windowOfKey(limiterKey('turn', 'abc', 48))).toEqual({ operation: 'turn', prefix: 48 });
+    expect(limiterKey('ip', 'abc', 56)).not.toBe(limiterKey('ip', 'abc'));
+    for (const key of ['dns/64:abc', 'mail:abc', 'ping', 'dns/:abc']) expect(windowOfKey(key)).toBeUndefined();
   });
 });

@@ -26,15 +26,37 @@ export const MAX_LIMIT = 100_000_000;
 /** Fixed window length (docs/api.md, "Rate limits"). */
 export const WINDOW_MS = 60_000;
 
-/** The store key for one operation and one source's keyed hash: the one place its format is made. */
-export function limiterKey(operation: Operation, hash: string): string {
-  return `${operation}:${hash}`;
+/**
+ * The wider windows of an IPv6 source and how many times the per-source limit each allows
+ * (docs/api.md, "Rate limits"). A household or small office is handed a /56 or a /48 and puts a
+ * few of its /64s to use at once: four networks of a /56 at full rate, sixteen of a /48, are
+ * served. Anyone handed a /48 also holds 65 536 /64s; counted by /64 alone that is 65 536 times
+ * the limit, and with these windows it is 16 times.
+ */
+export const AGGREGATES = [
+  { prefix: 56, factor: 4 },
+  { prefix: 48, factor: 16 },
+] as const;
+export type AggregatePrefix = (typeof AGGREGATES)[number]['prefix'];
+
+/**
+ * The store key for one operation and one keyed hash: `operation:hash` for the source's own
+ * window, `operation/56:hash` and `operation/48:hash` for an IPv6 source's wider ones. The one
+ * place its format is made.
+ */
+export function limiterKey(operation: Operation, hash: string, prefix?: AggregatePrefix): string {
+  return prefix === undefined ? `${operation}:${hash}` : `${operation}/${String(prefix)}:${hash}`;
 }
 
-/** The operation a `limiterKey` was made for, or undefined for a key of another shape. */
-export function operationOfKey(key: string): Operation | undefined {
-  const name = key.slice(0, key.indexOf(':'));
-  return (OPERATIONS as readonly string[]).includes(name) ? (name as Operation) : undefined;
+/** What a `limiterKey` was made for, or undefined for a key of another shape. */
+export function windowOfKey(key: string): { operation: Operation; prefix: AggregatePrefix | undefined } | undefined {
+  const head = key.slice(0, key.indexOf(':'));
+  const slash = head.indexOf('/');
+  const name = slash === -1 ? head : head.slice(0, slash);
+  if (!(OPERATIONS as readonly string[]).includes(name)) return undefined;
+  if (slash === -1) return { operation: name as Operation, prefix: undefined };
+  const aggregate = AGGREGATES.find((a) => String(a.prefix) === head.slice(slash + 1));
+  return aggregate === undefined ? undefined : { operation: name as Operation, prefix: aggregate.prefix };
 }
 
 /** Parses `ip=120,dns=30,probe=30,events=60`; omitted operations keep the spec's limit. */

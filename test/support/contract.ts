@@ -97,3 +97,10 @@ export function expectSchema(name: string, value: unknown): void {
   const { ok, text } = check(`schema ${name}`, value);
   expect(ok, `${name}: ${text}`).toBe(true);
 }
+
+/** Whether the document's schema for a parameter allows `value` (a string, as a query sends it). */
+export function parameterAllows(method: string, template: string, name: string, value: string): boolean {
+  const { ok, text } = check(`parameter ${method.toLowerCase()} ${template} ${name}`, value);
+  if (text.startsWith('no compiled schema')) throw new Error(text);
+  return ok;
+}

@@ -51,6 +51,20 @@ describe('limits exhausted over HTTP in workerd', () => {
     expect((await worker.send('/v1/ip', { caller: '198.51.100.51' })).headers.get('ratelimit-remaining')).toBe('2');
   });
 
+  it("Durable Object limiter: an IPv6 source's /56 is counted at 4 times the limit, another /56 is served", async () => {
+    const worker = workerWith({ NETDIAG_LIMITER: 'durable-object', NETDIAG_RATE_LIMITS: 'ip=3' });
+    // Four /64s of 2001:db8:7:100::/56 at their own limit of 3: the /56's 12.
+    for (let net = 0; net < 4; net++) {
+      for (let i = 0; i < 3; i++) expect((await worker.send('/v1/ip', { caller: `2001:db8:7:1${String(net)}0::${String(i + 1)}` })).status).toBe(200);
+    }
+    const over = await worker.send('/v1/ip', { caller: '2001:db8:7:1ff::1' });
+    expectContract('GET', '/v1/ip', over);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('ratelimit-limit')).toBe('12');
+    expect(over.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await worker.send('/v1/ip', { caller: '2001:db8:7:200::1' })).status).toBe(200);
+  });
+
   it('rate-limiting binding: 429 after its limit, with no RateLimit-Remaining on any reply', async () => {
     const worker = workerWith({ NETDIAG_LIMITER: 'binding' });
     const caller = '198.51.100.52';

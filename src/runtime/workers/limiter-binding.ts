@@ -1,4 +1,4 @@
-import { WINDOW_MS, operationOfKey, type Operation } from '../../ratelimit/limits.js';
+import { WINDOW_MS, windowOfKey, type Operation } from '../../ratelimit/limits.js';
 import type { SharedStore } from '../../ratelimit/fallback-store.js';
 import type { WindowVerdict } from '../../ratelimit/store.js';
 import type { Clock } from '../../ports.js';
@@ -8,7 +8,8 @@ import type { Clock } from '../../ports.js';
  * in wrangler.jsonc. It answers only `{ success }`, counts per Cloudflare location and is
  * approximate (its documentation's words), so `RateLimit-Remaining` is omitted (docs/api.md) and
  * the reset is the end of the current minute, the best it can be told. Cheaper than a Durable
- * Object per caller, for operators who prefer that to an exact, global count.
+ * Object per caller, for operators who prefer that to an exact, global count. It keeps only the
+ * per-source window, not an IPv6 source's /56 and /48 ones.
  */
 export class BindingLimiterStore implements SharedStore {
   readonly name = 'rate-limiting binding';
@@ -19,11 +20,15 @@ export class BindingLimiterStore implements SharedStore {
   ) {}
 
   async hit(key: string): Promise<WindowVerdict> {
-    const operation = operationOfKey(key);
-    if (operation === undefined) throw new Error(`a limiter key without an operation: ${key.slice(0, key.indexOf(':'))}`);
-    const { success } = await this.bindings[operation].limit({ key });
+    const window = windowOfKey(key);
+    if (window === undefined) throw new Error(`a limiter key without an operation: ${key.slice(0, key.indexOf(':'))}`);
     const now = this.clock.now();
-    return { limited: !success, resetAt: now - (now % WINDOW_MS) + WINDOW_MS };
+    const resetAt = now - (now % WINDOW_MS) + WINDOW_MS;
+    // A binding's limit is fixed in wrangler.jsonc, the per-source one: it cannot count an IPv6
+    // source's /56 or /48 at a multiple of it. Those windows are not kept here (docs/api.md).
+    if (window.prefix !== undefined) return { limited: false, resetAt };
+    const { success } = await this.bindings[window.operation].limit({ key });
+    return { limited: !success, resetAt };
   }
 
   /** A key no caller has: the binding answering at all is what counts. */

@@ -53,7 +53,7 @@ export function nodeMetrics(): NodeMetrics {
   for (const operation of OPERATIONS) limited.inc({ operation }, 0);
 
   const cacheLookups = new Counter({ name: 'netdiag_dns_cache_lookups_total', help: 'DNS cache lookups of /v1/dns/resolve, by result (hit or miss).', labelNames: ['result'] as const, registers });
-  const upstream = new Counter({ name: 'netdiag_dns_upstream_lookups_total', help: 'Lookups through the upstream, by outcome: answer, bad_gateway (502), unavailable (503, also refused locally by the circuit or the outstanding cap), timeout (504).', labelNames: ['outcome'] as const, registers });
+  const upstream = new Counter({ name: 'netdiag_dns_upstream_lookups_total', help: 'Lookups through the upstream, by outcome: answer, bad_gateway (502), unavailable (503, also refused locally by the circuit or the outstanding cap), timeout (504), ptr_budget (a caller\'s PTR for /v1/ip not asked: the callers\' share of the lookups in flight was taken; reverse_hostname null).', labelNames: ['outcome'] as const, registers });
   const upstreamSeconds = new Histogram({ name: 'netdiag_dns_upstream_duration_seconds', help: 'Time of lookups that went to the upstream, whatever their outcome.', buckets: RTT_BUCKETS, registers });
 
   const accepted = new Counter({ name: 'netdiag_events_accepted_total', help: 'Analytics events accepted (202) and handed to the sink.', registers });
@@ -81,7 +81,7 @@ export function nodeMetrics(): NodeMetrics {
   };
 
   const [hits, misses] = [cacheLookups.labels({ result: 'hit' }), cacheLookups.labels({ result: 'miss' })];
-  const outcomes = { answer: upstream.labels({ outcome: 'answer' }), bad_gateway: upstream.labels({ outcome: 'bad_gateway' }), unavailable: upstream.labels({ outcome: 'unavailable' }), timeout: upstream.labels({ outcome: 'timeout' }) };
+  const outcomes = { answer: upstream.labels({ outcome: 'answer' }), bad_gateway: upstream.labels({ outcome: 'bad_gateway' }), unavailable: upstream.labels({ outcome: 'unavailable' }), timeout: upstream.labels({ outcome: 'timeout' }), ptr_budget: upstream.labels({ outcome: 'ptr_budget' }) };
   const resolver: ResolverObserver = {
     cache(hit) {
       (hit ? hits : misses).inc();
