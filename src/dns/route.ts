@@ -75,11 +75,9 @@ export function dnsRoute(resolver: Resolver): RouteDefinition {
       serialized.set(result, data);
     }
     // Cache-Control follows the remaining TTL; a zero TTL must not be cached (docs/api.md).
-    // `private`, not `public`: the body's meta.request_id, X-Request-ID and this caller's
-    // RateLimit-Remaining belong to this response alone, and a shared cache would replay them
-    // to others. RFC 9111 §5.2.2.7's qualified private="…" names header fields only (it cannot
-    // withhold the body's request_id) and is not widely implemented (docs/api.md, "DNS cache").
-    return envelopeSerialized(ctx, data, maxAge > 0 ? `private, max-age=${maxAge}` : CACHE.noStore);
+    // `public`, as the contract has it: a shared cache may serve the answer, replaying only a
+    // random request id and another caller's RateLimit counts with it (docs/api.md, "DNS cache").
+    return envelopeSerialized(ctx, data, maxAge > 0 ? `public, max-age=${maxAge}` : CACHE.noStore);
   };
 
   const fail = (err: unknown): never => {
