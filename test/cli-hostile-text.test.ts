@@ -76,6 +76,15 @@ describe.skipIf(!ready)('netdiag prints what servers chose with its controls esc
     expect(run.bytes.toString()).toContain(`trap.hostile.test  CNAME  300  ${TARGET}\r\n`);
   });
 
+  it('the API gives the CNAME target in RFC 1035 presentation form, and the TXT value as its text', async () => {
+    const res = await fetch(`${server.url}/v1/dns/resolve?name=trap.hostile.test&type=CNAME`);
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect((JSON.parse(body) as { data: { answers: unknown[] } }).data.answers).toEqual([{ type: 'CNAME', name: 'trap.hostile.test', ttl_seconds: 300, target: TARGET }]);
+    const txt = (await (await fetch(`${server.url}/v1/dns/resolve?name=txt.hostile.test&type=TXT`)).json()) as { data: { answers: { value: string }[] } };
+    expect(txt.data.answers.map((a) => a.value)).toEqual([TXT]);
+  });
+
   it('dns --json: the exact strings, with no raw C1 or format character in the JSON text', async () => {
     const txt = await runCli(['dns', '--json', '--url', server.url, 'txt.hostile.test', 'TXT']);
     expect(txt.code).toBe(0);
