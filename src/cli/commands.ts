@@ -2,7 +2,8 @@
 import { answerText } from '../dns/answer-text.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { ApiFailure, type Client } from './client.js';
-import { pairs, print, table, type Output } from './output.js';
+import { pairs, print, printJson, table, type Output } from './output.js';
+import { terminalText } from './terminal-text.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
 type IpData = Schemas['CallerIpData'];
@@ -13,7 +14,7 @@ const joined = (parts: (string | null)[]): string => parts.filter((p) => p !== n
 export async function ipCommand(client: Client, out: Output): Promise<void> {
   const d = await client.get<IpData>('/v1/ip');
   if (out.json) {
-    print(JSON.stringify(d, null, 2));
+    printJson(d);
     return;
   }
   print(
@@ -34,10 +35,10 @@ export async function dnsCommand(client: Client, out: Output, name: string, type
   const query = `name=${encodeURIComponent(name)}&type=${encodeURIComponent(type.toUpperCase())}`;
   const d = await client.get<Schemas['DnsData']>(`/v1/dns/resolve?${query}`);
   if (out.json) {
-    print(JSON.stringify(d, null, 2));
+    printJson(d);
     return;
   }
-  print(`${d.query.name} ${d.query.type}: ${d.response_code}`);
+  print(terminalText(`${d.query.name} ${d.query.type}: ${d.response_code}`));
   if (d.answers.length > 0) print(table(out, [['NAME', 'TYPE', 'TTL', 'DATA'], ...d.answers.map((a) => [a.name, a.type, String(a.ttl_seconds), answerText(a)])]));
 }
 
@@ -71,7 +72,7 @@ export async function latencyCommand(client: Client, out: Output, region: string
     rows.push({ region: r.id, name: r.name, edge_to_region_rtt_ms: probe.edge_to_region_rtt_ms, client_to_api_rtt_ms: Math.round(client_rtt * 1000) / 1000 });
   }
   if (out.json) {
-    print(JSON.stringify({ regions: rows }, null, 2));
+    printJson({ regions: rows });
     return;
   }
   if (rows.length === 0) {
@@ -89,12 +90,12 @@ export async function latencyCommand(client: Client, out: Output, region: string
 export async function configCommand(client: Client, out: Output): Promise<void> {
   const d = await client.get<Schemas['SpeedTestConfiguration']>('/v1/speed-test/configuration');
   if (out.json) {
-    print(JSON.stringify(d, null, 2));
+    printJson(d);
     return;
   }
-  print(`engine ${d.engine}`);
+  print(terminalText(`engine ${d.engine}`));
   for (const mode of d.modes) {
-    print(`\n${mode.id}: ${mode.description}`);
+    print(`\n${terminalText(`${mode.id}: ${mode.description}`)}`);
     print(
       table(out, [
         ['STEP', 'TYPE', 'COUNT', 'BYTES'],

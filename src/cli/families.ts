@@ -7,7 +7,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import type { Schemas } from '../generated/openapi-types.js';
 import { FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, networkText, verdict, type Family, type FamilyCheck } from '../ip/families.js';
 import { ApiFailure, clientFor, type Client, type Fetcher } from './client.js';
-import { pairs, print, type Output } from './output.js';
+import { pairs, print, printJson, type Output } from './output.js';
 
 type IpData = Schemas['CallerIpData'];
 
@@ -104,7 +104,7 @@ export async function bothFamiliesCommand(client: Client, out: Output): Promise<
   const found = verdict(ipv4.check, ipv6.check);
   if (out.json) {
     const entry = (a: Asked) => ({ url: a.url, state: a.check.state, ms: 'ms' in a.check ? Math.round(a.check.ms * 10) / 10 : null, ip: a.data ?? null, error: a.error ?? null });
-    print(JSON.stringify({ ipv4: entry(ipv4), ipv6: entry(ipv6), verdict: found.kind }, null, 2));
+    printJson({ ipv4: entry(ipv4), ipv6: entry(ipv6), verdict: found.kind });
   } else {
     const line = (family: Family, a: Asked): [string, string] => {
       const { value, detail } = describeCheck(family, a.check);

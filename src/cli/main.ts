@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
 import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';
 import { outputFor, type Output } from './output.js';
+import { terminalText } from './terminal-text.js';
 import { VERSION } from './version.js';
 
 interface ClientOptions {
@@ -180,11 +181,11 @@ async function main(): Promise<void> {
       // commander has printed the help, the version or the usage error already.
       process.exitCode = err.exitCode === 0 ? 0 : 2;
     } else if (err instanceof ApiFailure) {
-      process.stderr.write(`netdiag: ${err.message}\n`);
+      process.stderr.write(`netdiag: ${terminalText(err.message)}\n`);
       process.exitCode = 1;
     } else {
       // Anything else (a server that failed to start) ends the process, whatever it holds open.
-      process.stderr.write(`netdiag: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`netdiag: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);
       process.exit(1);
     }
   }

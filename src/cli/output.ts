@@ -1,5 +1,7 @@
 // How the client commands print: aligned tables for people, the API's `data` as JSON for scripts
-// (`--json`), colour only on a terminal and never with NO_COLOR (https://no-color.org).
+// (`--json`), colour only on a terminal and never with NO_COLOR (https://no-color.org). What a
+// server chose is never written raw: a cell of a table or pair is escaped (terminal-text.ts).
+import { terminalJson, terminalText } from './terminal-text.js';
 
 export interface Output {
   json: boolean;
@@ -17,6 +19,7 @@ const dim = paint('2');
 
 /** Rows of cells as columns padded to the widest cell; the first row is the header. */
 export function table(out: Output, rows: string[][]): string {
+  rows = rows.map((row) => row.map(terminalText));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows
@@ -30,9 +33,14 @@ export function table(out: Output, rows: string[][]): string {
 /** `label  value` pairs, labels aligned. */
 export function pairs(out: Output, entries: [string, string][]): string {
   const width = Math.max(...entries.map(([label]) => label.length));
-  return entries.map(([label, value]) => `${dim(out, label.padEnd(width))}  ${value}`).join('\n');
+  return entries.map(([label, value]) => `${dim(out, label.padEnd(width))}  ${terminalText(value)}`).join('\n');
 }
 
 export function print(text: string): void {
   process.stdout.write(`${text}\n`);
+}
+
+/** `--json`: indented, exact, and with no control character for a terminal to act on. */
+export function printJson(value: unknown): void {
+  print(terminalJson(value, 2));
 }

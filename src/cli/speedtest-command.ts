@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
-import { pairs, print, type Output } from './output.js';
+import { pairs, print, printJson, type Output } from './output.js';
+import { terminalText } from './terminal-text.js';
 import { qualities } from '../speedtest/metrics.js';
 import { bufferbloat } from '../speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
@@ -116,7 +117,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       await client.post(config.analytics.endpoint, { event, event_id: eventId, properties: { source: 'cli', tool_version: TOOL_VERSION, ...defined } });
     } catch (err) {
       // The measurement stands without its event; say so rather than drop it unseen.
-      process.stderr.write(`netdiag: the ${event} event was not accepted: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`netdiag: the ${event} event was not accepted: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);
     }
   };
 
@@ -138,7 +139,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     bar.stop();
     if (!(err instanceof SpeedTestFailure)) throw err;
     await send('speed_test_failed', { mode: mode.id, failure_reason: err.reason, duration_ms: Math.round(performance.now() - started) });
-    process.stderr.write(`netdiag: the speed test ${err.reason === 'cancelled' ? 'was cancelled' : `failed: ${err.message}`}\n`);
+    process.stderr.write(`netdiag: the speed test ${err.reason === 'cancelled' ? 'was cancelled' : `failed: ${terminalText(err.message)}`}\n`);
     return err.reason === 'cancelled' ? CANCELLED_EXIT : 1;
   } finally {
     process.removeListener('SIGINT', interrupt);
@@ -161,7 +162,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   const link = options.share ? await shareOf(client, mode.id, startedAt, result, loss, options.shareAddress) : undefined;
   if (link !== undefined) await send('speed_test_shared', { mode: mode.id });
   if (out.json) {
-    print(JSON.stringify(link === undefined ? r : { ...r, share_link: link }, null, 2));
+    printJson(link === undefined ? r : { ...r, share_link: link });
     return 0;
   }
   print(
@@ -179,8 +180,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${mode.id} mode)`],
     ]),
   );
-  for (const note of r.notes) print(`note: ${note}`);
-  if (link !== undefined) print(`share: ${link}`);
+  for (const note of r.notes) print(`note: ${terminalText(note)}`);
+  if (link !== undefined) print(`share: ${terminalText(link)}`);
   return 0;
 }
 

@@ -9,6 +9,7 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { DEFAULT_PROBE_LIMIT, SERVER_TARGET, probeBudget, summarize, type Poll, type SeriesSummary } from '../latency/series.js';
 import { ApiFailure, type Client } from './client.js';
 import { table, type Output } from './output.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 interface WatchOptions {
   regions: string[];
@@ -140,7 +141,7 @@ export async function watchCommand(client: Client, out: Output, options: WatchOp
         process.stdout.write(`${drawnLines > 0 ? `\u001b[${String(drawnLines)}A\u001b[J` : ''}${text}\n`);
         drawnLines = text.split('\n').length;
       } else {
-        for (const p of answers) process.stdout.write(`${JSON.stringify({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status, ...(p.error === undefined ? {} : { error: p.error }) })}\n`);
+        for (const p of answers) process.stdout.write(`${terminalJson({ time: new Date(p.at).toISOString(), target: p.target, rtt_ms: p.rtt_ms, status: p.status, ...(p.error === undefined ? {} : { error: p.error }) })}\n`);
       }
     }
   } finally {
@@ -149,7 +150,7 @@ export async function watchCommand(client: Client, out: Output, options: WatchOp
   const crossed = crossings(options, targets, polls);
   // The summary goes with the table on a terminal; beside JSON lines it goes to standard error,
   // so a script reading standard output gets polls only.
-  const write = (text: string) => (options.lines ? process.stderr : process.stdout).write(`${text}\n`);
+  const write = (text: string) => (options.lines ? process.stderr : process.stdout).write(`${terminalText(text)}\n`);
   for (const line of summaryLines(targets, polls)) write(line);
   for (const line of crossed) write(`threshold crossed: ${line}`);
   return crossed.length > 0 ? 3 : 0;

@@ -151,6 +151,16 @@ export const turnSecret: Parser<string> = (text) => {
 type AddressFamily = 'ipv4' | 'ipv6';
 
 const IPV4_LITERAL = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
+/**
+ * A host name an origin may carry into the page's Content-Security-Policy: dot-separated labels of
+ * letters, digits and hyphens (the URL parser has already lower-cased it and turned an IDN into
+ * A-labels). CSP3's host-source is `host-char` (ALPHA / DIGIT / "-") in dot-separated parts;
+ * the URL parser lets through `*`, `;`, `,`, quotes and more, which in the header would widen
+ * the policy (`http://*`), add a directive (`;sandbox`) or split the field in two (`,`, RFC 9110
+ * §5.3). No empty label, so no trailing dot either: `example.net.` is another origin than
+ * `example.net`, and one an operator rarely means.
+ */
+const HOST_NAME = /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*$/;
 
 /**
  * `NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`: an origin of this deployment whose name has records of
@@ -161,12 +171,20 @@ const IPV4_LITERAL = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
  */
 export function familyOrigin(family: AddressFamily): Parser<string> {
   return (text) => {
+    // The URL parser drops tabs and newlines wherever they are: refused here, not silently mended.
+    // (Anything outside printable ASCII but from U+00A0 up, where an IDN's letters are.)
+    if (/[^!-~\u00a0-\uffff]/.test(text)) invalid(`"${text.replace(/[^ -~\u00a0-\uffff]/g, '?')}" must not contain spaces or control characters`);
     const parsed = url(text, ['http:', 'https:']);
     if (parsed.username !== '' || parsed.password !== '') invalid('must not carry credentials');
     if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '') {
       invalid(`"${text}" must be an origin only (scheme, host and port), such as https://${family}.example.net`);
     }
     const host = parsed.hostname;
+    // An IPv6 literal has been checked by the URL parser (hex digits, colons and dots only; a
+    // zone index is no valid URL host, RFC 6874 having never been adopted by the URL standard).
+    if (!host.startsWith('[') && !HOST_NAME.test(host)) {
+      invalid(`"${text}" must name its host with letters, digits and hyphens in dot-separated labels (no empty label or trailing dot), or an IP address; got the host "${host}"`);
+    }
     const literal = host.startsWith('[') ? 'ipv6' : IPV4_LITERAL.test(host) ? 'ipv4' : undefined;
     if (literal !== undefined && literal !== family) invalid(`"${text}" names an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, which cannot answer over ${family === 'ipv4' ? 'IPv4' : 'IPv6'}`);
     return parsed.origin;

@@ -123,6 +123,31 @@ describe('decodeResponse', () => {
     expect(result.answers[0]).toMatchObject({ name: 'a.example' });
   });
 
+  it('names are read from their octets in RFC 1035 presentation form: controls, a dot or a backslash inside a label, bytes that are no UTF-8', () => {
+    const cname: Answer = { type: 'CNAME', name: 'a.example', ttl: 60, data: 'qqqqqqqq.example' };
+    const message = reply([cname, { type: 'MX', name: 'a.example', ttl: 60, data: { preference: 5, exchange: 'qqqqqqqq.example' } }], { questions: [{ type: 'CNAME', name: 'a.example' }] });
+    // ESC, BEL, CR, a dot, a backslash, 0xff, an upper-case letter and a space in each target's first label.
+    const label = [0x1b, 0x07, 0x0d, 0x2e, 0x5c, 0xff, 0x51, 0x20];
+    let at = message.indexOf('qqqqqqqq');
+    while (at !== -1) {
+      message.set(label, at);
+      at = message.indexOf('qqqqqqqq', at);
+    }
+    const { result } = decodeResponse(message, 'a.example', 'CNAME');
+    const presented = '\\027\\007\\013\\.\\\\\\255q\\032.example';
+    expect(result.answers).toEqual([
+      { type: 'CNAME', name: 'a.example', ttl_seconds: 60, target: presented },
+      { type: 'MX', name: 'a.example', ttl_seconds: 60, preference: 5, exchange: presented },
+    ]);
+  });
+
+  it('a name whose presentation form is over 253 characters is too large', () => {
+    const message = reply([{ type: 'CNAME', name: 'a.example', ttl: 60, data: `${'q'.repeat(63)}.${'q'.repeat(63)}.example` }], { questions: [{ type: 'CNAME', name: 'a.example' }] });
+    // 126 octets of 0x01, four characters each once escaped.
+    for (let at = message.indexOf('q'); at !== -1; at = message.indexOf('q', at)) message[at] = 1;
+    expect(failure(() => decodeResponse(message, 'a.example', 'CNAME')).kind).toBe('too_large');
+  });
+
   it('a reply to another name, type or class is invalid', () => {
     expect(failure(() => decodeResponse(reply([A], { questions: [{ type: 'A', name: 'b.example' }] }), 'a.example', 'A')).message).toMatch(/question/);
     expect(failure(() => decodeResponse(reply([A], { questions: [{ type: 'AAAA', name: 'a.example' }] }), 'a.example', 'A')).message).toMatch(/question/);

@@ -1,6 +1,7 @@
 import dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
 import { DnsFailure } from './errors.js';
+import { presentedName } from './presentation.js';
 import {
   MAX_ANSWERS,
   MAX_NAME_LENGTH,
@@ -98,12 +99,18 @@ export function messageId(message: Uint8Array): number {
 
 const RCODES: Record<number, ResponseCode> = { 0: 'no_error', 2: 'server_failure', 3: 'name_error', 5: 'refused' };
 
-/** Presentation form for responses: lower case, no trailing dot (docs/api.md). */
-function presentName(name: string): string {
-  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
-  if (bare.length > MAX_NAME_LENGTH) throw new DnsFailure('too_large', `a name of ${bare.length} characters`);
-  return bare.toLowerCase();
+/**
+ * The name at `offset` as responses give it (presentation.ts: lower case, no trailing dot, RFC
+ * 1035 §5.1 escapes), within the contract's 253 characters, which count its escapes.
+ */
+function presentName(message: Uint8Array, offset: number): { text: string; end: number } {
+  const name = presentedName(message, offset);
+  if (name.text.length > MAX_NAME_LENGTH) throw new DnsFailure('too_large', `a name of ${name.text.length} characters`);
+  return name;
 }
+
+/** A 16-bit field at `at` (network byte order). */
+const u16 = (message: Uint8Array, at: number): number => ((message[at] ?? 0) << 8) | (message[at + 1] ?? 0);
 
 function ttlOf(ttl: number | undefined): number {
   return Math.min(Math.max(0, ttl ?? 0), MAX_TTL);
@@ -156,12 +163,15 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
   if (dnsPacket.decode.bytes > message.byteLength) throw new DnsFailure('invalid', 'the message is cut off');
   if (!packet.flag_qr) throw new DnsFailure('invalid', 'the message is not a response');
   const question = packet.questions?.[0];
+  // Names are read from the octets themselves (presentation.ts), walking the message as
+  // dns-packet did: the header, the one question, then each answer record (RFC 1035 §4.1).
+  const asked = packet.questions?.length === 1 ? presentName(message, 12) : undefined;
   if (
-    packet.questions?.length !== 1 ||
+    asked === undefined ||
     question === undefined ||
     question.type !== type ||
     (question.class ?? 'IN') !== 'IN' ||
-    presentName(question.name) !== name
+    asked.text !== name
   ) {
     throw new DnsFailure('invalid', 'its question does not match the query');
   }
@@ -169,9 +179,14 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
   if (packet.flag_tc) return { truncated: true, result: { responseCode, answers: [], cacheTtl: 0 } };
 
   const answers: DnsAnswer[] = [];
+  let at = asked.end + 4; // QTYPE, QCLASS
   for (const record of packet.answers ?? []) {
+    const owner = presentName(message, at);
+    // TYPE, CLASS, TTL, then RDLENGTH and the data (RFC 1035 §4.1.3).
+    const rdata = owner.end + 10;
+    at = rdata + u16(message, owner.end + 8);
     if ((record.type as string) === 'OPT') continue;
-    const base = { name: presentName(record.name), ttl_seconds: ttlOf((record as { ttl?: number }).ttl) };
+    const base = { name: owner.text, ttl_seconds: ttlOf((record as { ttl?: number }).ttl) };
     switch (record.type) {
       case 'A':
       case 'AAAA':
@@ -180,10 +195,10 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
       case 'CNAME':
       case 'NS':
       case 'PTR':
-        answers.push({ type: record.type, ...base, target: presentName(record.data) });
+        answers.push({ type: record.type, ...base, target: presentName(message, rdata).text });
         break;
       case 'MX':
-        answers.push({ type: 'MX', ...base, preference: record.data.preference ?? 0, exchange: presentName(record.data.exchange) });
+        answers.push({ type: 'MX', ...base, preference: record.data.preference ?? 0, exchange: presentName(message, rdata + 2).text });
         break;
       case 'TXT':
         answers.push({ type: 'TXT', ...base, value: txtValue(record.data) });

@@ -9,6 +9,7 @@ import { SHARED } from '../../src/config/vars.js';
 import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
 import { ConfigError, LIMIT_BINDINGS, WORKERS_DNS_CACHE_BYTES, WORKERS_DOH_DEFAULT, WORKERS_VARIABLES, loadWorkersConfig } from '../../src/runtime/workers/config.js';
 import type { WorkerEnv } from '../../src/runtime/workers/env.js';
+import { GOOD_ORIGINS, HOSTILE_IPV6_ORIGIN, HOSTILE_ORIGINS } from '../support/hostile-origins.js';
 import { drift, expand, namesIn, readmeSection, tableRows } from '../support/readme-config.js';
 
 const KEY = 'workers-config-key-0123456789abcdef0123';
@@ -140,6 +141,16 @@ describe('loadWorkersConfig', () => {
     [{ NETDIAG_SPEEDTEST_TARGETS: 'maybe' }, 'NETDIAG_SPEEDTEST_TARGETS', 'must be on or off, got "maybe"'],
   ])('refuses %o, naming %s', (vars, variable, message) => {
     expect(refusal({ NETDIAG_RATE_LIMIT_KEY: KEY, ...vars })).toEqual({ variable, message });
+  });
+
+  // The origin goes into the page's Content-Security-Policy: only a scheme, a host and a port may.
+  it.each([...HOSTILE_ORIGINS.map(([value, message]) => ['NETDIAG_IPV4_URL', value, message]), ['NETDIAG_IPV6_URL', ...HOSTILE_IPV6_ORIGIN]])('%s=%o is refused, naming it: %s', (variable, value, message) => {
+    expect(refusal({ NETDIAG_RATE_LIMIT_KEY: KEY, [variable]: value })).toEqual({ variable, message });
+  });
+
+  it.each(GOOD_ORIGINS)('%s=%s is accepted as %s', (variable, value, origin) => {
+    const { families } = loadWorkersConfig(envWith({ NETDIAG_RATE_LIMIT_KEY: KEY, [variable]: value }));
+    expect(variable === 'NETDIAG_IPV4_URL' ? families.ipv4 : families.ipv6).toBe(origin);
   });
 
   it('the key is read first: unset, it is named before any other bad var', () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../../../test/support/doh-relay.js';
 import { drift, namesIn, readmeSection, tableRows } from '../../../test/support/readme-config.js';
+import { GOOD_ORIGINS, HOSTILE_IPV6_ORIGIN, HOSTILE_ORIGINS } from '../../../test/support/hostile-origins.js';
 import { requireCommands } from '../../../test/support/system.js';
 import { ConfigError } from '../../config/table.js';
 import { DEFAULT_LIMITS } from '../../ratelimit/limits.js';
@@ -109,6 +110,16 @@ const BOUNDED: [string, string, string][] = [
 describe('netdiag serve: loadConfig', () => {
   it.each(BAD)('refuses a bad %s, naming it: %o', (variable, env, message) => {
     expect(refusal(loadConfig, { PORT: '0', HOST: '127.0.0.1', ...env })).toEqual({ variable, message });
+  });
+
+  // The origin goes into the page's Content-Security-Policy: only a scheme, a host and a port may.
+  it.each([...HOSTILE_ORIGINS.map(([value, message]) => ['NETDIAG_IPV4_URL', value, message]), ['NETDIAG_IPV6_URL', ...HOSTILE_IPV6_ORIGIN]])('%s=%o is refused, naming it: %s', (variable, value, message) => {
+    expect(refusal(loadConfig, { [variable]: value })).toEqual({ variable, message });
+  });
+
+  it.each(GOOD_ORIGINS)('%s=%s is accepted as %s', (variable, value, origin) => {
+    const { families } = loadConfig({ [variable]: value });
+    expect(variable === 'NETDIAG_IPV4_URL' ? families.ipv4 : families.ipv6).toBe(origin);
   });
 
   it.each(BOUNDED)('%s=%s is refused naming its bounds (%s)', (variable, value, bounds) => {
