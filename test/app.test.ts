@@ -51,9 +51,11 @@ describe('app.fetch', () => {
     for (const peer of ['198.51.100.77', '2001:db8:77::1']) {
       expect((await app.fetch(new Request('http://api.test/v1/ip'), { ...loopback, peerAddress: peer })).status).toBe(200);
     }
-    expect(keys).toHaveLength(2);
+    // One window for the IPv4 source; the IPv6 source's /64, /56 and /48.
+    expect(keys).toHaveLength(4);
+    expect(keys.map((key) => key.slice(0, key.indexOf(':')))).toEqual(['ip', 'ip', 'ip/56', 'ip/48']);
     for (const key of keys) {
-      expect(key).toMatch(/^ip:[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatch(/^ip(?:\/56|\/48)?:[A-Za-z0-9_-]{43}$/);
       expect(key).not.toContain('198.51.100');
       expect(key.toLowerCase()).not.toContain('2001:db8');
     }
