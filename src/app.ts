@@ -82,7 +82,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
   for (const route of [
     healthRoute,
     speedTestRoute,
-    turnCredentialsRoute(options.turn, clock, ports.newId),
+    turnCredentialsRoute(options.turn, clock, ports.keyedHash, callerRule),
     ...latencyRoutes(ports.probes),
     ipRoute(facts),
     familiesRoute(options.families),
@@ -98,6 +98,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
   ]) {
     router.add({
       path: route.path,
+      sameOrigin: route.sameOrigin,
       GET: route.GET === undefined ? undefined : pipeline(route.path, 'GET', route.GET, limiting),
       POST: route.POST === undefined ? undefined : pipeline(route.path, 'POST', route.POST, limiting),
     });
@@ -148,6 +149,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
       return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.'));
     }
     ctx.params = matched.params;
+    if (matched.route.sameOrigin) ctx.sameOrigin = true;
     const route = matched.route.path;
     try {
       const reply = methodHandler(matched.route, req.method)(ctx);

@@ -19,8 +19,9 @@ export interface RuntimePorts {
   /** A fresh random UUID (RFC 9562 v4). */
   newId: () => string;
   /**
-   * A keyed one-way hash: used wherever state must be per caller (rate-limit keys), so no
-   * caller address is ever kept in plain text (docs/api.md, Privacy). Synchronous where the
+   * A keyed one-way hash: used wherever state must be per caller (rate-limit keys, the caller id
+   * in TURN usernames), so no caller address is ever kept or handed out in plain text
+   * (docs/api.md, Privacy). Synchronous where the
    * runtime has a synchronous HMAC (Node), a promise where only WebCrypto exists (Workers).
    */
   keyedHash: (input: string) => string | Promise<string>;

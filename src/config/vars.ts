@@ -23,7 +23,7 @@ export const SHARED = {
   NETDIAG_SPEEDTEST_TARGETS: variable({ about: 'on/off: the speed-test targets /__down and /__up', parse: onOff, default: true }),
   NETDIAG_TURN_URL: variable<string | undefined>({ about: 'the TURN server packet loss is measured through: turn:host[:port]', parse: turnUrl, default: undefined }),
   NETDIAG_TURN_SECRET: variable<string | undefined>({ about: "the TURN server's static-auth-secret, for minting credentials", parse: turnSecret, default: undefined }),
-  NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials stay valid', parse: wholeNumber(60, 86_400), default: 600 }),
+  NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials may open new allocations', parse: wholeNumber(60, 86_400), default: 600 }),
   NETDIAG_IPV4_URL: variable<string | undefined>({ about: "an origin of this deployment with only an A record, for the dual-stack check", parse: familyOrigin('ipv4'), default: undefined }),
   NETDIAG_IPV6_URL: variable<string | undefined>({ about: "an origin of this deployment with only an AAAA record, for the dual-stack check", parse: familyOrigin('ipv6'), default: undefined }),
 } as const;

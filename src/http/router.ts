@@ -26,6 +26,11 @@ export interface RouteMethod {
 export interface RouteDefinition {
   /** A literal path, or segments where `:name` captures one path segment. */
   path: string;
+  /**
+   * Answered to this origin only: none of its responses, preflight and problems included, carries
+   * `Access-Control-Allow-Origin`, so a script on another site cannot read them (docs/api.md, "CORS").
+   */
+  sameOrigin?: true;
   GET?: RouteMethod;
   POST?: RouteMethod;
 }
@@ -33,6 +38,7 @@ export interface RouteDefinition {
 /** A route with each method's pipeline built (`createApp`): what the router serves. */
 interface CompiledDefinition {
   path: string;
+  sameOrigin?: true;
   GET?: Handler;
   POST?: Handler;
 }
@@ -43,6 +49,7 @@ interface CompiledRoute {
   GET: Handler | undefined;
   POST: Handler | undefined;
   allow: string;
+  sameOrigin: boolean;
 }
 
 /**
@@ -64,6 +71,7 @@ export class Router {
       GET: definition.GET,
       POST: definition.POST,
       allow: allowed.join(', '),
+      sameOrigin: definition.sameOrigin === true,
     };
     if (route.segments === undefined) this.#literal.set(route.path, route);
     else this.#patterned.push(route);

@@ -106,6 +106,11 @@ export interface RequestContext {
    * then one line of text unless the client's `Accept` names JSON (`RouteMethod.plainProblems`).
    */
   plainProblems?: true;
+  /**
+   * Set by the dispatcher for a route answered to its own origin only (`RouteDefinition.sameOrigin`):
+   * the reply helpers then leave out `Access-Control-Allow-Origin` and the headers it exposes.
+   */
+  sameOrigin?: true;
 }
 
 /** A route handler: synchronous where it can be, so the common path allocates no promise. */
