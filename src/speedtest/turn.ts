@@ -4,7 +4,7 @@ import { Problem } from '../http/problems.js';
 import { envelope } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { RequestContext } from '../http/types.js';
-import type { ParsedAddress } from '../net/address.js';
+import { aggregatesOf, type ParsedAddress } from '../net/address.js';
 import type { Clock } from '../ports.js';
 
 /** The operator's TURN server and the secret it shares with this service (coturn's `static-auth-secret`). */
@@ -55,10 +55,8 @@ const TURN_ID_DOMAIN = 'turn-user:';
  */
 function turnCallerOf(address: ParsedAddress | undefined): string {
   if (address === undefined) return 'unknown';
-  if (address.version === 'ipv4') return address.text;
-  const parts = (address.addr as { parts: number[] }).parts;
-  const head = parts.slice(0, 3).map((p) => p.toString(16));
-  return `${head.join(':')}:${((parts[3] ?? 0) & 0xff00).toString(16)}::/56`;
+  // The /56 window the rate limit counts an IPv6 source in as well (src/net/address.ts).
+  return aggregatesOf(address)?.[0] ?? address.text;
 }
 
 /**
