@@ -26,7 +26,7 @@ export interface Burst {
   durationMs: number;
 }
 
-export interface DirectionRates {
+interface DirectionRates {
   /** The rate the link sustains: the engine's rule over the transfers after the burst, or over all. */
   sustained: Bandwidth | undefined;
   burst: Burst | undefined;
@@ -44,6 +44,8 @@ const MIN_PEAK_RATIO = 1.25;
  * is no offer a user could see.
  */
 export const MIN_BURST_BYTES = 1_000_000;
+/** The sustained part's fast transfers stay at least this far under the peak. */
+const LATE_MARGIN = 1.1;
 /** What the sustained part must last, and hold, to stand for the link. */
 const MIN_SUSTAINED_MS = 1_000;
 const MIN_SUSTAINED_TRANSFERS = 2;
@@ -80,10 +82,10 @@ function bend(points: { t: number; bytes: number }[]): number | undefined {
 /**
  * The sustained rate and the burst, if there was one, of one direction's transfers (any
  * order; they are put in the order they ended). A burst is named only when the series bends
- * down once and stays down: the transfers before the bend run, at their median, at least a
- * quarter faster than those after it, few after it reach that median, the part after lasts at
- * least a second with two timed transfers, and the bytes carried above the sustained rate come
- * to a megabyte or more. Otherwise the figure is the engine's rule over every transfer, as before.
+ * down once and stays down: the transfers before the bend run (at their 90th percentile, the
+ * peak) at least a quarter faster than the median of those after it, whose own 90th percentile
+ * stays a tenth under the peak, the part after lasts at least a second with two timed
+ * transfers, and the bytes carried above the sustained rate come to a megabyte or more. Otherwise the figure is the engine's rule over every transfer, as before.
  */
 export function directionRates(transfers: TimedTransfer[]): DirectionRates {
   const whole: DirectionRates = { sustained: bandwidthOf(transfers), burst: undefined };
@@ -98,19 +100,24 @@ export function directionRates(transfers: TimedTransfer[]): DirectionRates {
   const knee = k === undefined ? undefined : points[k];
   if (k === undefined || knee === undefined) return whole;
   const before = ordered.slice(0, k + 1);
-  const after = ordered.slice(k + 1);
+  // The first transfer after the bend may have started on the bucket's last bytes: with enough
+  // after it to stand for the link, it is left out of the sustained rate.
+  const after = ordered.length - (k + 1) > MIN_SUSTAINED_TRANSFERS ? ordered.slice(k + 2) : ordered.slice(k + 1);
   const lastEnd = points[points.length - 1]?.t ?? 0;
   const early = timed(before);
   const late = timed(after);
   const sustained = bandwidthOf(after);
-  const earlyMedian = percentile(early, 0.5);
+  // The peak as the engine's rule reads a rate: the 90th percentile of the burst's transfers
+  // (its first, small ones are slowed by the round trip and TCP's slow start, not the link).
+  const peak = percentile(early, 0.9);
   const lateMedian = percentile(late, 0.5);
   const lateHigh = percentile(late, 0.9);
-  if (sustained === undefined || earlyMedian === undefined || lateMedian === undefined || lateHigh === undefined) return whole;
+  if (sustained === undefined || peak === undefined || lateMedian === undefined || lateHigh === undefined) return whole;
   if (late.length < MIN_SUSTAINED_TRANSFERS || lastEnd - knee.t < MIN_SUSTAINED_MS) return whole;
-  if (earlyMedian < MIN_PEAK_RATIO * lateMedian || lateHigh >= earlyMedian) return whole;
+  // Faster by a quarter than the rate after, which stays down: its own fast transfers fall
+  // well short of the peak.
+  if (peak < MIN_PEAK_RATIO * lateMedian || lateHigh * LATE_MARGIN > peak) return whole;
   const above = knee.bytes - (sustained.bps / 8) * (knee.t / 1000);
   if (above < MIN_BURST_BYTES) return whole;
-  const peak = percentile(early, 0.9) ?? earlyMedian;
   return { sustained, burst: { peakBps: peak, bytes: Math.round(above), durationMs: knee.t } };
 }
