@@ -1,12 +1,15 @@
-// npm run bench:shaped [-- --runs 3] [--burst-kb 256] [--only-accuracy | --only-bufferbloat] [--small-queue-ms 5] [--small-rate-mbit 20]
+// npm run bench:shaped [-- --runs 3] [--burst-kb 256] [--only-accuracy | --only-bufferbloat | --only-boosted] [--small-queue-ms 5] [--small-rate-mbit 20]
 //   (root, iproute2, curl, Debian's chromium; Node 22, which reads the .ts link helper)
 //
 // The speed test's accuracy on links of known speed: the link of test/support/shaped-link.ts
 // (tbf on a router namespace, the server in its own namespace sending with CUBIC), at 20 and
 // 200 Mbit/s with a 20 ms queue, each run measuring the reference (curl's bulk download and
 // upload of the same size), `netdiag speedtest --json` and the page in Chromium, in turn; then the
-// loaded latency with a 5 ms queue at 20 Mbit/s and a 300 ms one at 5 Mbit/s. Prints each run and the error
-// against the reference. Needs `npm run build`.
+// loaded latency with a 5 ms queue at 20 Mbit/s and a 300 ms one at 5 Mbit/s; then boosted links (tbf
+// with a peak rate: 20 Mbit/s after a 4 MB bucket at 40, 100 after 20 MB at 200), each run measuring
+// a bulk download timed every 100 ms (the sustained rate, the peak, the bytes above the sustained
+// rate: test/support/burst-reference.ts) and the default test in the CLI and the page. Prints each
+// run and the error against the reference. Needs `npm run build`.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,10 +18,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { burstReference } from '../test/support/burst-reference.ts';
 import { createShapedLink } from '../test/support/shaped-link.ts';
 
 // --burst-kb: tbf's bucket instead of 1 ms at the rate, to see what a larger one does to short transfers.
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'burst-kb': { type: 'string' }, 'only-accuracy': { type: 'boolean', default: false }, 'only-bufferbloat': { type: 'boolean', default: false }, 'small-queue-ms': { type: 'string', default: '5' }, 'small-rate-mbit': { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'burst-kb': { type: 'string' }, 'only-accuracy': { type: 'boolean', default: false }, 'only-bufferbloat': { type: 'boolean', default: false }, 'only-boosted': { type: 'boolean', default: false }, 'small-queue-ms': { type: 'string', default: '5' }, 'small-rate-mbit': { type: 'string', default: '20' } } });
 const burst = values['burst-kb'] === undefined ? undefined : Number(values['burst-kb']) * 1000;
 const exec = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -56,7 +62,29 @@ async function bulk(bytes) {
 async function cli(mode) {
   const { stdout } = await exec(process.execPath, [CLI, 'speedtest', '--mode', mode, '--json', '--no-analytics', '--no-packet-loss', '--url', base, '--timeout', '30'], { maxBuffer: 1 << 20 });
   const r = JSON.parse(stdout);
-  return { down: r.download_mbps, up: r.upload_mbps, increase: r.loaded_latency_increase_ms, grade: r.bufferbloat_grade };
+  return { down: r.download_mbps, up: r.upload_mbps, increase: r.loaded_latency_increase_ms, grade: r.bufferbloat_grade, downBurst: r.download_burst, upBurst: r.upload_burst, ms: r.duration_ms };
+}
+
+/** A bulk download timed every 100 ms: the boosted link's reference. */
+function bulkTimed(bytes) {
+  return new Promise((resolve, reject) => {
+    const rates = [];
+    let mark = performance.now();
+    let inBin = 0;
+    http.get(`${base}/__down?bytes=${bytes}`, (res) => {
+      res.on('data', (chunk) => {
+        inBin += chunk.length;
+        const now = performance.now();
+        if (now - mark >= 100) {
+          rates.push((8 * inBin) / ((now - mark) * 1000));
+          inBin = 0;
+          mark = now;
+        }
+      });
+      res.on('end', () => resolve(burstReference(rates)));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 async function page(mode) {
@@ -69,7 +97,11 @@ async function page(mode) {
     await tab.click('#speed-start');
     await tab.locator('#speed-status', { hasText: /^(Done\.|The test did not finish\.)$/ }).waitFor({ timeout: 300_000 });
     const value = async (name) => Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value'));
-    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"] .value') };
+    const burst = async (name) => {
+      const peak = await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-peak');
+      return peak === null ? null : { peak_mbps: Number(peak) / 1e6, bytes: Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-bytes')) };
+    };
+    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"] .value'), downBurst: await burst('download'), upBurst: await burst('upload') };
   } finally {
     await context.close();
   }
@@ -78,7 +110,7 @@ async function page(mode) {
 const pct = (value, ref) => `${value >= ref ? '+' : ''}${((100 * (value - ref)) / ref).toFixed(1)}%`;
 const rows = [];
 try {
-  for (const [rate, mode, bytes] of values['only-bufferbloat'] ? [] : [[20, 'light', 12_500_000], [200, 'full', 100_000_000]]) {
+  for (const [rate, mode, bytes] of values['only-bufferbloat'] || values['only-boosted'] ? [] : [[20, 'light', 12_500_000], [200, 'full', 100_000_000]]) {
     link.shape(rate, 20, burst);
     for (let run = 1; run <= Number(values.runs); run++) {
       const ref = await reference(bytes);
@@ -93,7 +125,7 @@ try {
     }
   }
   if (rows.length > 0) console.table(rows);
-  if (!values['only-accuracy']) {
+  if (!values['only-accuracy'] && !values['only-boosted']) {
     const bloat = [];
     // 5 Mbit/s for the 300 ms queue: the light test's 1 MB transfers last long enough (1.6 s) to fill
     // it. 20 Mbit/s for the small queue: at 5 Mbit/s a 5 ms queue is four frames, and its drops hit
@@ -108,6 +140,33 @@ try {
     }
     console.log('Latency added under load, by the size of the queue (tbf latency):');
     console.table(bloat);
+  }
+  if (!values['only-accuracy'] && !values['only-bufferbloat']) {
+    const boosted = [];
+    const burstText = (b) => (b === null ? 'none' : `${b.peak_mbps.toFixed(1)} Mbit/s, ${(b.bytes / 1e6).toFixed(2)} MB`);
+    for (const [rate, peak, bucket] of [[20, 40, 4_000_000], [100, 200, 20_000_000]]) {
+      link.shape(rate, 20, bucket, peak);
+      const refill = () => sleep((bucket / ((rate * 1e6) / 8)) * 1000 + 1000);
+      for (let run = 1; run <= Number(values.runs); run++) {
+        await refill();
+        const ref = await bulkTimed(Math.round((bucket * peak) / (peak - rate) + ((rate * 1e6) / 8) * 4));
+        await refill();
+        const c = await cli('full');
+        await refill();
+        const p = await page('full');
+        boosted.push({
+          link: `${rate}/${peak} Mbit/s, ${bucket / 1e6} MB`, run,
+          reference: `${ref.sustainedMbps.toFixed(1)} sustained, burst ${ref.peakMbps.toFixed(1)} Mbit/s, ${(ref.burstBytes / 1e6).toFixed(2)} MB`,
+          'CLI down/up': `${c.down} / ${c.up} (${pct(c.down, ref.sustainedMbps)} / ${pct(c.up, ref.sustainedMbps)}), ${(c.ms / 1000).toFixed(1)} s`,
+          'CLI bursts': `${burstText(c.downBurst)} / ${burstText(c.upBurst)}`,
+          'page down/up': `${p.down.toFixed(1)} / ${p.up.toFixed(1)} (${pct(p.down, ref.sustainedMbps)} / ${pct(p.up, ref.sustainedMbps)})`,
+          'page bursts': `${burstText(p.downBurst)} / ${burstText(p.upBurst)}`,
+        });
+        console.log(JSON.stringify(boosted.at(-1)));
+      }
+    }
+    console.log('Boosted links: the default test against a bulk download timed every 100 ms:');
+    console.table(boosted);
   }
 } finally {
   await browser.close();

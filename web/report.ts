@@ -4,6 +4,7 @@
 // (test/page-report.test.ts).
 import { jitterOf, percentile } from '../src/statistics.js';
 import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/speedtest/metrics.js';
+import type { Burst, TimedTransfer } from '../src/speedtest/burst.js';
 
 export function formatMs(ms: number): string {
   return `${ms < 10 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
@@ -27,6 +28,34 @@ export function worseLoaded(downMs: number | undefined, upMs: number | undefined
 export function loadedText(downMs: number | undefined, upMs: number | undefined): string {
   const side = (ms: number | undefined, dir: string) => (ms === undefined ? `${dir} not measured` : `${formatMs(ms)} ${dir}`);
   return `${side(downMs, 'down')}, ${side(upMs, 'up')}`;
+}
+
+/** The burst a link gave before it settled, as the page says it under the rate: `burst: 38 Mbps for the first 3.8 MB`. */
+export const burstText = (b: Burst): string => `burst: ${formatMbps(b.peakBps)} for the first ${(b.bytes / 1e6).toFixed(1)} MB`;
+
+/** What the engine reports of one transfer: its timing, the bytes asked for and Resource Timing's, and when it was recorded. */
+export interface EnginePoint {
+  bytes: number;
+  bps: number;
+  duration: number;
+  ping: number;
+  measTime: Date;
+  transferSize: number;
+}
+
+/**
+ * The engine's transfers as the burst rules read them (src/speedtest/burst.ts): the bytes that
+ * moved (a download's Resource Timing size, head included; an upload's body and the engine's
+ * 0.5% for its head), ending when the engine recorded them.
+ */
+export function timedTransfers(points: readonly EnginePoint[], direction: 'download' | 'upload'): TimedTransfer[] {
+  return points.map((p) => ({
+    ping: p.ping,
+    duration: p.duration,
+    bps: p.bps,
+    bytes: direction === 'download' && p.transferSize > 0 ? p.transferSize : p.bytes * 1.005,
+    endMs: p.measTime.getTime(),
+  }));
 }
 
 /** A bufferbloat grade with the latency it adds. */

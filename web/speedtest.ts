@@ -5,11 +5,12 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { bloatText, browserLimitNote, classesWaitFor, formatMbps, formatMs, loadedText, lossText, noLoadedLatency, spread, worseLoaded, type Classes, type Spread } from './report.js';
+import { bloatText, browserLimitNote, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
-import { bandwidthOf, LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
+import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
+import { directionRates, type Burst } from '../src/speedtest/burst.js';
 import { sharedBps, sharedMs } from '../src/speedtest/share.js';
 import { offerShare, type RunRecord } from './share.js';
 
@@ -64,6 +65,18 @@ const metric = (name: string, value: string, detail?: string, exact?: number): v
   showFigure(element, value, detail);
   if (exact === undefined) delete element.dataset.value;
   else element.dataset.value = String(exact);
+  delete element.dataset.burstPeak;
+  delete element.dataset.burstBytes;
+};
+
+/** A rate, with the burst before it under it when the link gave one (its exact figures in `data-burst-*`). */
+const rate = (name: 'download' | 'upload', b: Bandwidth | undefined, burst: Burst | undefined): void => {
+  const how = b === undefined ? 'no transfer was timed' : basis(b);
+  metric(name, formatMbps(b?.bps), burst === undefined ? how : `${burstText(burst)}, then ${how} after it`, b?.bps);
+  if (burst === undefined) return;
+  const element = $(`#speed-results [data-metric="${name}"]`);
+  element.dataset.burstPeak = String(burst.peakBps);
+  element.dataset.burstBytes = String(burst.bytes);
 };
 
 const NOT_MEASURED = 'not measured';
@@ -108,6 +121,8 @@ export async function runSpeedTest(): Promise<void> {
       return option;
     }),
   );
+  // The full test is the default: it measures every figure the page shows, in about 25 s at most.
+  if (config.modes.some((m) => m.id === 'full')) select.value = 'full';
   const describe = () => {
     text('#speed-mode-hint', config.modes.find((m) => m.id === select.value)?.description ?? '');
   };
@@ -190,8 +205,8 @@ export async function runSpeedTest(): Promise<void> {
           watch();
         }
         text('#speed-status', `Measuring ${type}…`);
-        if (type === 'download') metric('download', formatMbps(bandwidthOf(r.getDownloadBandwidthPoints())?.bps));
-        if (type === 'upload') metric('upload', formatMbps(bandwidthOf(r.getUploadBandwidthPoints())?.bps));
+        if (type === 'download') metric('download', formatMbps(directionRates(timedTransfers(r.getDownloadBandwidthPoints(), 'download')).sustained?.bps));
+        if (type === 'upload') metric('upload', formatMbps(directionRates(timedTransfers(r.getUploadBandwidthPoints(), 'upload')).sustained?.bps));
         if (type === 'latency') {
           const latency = r.getUnloadedLatency();
           if (latency !== undefined) metric('latency', formatMs(latency));
@@ -220,10 +235,14 @@ export async function runSpeedTest(): Promise<void> {
         // Figures at the precision a share link keeps (src/speedtest/share.ts), so a shared copy
         // reads exactly as this page does.
         const atLink = (b: Bandwidth | undefined): Bandwidth | undefined => (b === undefined ? undefined : { ...b, bps: sharedBps(b.bps) });
-        const down = atLink(bandwidthOf(downPoints));
-        const up = atLink(bandwidthOf(upPoints));
-        metric('download', formatMbps(down?.bps), down === undefined ? 'no transfer was timed' : basis(down), down?.bps);
-        metric('upload', formatMbps(up?.bps), up === undefined ? 'no transfer was timed' : basis(up), up?.bps);
+        // The rate each direction sustains, and the burst before it if the link gave one
+        // (src/speedtest/burst.ts, the command line's rules).
+        const downRates = directionRates(timedTransfers(downPoints, 'download'));
+        const upRates = directionRates(timedTransfers(upPoints, 'upload'));
+        const down = atLink(downRates.sustained);
+        const up = atLink(upRates.sustained);
+        rate('download', down, downRates.burst);
+        rate('upload', up, upRates.burst);
         const idlePoints = results.getUnloadedLatencyPoints();
         // Medians and jitter at a link's precision, as the rates above.
         const atLinkMs = (x: Spread | undefined): Spread | undefined => (x === undefined ? undefined : { ...x, median: sharedMs(x.median), jitter: x.jitter === null ? null : sharedMs(x.jitter) });

@@ -10,6 +10,7 @@ import { qualities } from '../speedtest/metrics.js';
 import { bufferbloat } from '../speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
+import type { Burst } from '../speedtest/burst.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
 import { shareLink } from '../speedtest/share.js';
@@ -36,6 +37,15 @@ function formatMbps(value: number | undefined): string {
 }
 const formatMs = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
 
+/** A burst as --json gives it: null when the link gave none. */
+const burstJson = (b: Burst | undefined) => (b === undefined ? null : { peak_mbps: mbps(b.peakBps) ?? 0, bytes: b.bytes, duration_ms: Math.round(b.durationMs) });
+
+/** A rate with the burst before it, in words: `19.1 Mbps (burst: 38.1 Mbps for the first 3.8 MB)`. */
+function rateText(value: number | null, burst: ReturnType<typeof burstJson>): string {
+  const rate = formatMbps(value ?? undefined);
+  return burst === null ? rate : `${rate} sustained (burst: ${formatMbps(burst.peak_mbps)} for the first ${(burst.bytes / 1e6).toFixed(1)} MB)`;
+}
+
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
 function report(mode: string, r: Result, loss: PacketLoss) {
   const classes = qualities({
@@ -60,6 +70,8 @@ function report(mode: string, r: Result, loss: PacketLoss) {
     mode,
     download_mbps: mbps(r.download?.bps) ?? null,
     upload_mbps: mbps(r.upload?.bps) ?? null,
+    download_burst: burstJson(r.downloadBurst),
+    upload_burst: burstJson(r.uploadBurst),
     latency_ms: round2(r.latency) ?? null,
     jitter_ms: round2(r.jitter) ?? null,
     download_loaded_latency_ms: round2(r.downLoadedLatency) ?? null,
@@ -167,8 +179,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   }
   print(
     pairs(out, [
-      ['download', formatMbps(r.download_mbps ?? undefined)],
-      ['upload', formatMbps(r.upload_mbps ?? undefined)],
+      ['download', rateText(r.download_mbps, r.download_burst)],
+      ['upload', rateText(r.upload_mbps, r.upload_burst)],
       ['latency', formatMs(r.latency_ms ?? undefined)],
       ['jitter', formatMs(r.jitter_ms ?? undefined)],
       ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],

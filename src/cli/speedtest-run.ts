@@ -10,14 +10,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Measurement } from '../speedtest/configuration.js';
 import { problemText } from './client.js';
 import { jitterOf } from '../statistics.js';
+import { directionRates, type Burst, type TimedTransfer } from '../speedtest/burst.js';
 import {
-  bandwidthOf,
   FINISH_REQUEST_MS,
   latencyOf,
   loadedPings,
   LOADED_LATENCY_THROTTLE_MS,
   type Bandwidth,
-  type Timing,
 } from '../speedtest/metrics.js';
 
 export interface Progress {
@@ -37,8 +36,11 @@ const REQUEST_WEIGHT = 100_000;
 const weight = (m: Measurement) => (m.type === 'latency' ? (m.packet_count ?? 1) * REQUEST_WEIGHT : (m.request_count ?? 1) * ((m.bytes_per_request ?? 0) + REQUEST_WEIGHT));
 
 export interface Result {
+  /** The rate each direction sustains (src/speedtest/burst.ts), and the burst before it, if any. */
   download?: Bandwidth;
   upload?: Bandwidth;
+  downloadBurst?: Burst;
+  uploadBurst?: Burst;
   latency?: number;
   jitter?: number;
   downLoadedLatency?: number;
@@ -193,19 +195,21 @@ export class SpeedTestRun {
     return Math.max(0, x.ttfb - (x.serverTime ?? 0));
   }
 
-  async #transfer(type: 'download' | 'upload', bytes: number): Promise<Timing> {
+  /** One transfer, with the bytes it moved and when it ended (for the burst rules, src/speedtest/burst.ts). */
+  async #transfer(type: 'download' | 'upload', bytes: number): Promise<TimedTransfer> {
     if (type === 'download') {
       const x = await this.#exchange('GET', `/__down?bytes=${String(bytes)}`);
       const ping = Math.max(0, x.ttfb - (x.serverTime ?? 0));
       // Download time is the ping plus the body's arrival, over the bytes that came (head included).
       const duration = ping + x.body;
-      return { ping, duration, bps: duration > 0 ? (8 * x.transferSize) / (duration / 1000) : undefined };
+      return { ping, duration, bps: duration > 0 ? (8 * x.transferSize) / (duration / 1000) : undefined, bytes: x.transferSize, endMs: performance.now() };
     }
     const x = await this.#exchange('POST', '/__up', uploadBody(bytes));
     // An upload is done when the server answers, so its time to first byte is its duration; the
     // engine counts 0.5% over the body for the request's head.
     const duration = x.ttfb;
-    return { ping: Math.max(0, x.ttfb - (x.serverTime ?? 0)), duration, bps: duration > 0 ? (8 * bytes * 1.005) / (duration / 1000) : undefined };
+    const sent = bytes * 1.005;
+    return { ping: Math.max(0, x.ttfb - (x.serverTime ?? 0)), duration, bps: duration > 0 ? (8 * sent) / (duration / 1000) : undefined, bytes: sent, endMs: performance.now() };
   }
 
   /** Pings every 400 ms until `stop` is aborted, as the engine does while a transfer runs. */
@@ -224,7 +228,7 @@ export class SpeedTestRun {
   async run(plan: Measurement[], onProgress: (p: Progress) => void): Promise<Result> {
     const started = performance.now();
     const pings: number[] = [];
-    const rounds = { download: [] as { timings: Timing[]; sidePings: number[] }[], upload: [] as { timings: Timing[]; sidePings: number[] }[] };
+    const rounds = { download: [] as { timings: TimedTransfer[]; sidePings: number[] }[], upload: [] as { timings: TimedTransfer[]; sidePings: number[] }[] };
     const finished = { download: false, upload: false };
     let total = plan.reduce((n, m) => n + weight(m), 0);
     let done = 0;
@@ -242,7 +246,7 @@ export class SpeedTestRun {
         total -= weight(m);
         continue;
       }
-      const round = { timings: [] as Timing[], sidePings: [] as number[] };
+      const round = { timings: [] as TimedTransfer[], sidePings: [] as number[] };
       const stop = new AbortController();
       // A failed side ping fails the run, as in the engine, once its round is over.
       let sideFailure: Error | undefined;
@@ -265,9 +269,13 @@ export class SpeedTestRun {
       if (last || Math.min(...round.timings.map((t) => t.duration)) > FINISH_REQUEST_MS) finished[m.type] = true;
     }
     onProgress({ phase: 'done', done, total });
+    const download = directionRates(rounds.download.flatMap((r) => r.timings));
+    const upload = directionRates(rounds.upload.flatMap((r) => r.timings));
     return {
-      download: bandwidthOf(rounds.download.flatMap((r) => r.timings)),
-      upload: bandwidthOf(rounds.upload.flatMap((r) => r.timings)),
+      download: download.sustained,
+      upload: upload.sustained,
+      downloadBurst: download.burst,
+      uploadBurst: upload.burst,
       latency: latencyOf(pings),
       jitter: jitterOf(pings),
       downLoadedLatency: latencyOf(loadedPings(rounds.download)),

@@ -14,9 +14,11 @@ export interface ShapedLink {
   inServer(command: string[]): string[];
   /**
    * Shapes both directions: `rateMbit` with a queue that holds `queueMs` of it (tbf `latency`), and
-   * a bucket of `burstBytes` (by default 1 ms at the rate).
+   * a bucket of `burstBytes` (by default 1 ms at the rate). With `peakMbit`, the bucket is spent at
+   * that rate (tbf `peakrate`): a new flow gets `burstBytes` more than the rate would carry, at the
+   * peak, as a cable link's "PowerBoost" does, then the rate.
    */
-  shape(rateMbit: number, queueMs: number, burstBytes?: number): void;
+  shape(rateMbit: number, queueMs: number, burstBytes?: number, peakMbit?: number): void;
   destroy(): void;
 }
 
@@ -76,12 +78,14 @@ export function createShapedLink(): ShapedLink {
   return {
     serverAddress: far.server,
     inServer: (command) => ['ip', 'netns', 'exec', server, ...command],
-    shape(rateMbit, queueMs, burstBytes) {
+    shape(rateMbit, queueMs, burstBytes, peakMbit) {
       // A burst of 1 ms at the rate (at least two full frames): enough for tbf to keep the rate
       // at any timer resolution, small enough that a short transfer gains almost nothing from it.
       const burst = burstBytes ?? Math.max(3028, Math.round((rateMbit * 1e6) / 8 / 1000));
+      // tbf's peak rate needs its own bucket of one frame (`mtu`).
+      const peak = peakMbit === undefined ? [] : ['peakrate', `${String(peakMbit)}mbit`, 'mtu', '1600'];
       for (const dev of [links.routerNear, links.routerFar]) {
-        run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${String(rateMbit)}mbit`, 'burst', String(burst), 'latency', `${String(queueMs)}ms`);
+        run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${String(rateMbit)}mbit`, 'burst', String(burst), ...peak, 'latency', `${String(queueMs)}ms`);
       }
     },
     destroy() {
