@@ -5,7 +5,8 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { bloatText, browserLimitNote, classesWaitFor, formatMbps, formatMs, loadedText, lossText, noLoadedLatency, spread, worseLoaded, type Classes, type Spread } from './report.js';
+import { bloatText, browserLimitNote, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, worseLoaded, type Classes, type Spread } from './report.js';
+import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
@@ -67,6 +68,8 @@ const metric = (name: string, value: string, detail?: string, exact?: number): v
 };
 
 const NOT_MEASURED = 'not measured';
+/** Measured, but what was counted is not the network's loss, and the detail says why. */
+const NOT_TRUSTWORTHY = 'not trustworthy';
 
 /** min, p90 and jitter of a set of round trips, in words. */
 const spreadText = (s: Spread, what: string): string =>
@@ -136,8 +139,12 @@ export async function runSpeedTest(): Promise<void> {
       let engine: SpeedTest;
       let settled = false;
       let stall: ReturnType<typeof setTimeout> | undefined;
+      // How the browser sent the loss step's messages, from its own statistics: whether the
+      // figure is the network's (report.ts, lossUntrusted).
+      const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
       const finish = () => {
         settled = true;
+        lossWatch?.stop();
         clearTimeout(stall);
         start.disabled = false;
         select.disabled = false;
@@ -254,7 +261,10 @@ export async function runSpeedTest(): Promise<void> {
           const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
+          const untrusted = lossWatch === undefined ? undefined : lossUntrusted(lossWatch.sending());
           if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
+          // No number: the count would be the browser's bundling more than the network's loss.
+          else if (untrusted !== undefined) metric('loss', NOT_TRUSTWORTHY, untrusted);
           else {
             // To the hundredth of a percent, as a share link keeps it.
             lossMeasured = { sent, lost, percent: Math.round((10_000 * lost) / sent) / 100 };

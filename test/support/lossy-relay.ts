@@ -16,8 +16,33 @@ export interface LossyRelay {
   dropped: { up: number; down: number };
   /** Indications passed so far, each way. */
   passed: { up: number; down: number };
+  /**
+   * The same per client, in the order each was first seen. A browser's loss step has two (its
+   * sending and its receiving peer connection), and its messages cross the relay up from the
+   * first that sends data and down to the other: browserStepLoss tells the share they lose.
+   */
+  clients: Counts[];
   reset(): void;
   close(): void;
+}
+
+interface Counts {
+  dropped: { up: number; down: number };
+  passed: { up: number; down: number };
+}
+
+/**
+ * The share of a browser loss step's messages the relay dropped, sent one to a datagram: those
+ * going up from the client that sent most and down to the other (the sender's datagrams up
+ * include a few of ICE's and SCTP's own, as the receiver's down do, which the share allows for).
+ */
+export function browserStepLoss(relay: LossyRelay): number {
+  const [a, b] = relay.clients;
+  if (a === undefined || b === undefined) return NaN;
+  const [sender, receiver] = a.passed.up + a.dropped.up >= b.passed.up + b.dropped.up ? [a, b] : [b, a];
+  const up = sender.dropped.up / (sender.dropped.up + sender.passed.up);
+  const down = receiver.dropped.down / (receiver.dropped.down + receiver.passed.down);
+  return 1 - (1 - up) * (1 - down);
 }
 
 /** mulberry32: a small seeded generator, uniform enough for a drop decision. */
@@ -41,6 +66,15 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
   const passed = { up: 0, down: 0 };
   /** One socket toward the server per client, so the server sees each client apart. */
   const backs = new Map<string, Socket>();
+  let clients = new Map<string, Counts>();
+  const countsOf = (key: string): Counts => {
+    let counts = clients.get(key);
+    if (counts === undefined) {
+      counts = { dropped: { up: 0, down: 0 }, passed: { up: 0, down: 0 } };
+      clients.set(key, counts);
+    }
+    return counts;
+  };
   const isIndication = (packet: Buffer, type: number) => packet.length >= 20 && packet.readUInt16BE(0) === type && packet.readUInt32BE(4) === 0x2112a442;
   // ChannelData: a channel number 0x4000-0x4FFF in the first two octets (RFC 8656 §12.4).
   const isChannelData = (packet: Buffer) => packet.length >= 4 && ((packet[0] ?? 0) & 0xf0) === 0x40;
@@ -55,9 +89,11 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
         if (isIndication(reply, DATA_INDICATION) || isChannelData(reply)) {
           if (random() < share) {
             dropped.down += 1;
+            countsOf(key).dropped.down += 1;
             return;
           }
           passed.down += 1;
+          countsOf(key).passed.down += 1;
         }
         front.send(reply, client.port, client.address);
       });
@@ -67,9 +103,11 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
     if (isIndication(packet, SEND_INDICATION) || isChannelData(packet)) {
       if (random() < share) {
         dropped.up += 1;
+        countsOf(key).dropped.up += 1;
         return;
       }
       passed.up += 1;
+      countsOf(key).passed.up += 1;
     }
     back.send(packet, server.port, server.host);
   });
@@ -78,8 +116,12 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
     port: front.address().port,
     dropped,
     passed,
+    get clients() {
+      return [...clients.values()];
+    },
     reset() {
       dropped.up = dropped.down = passed.up = passed.down = 0;
+      clients = new Map();
     },
     close() {
       front.close();
