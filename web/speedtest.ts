@@ -261,7 +261,13 @@ export async function runSpeedTest(): Promise<void> {
           const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
-          const untrusted = lossWatch === undefined ? undefined : lossUntrusted(lossWatch.sending());
+          const sending = lossWatch?.sending();
+          const untrusted = sending === undefined ? undefined : lossUntrusted(sending);
+          // What the trust rule read, for scripts and tests: the most messages that waited in the
+          // browser at once and the datagrams its transport sent over the step.
+          const element = $('#speed-results [data-metric="loss"]');
+          element.dataset.maxWaiting = sending === undefined ? '' : String(sending.maxWaiting);
+          element.dataset.datagrams = sending?.datagrams === undefined ? '' : String(sending.datagrams);
           if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
           // No number: the count would be the browser's bundling more than the network's loss.
           else if (untrusted !== undefined) metric('loss', NOT_TRUSTWORTHY, untrusted);

@@ -52,6 +52,9 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
       expect(await page.textContent('#speed-status')).toBe('Done.');
       // The figure and the line under it that says how it was reached or why it is missing.
       const part = async (which: string) => (await page.textContent(`#speed-results [data-metric="loss"] .${which}`)) ?? '';
+      const loss = page.locator('#speed-results [data-metric="loss"]');
+      // What the page's trust rule read (web/loss-watch.ts), printed for the record.
+      process.stdout.write(`page packet loss: at most ${String(await loss.getAttribute('data-max-waiting'))} messages waited in the browser, ${String(await loss.getAttribute('data-datagrams'))} datagrams sent over the step\n`);
       return `${await part('value')}: ${await part('detail')}`;
     } finally {
       await context.close();
