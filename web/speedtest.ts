@@ -127,6 +127,9 @@ export async function runSpeedTest(): Promise<void> {
     error.hidden = true;
     offerShare(undefined);
     for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
+    const lossElement = $('#speed-results [data-metric="loss"]');
+    delete lossElement.dataset.maxWaiting;
+    delete lossElement.dataset.datagrams;
     $('#speed-chart-figure').hidden = true;
     $('#speed-note').hidden = true;
     start.disabled = true;
@@ -262,7 +265,7 @@ export async function runSpeedTest(): Promise<void> {
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
           const sending = lossWatch?.sending();
-          const untrusted = sending === undefined ? undefined : lossUntrusted(sending);
+          const untrusted = sending === undefined ? undefined : lossUntrusted(sending, lost);
           // What the trust rule read, for scripts and tests: the most messages that waited in the
           // browser at once and the datagrams its transport sent over the step.
           const element = $('#speed-results [data-metric="loss"]');

@@ -57,13 +57,25 @@ function seeded(seed: number): () => number {
   };
 }
 
-export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1): Promise<LossyRelay> {
-  const random = seeded(seed);
+/**
+ * `outage`: after `afterUp` relayed datagrams have gone up, every one either way is dropped for
+ * `ms` (and counted), as a link that goes away for a moment: what makes a WebRTC sender hold its
+ * messages back and then pack them together.
+ */
+export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1, outage?: { afterUp: number; ms: number }): Promise<LossyRelay> {
+  const seededRandom = seeded(seed);
   const front = createSocket('udp4');
   front.bind(0, '127.0.0.1');
   await once(front, 'listening');
   const dropped = { up: 0, down: 0 };
   const passed = { up: 0, down: 0 };
+  let outageStart: number | undefined;
+  const random = (): number => {
+    if (outage === undefined) return seededRandom();
+    const now = performance.now();
+    if (outageStart === undefined && passed.up + dropped.up >= outage.afterUp) outageStart = now;
+    return outageStart !== undefined && now - outageStart < outage.ms ? -1 : seededRandom();
+  };
   /** One socket toward the server per client, so the server sees each client apart. */
   const backs = new Map<string, Socket>();
   let clients = new Map<string, Counts>();

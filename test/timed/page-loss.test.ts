@@ -98,6 +98,18 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
     expect(figures.length).toBeGreaterThan(0);
   }, 300_000);
 
+  it('with the link gone for 1 s mid-step: not trustworthy, and why (the browser held its messages back and packed them)', async () => {
+    // A deterministic case of what a busy machine does now and then: while nothing gets through,
+    // SCTP's congestion window stops the sender, the engine's messages wait in the browser and
+    // then leave packed together, so the count of lost messages is not one of lost datagrams.
+    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, 0, 7, { afterUp: 300, ms: 1000 });
+    relays.push(relay);
+    const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(relay.port)}`, NETDIAG_TURN_SECRET: secret });
+    const shown = await lossShown(server);
+    expect(relay.dropped.up).toBeGreaterThan(0);
+    expect(shown).toMatch(/^not trustworthy: the browser (could not send at the step's pace: up to [0-9]+ of its 1000 messages waited|packed its 1000 messages into [0-9]+ datagrams)/);
+  }, 90_000);
+
   it('with no TURN server configured: not measured, and why', async () => {
     const server = await serve({});
     expect(await lossShown(server)).toBe('not measured: this server has no TURN server to measure it through');
