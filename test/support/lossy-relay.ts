@@ -57,12 +57,24 @@ function seeded(seed: number): () => number {
   };
 }
 
-/**
- * `outage`: after `afterUp` relayed datagrams have gone up, every one either way is dropped for
- * `ms` (and counted), as a link that goes away for a moment: what makes a WebRTC sender hold its
- * messages back and then pack them together.
- */
-export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1, outage?: { afterUp: number; ms: number }): Promise<LossyRelay> {
+export interface RelayFaults {
+  /**
+   * After `afterUp` relayed datagrams have gone up, every one either way is dropped for `ms` (and
+   * counted), as a link that goes away for a moment: what makes a WebRTC sender hold its messages
+   * back and then pack them together.
+   */
+  outage?: { afterUp: number; ms: number };
+  /**
+   * Relayed datagrams going down are held from the first for this long, then sent in one go, all
+   * within one turn of this process's event loop: a client in this process cannot read while
+   * they arrive, and its socket's receive buffer overflows, as a busy client's would.
+   */
+  holdDownMs?: number;
+}
+
+export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1, faults: RelayFaults = {}): Promise<LossyRelay> {
+  const { outage, holdDownMs } = faults;
+  let held: (() => void)[] | undefined;
   const seededRandom = seeded(seed);
   const front = createSocket('udp4');
   front.bind(0, '127.0.0.1');
@@ -106,6 +118,19 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
           }
           passed.down += 1;
           countsOf(key).passed.down += 1;
+          if (holdDownMs !== undefined) {
+            if (held === undefined) {
+              const queue: (() => void)[] = [];
+              held = queue;
+              setTimeout(() => {
+                for (const send of queue) send();
+              }, holdDownMs);
+            }
+            held.push(() => {
+              front.send(reply, client.port, client.address);
+            });
+            return;
+          }
         }
         front.send(reply, client.port, client.address);
       });

@@ -102,7 +102,7 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
     // A deterministic case of what a busy machine does now and then: while nothing gets through,
     // SCTP's congestion window stops the sender, the engine's messages wait in the browser and
     // then leave packed together, so the count of lost messages is not one of lost datagrams.
-    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, 0, 7, { afterUp: 300, ms: 1000 });
+    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, 0, 7, { outage: { afterUp: 300, ms: 1000 } });
     relays.push(relay);
     const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(relay.port)}`, NETDIAG_TURN_SECRET: secret });
     const shown = await lossShown(server);
