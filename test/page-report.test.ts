@@ -1,7 +1,7 @@
 // The page's plain rules for a finished speed test (web/report.ts): the spread of round trips,
 // what a missing figure says, and when the browser itself is named as the likely limit.
 import { describe, expect, it } from 'vitest';
-import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, noLoadedLatency, spread } from '../web/report.js';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread } from '../web/report.js';
 
 describe('the spread of round trips', () => {
   it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
@@ -56,5 +56,25 @@ describe('the chart\'s y axis', () => {
     expect(scale.step).toBeCloseTo(step, 9);
     expect(scale.top).toBeCloseTo(top, 9);
     expect(scale.top).toBeGreaterThanOrEqual(max);
+  });
+});
+
+describe("whether the packet-loss figure is the network's", () => {
+  it('is, when the browser sent one message to a datagram at the pace (as Chromium did sending well: at most 9-29 waiting, 1001-1097 datagrams)', () => {
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 29, datagrams: 1034 }, 97)).toBeUndefined();
+    expect(lossUntrusted({ messages: 1000, maxWaiting: LOSS_MAX_WAITING, datagrams: 950 }, 97)).toBeUndefined();
+    // None lost is none lost, however packed: no datagram that carried a message was lost.
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 119, datagrams: 944 }, 0)).toBeUndefined();
+    // Without getStats() the messages waiting still tell.
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 9, datagrams: undefined }, 97)).toBeUndefined();
+  });
+
+  it('is not, and says why, when messages waited in the browser (430 did under load) or left packed into fewer datagrams', () => {
+    expect(lossUntrusted({ messages: 1000, maxWaiting: LOSS_MAX_WAITING + 1, datagrams: 1040 }, 97)).toBe(
+      "the browser could not send at the step's pace: up to 51 of its 1000 messages waited in the browser at once and left packed together, so one datagram lost took many",
+    );
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 430, datagrams: undefined }, 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1000/);
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 694 }, 97)).toBe('the browser packed its 1000 messages into 694 datagrams, so one datagram lost took several');
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 949 }, 97)).toBeDefined();
   });
 });

@@ -5,7 +5,8 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { bloatText, browserLimitNote, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
+import { bloatText, browserLimitNote, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
+import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
@@ -80,6 +81,8 @@ const rate = (name: 'download' | 'upload', b: Bandwidth | undefined, burst: Burs
 };
 
 const NOT_MEASURED = 'not measured';
+/** Measured, but what was counted is not the network's loss, and the detail says why. */
+const NOT_TRUSTWORTHY = 'not trustworthy';
 
 /** min, p90 and jitter of a set of round trips, in words. */
 const spreadText = (s: Spread, what: string): string =>
@@ -139,6 +142,9 @@ export async function runSpeedTest(): Promise<void> {
     error.hidden = true;
     offerShare(undefined);
     for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
+    const lossElement = $('#speed-results [data-metric="loss"]');
+    delete lossElement.dataset.maxWaiting;
+    delete lossElement.dataset.datagrams;
     $('#speed-chart-figure').hidden = true;
     $('#speed-note').hidden = true;
     start.disabled = true;
@@ -151,8 +157,12 @@ export async function runSpeedTest(): Promise<void> {
       let engine: SpeedTest;
       let settled = false;
       let stall: ReturnType<typeof setTimeout> | undefined;
+      // How the browser sent the loss step's messages, from its own statistics: whether the
+      // figure is the network's (report.ts, lossUntrusted).
+      const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
       const finish = () => {
         settled = true;
+        lossWatch?.stop();
         clearTimeout(stall);
         start.disabled = false;
         select.disabled = false;
@@ -273,7 +283,16 @@ export async function runSpeedTest(): Promise<void> {
           const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
           const sent = loss?.numMessagesSent ?? 0;
           const lost = loss?.lostMessages?.length ?? 0;
+          const sending = lossWatch?.sending();
+          const untrusted = sending === undefined ? undefined : lossUntrusted(sending, lost);
+          // What the trust rule read, for scripts and tests: the most messages that waited in the
+          // browser at once and the datagrams its transport sent over the step.
+          const element = $('#speed-results [data-metric="loss"]');
+          element.dataset.maxWaiting = sending === undefined ? '' : String(sending.maxWaiting);
+          element.dataset.datagrams = sending?.datagrams === undefined ? '' : String(sending.datagrams);
           if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
+          // No number: the count would be the browser's bundling more than the network's loss.
+          else if (untrusted !== undefined) metric('loss', NOT_TRUSTWORTHY, untrusted);
           else {
             // To the hundredth of a percent, as a share link keeps it.
             lossMeasured = { sent, lost, percent: Math.round((10_000 * lost) / sent) / 100 };

@@ -62,7 +62,7 @@ function report(mode: string, r: Result, loss: PacketLoss) {
     if (bw?.shortRequestsOnly === true) notes.push(`every ${name} request took under 10 ms, so the ${name} rate counts them all (the engine counts only requests of 10 ms or more); a full test gives a firmer figure`);
   }
   if (r.downLoadedLatency === undefined && r.upLoadedLatency === undefined) notes.push('no transfer lasted 250 ms, so there is no loaded latency and the quality classes stay pending');
-  if (!loss.measured) notes.push(`packet loss not measured: ${loss.reason}`);
+  if (!loss.measured) notes.push(`packet loss ${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`);
   // The worse direction under load, against the idle latency.
   const loaded = r.downLoadedLatency === undefined && r.upLoadedLatency === undefined ? undefined : Math.max(r.downLoadedLatency ?? 0, r.upLoadedLatency ?? 0);
   const bloat = bufferbloat(r.latency, loaded);
@@ -185,7 +185,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       ['jitter', formatMs(r.jitter_ms ?? undefined)],
       ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
       ['bufferbloat', r.bufferbloat_grade === null ? 'not measured: no transfer lasted 250 ms' : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
-      ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `not measured: ${loss.reason}`],
+      ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`],
       ['streaming', r.streaming_quality],
       ['gaming', r.gaming_quality],
       ['video call', r.video_call_quality],

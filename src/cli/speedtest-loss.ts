@@ -3,9 +3,13 @@
 // measured, the reason is the result: "not measured" is never reported as 0%.
 import { ApiFailure, type Client } from './client.js';
 import type { Schemas } from '../generated/openapi-types.js';
-import { LossNotMeasured, measureLoss, type LossPlan, type LossResult } from './turn/loss.js';
+import { LossNotMeasured, lossUntrustedHere, measureLoss, type LossPlan, type LossResult } from './turn/loss.js';
 
-export type PacketLoss = ({ measured: true } & LossResult) | { measured: false; reason: string };
+/**
+ * Measured, or not and why. `untrusted`: it ran, but what it counted includes datagrams this
+ * computer itself failed to send or dropped, so no figure is given as the network's.
+ */
+export type PacketLoss = ({ measured: true } & LossResult) | { measured: false; reason: string; untrusted?: true };
 
 export async function packetLoss(client: Client, plan?: LossPlan): Promise<PacketLoss> {
   let credentials: Schemas['TurnCredentials'];
@@ -17,7 +21,9 @@ export async function packetLoss(client: Client, plan?: LossPlan): Promise<Packe
     return { measured: false, reason: `no TURN credentials: ${err.message}` };
   }
   try {
-    return { measured: true, ...(await measureLoss(credentials, plan)) };
+    const result = await measureLoss(credentials, plan);
+    const untrusted = lossUntrustedHere(result);
+    return untrusted === undefined ? { measured: true, ...result } : { measured: false, reason: untrusted, untrusted: true };
   } catch (err) {
     if (err instanceof LossNotMeasured) return { measured: false, reason: err.message };
     throw err;

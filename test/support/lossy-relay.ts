@@ -16,8 +16,33 @@ export interface LossyRelay {
   dropped: { up: number; down: number };
   /** Indications passed so far, each way. */
   passed: { up: number; down: number };
+  /**
+   * The same per client, in the order each was first seen. A browser's loss step has two (its
+   * sending and its receiving peer connection), and its messages cross the relay up from the
+   * first that sends data and down to the other: browserStepLoss tells the share they lose.
+   */
+  clients: Counts[];
   reset(): void;
   close(): void;
+}
+
+interface Counts {
+  dropped: { up: number; down: number };
+  passed: { up: number; down: number };
+}
+
+/**
+ * The share of a browser loss step's messages the relay dropped, sent one to a datagram: those
+ * going up from the client that sent most and down to the other (the sender's datagrams up
+ * include a few of ICE's and SCTP's own, as the receiver's down do, which the share allows for).
+ */
+export function browserStepLoss(relay: LossyRelay): number {
+  const [a, b] = relay.clients;
+  if (a === undefined || b === undefined) return NaN;
+  const [sender, receiver] = a.passed.up + a.dropped.up >= b.passed.up + b.dropped.up ? [a, b] : [b, a];
+  const up = sender.dropped.up / (sender.dropped.up + sender.passed.up);
+  const down = receiver.dropped.down / (receiver.dropped.down + receiver.passed.down);
+  return 1 - (1 - up) * (1 - down);
 }
 
 /** mulberry32: a small seeded generator, uniform enough for a drop decision. */
@@ -32,15 +57,48 @@ function seeded(seed: number): () => number {
   };
 }
 
-export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1): Promise<LossyRelay> {
-  const random = seeded(seed);
+export interface RelayFaults {
+  /**
+   * After `afterUp` relayed datagrams have gone up, every one either way is dropped for `ms` (and
+   * counted), as a link that goes away for a moment: what makes a WebRTC sender hold its messages
+   * back and then pack them together.
+   */
+  outage?: { afterUp: number; ms: number };
+  /**
+   * Relayed datagrams going down are held from the first for this long, then sent in one go, all
+   * within one turn of this process's event loop: a client in this process cannot read while
+   * they arrive, and its socket's receive buffer overflows, as a busy client's would.
+   */
+  holdDownMs?: number;
+}
+
+export async function startLossyRelay(server: { host: string; port: number }, share: number, seed = 1, faults: RelayFaults = {}): Promise<LossyRelay> {
+  const { outage, holdDownMs } = faults;
+  let held: (() => void)[] | undefined;
+  const seededRandom = seeded(seed);
   const front = createSocket('udp4');
   front.bind(0, '127.0.0.1');
   await once(front, 'listening');
   const dropped = { up: 0, down: 0 };
   const passed = { up: 0, down: 0 };
+  let outageStart: number | undefined;
+  const random = (): number => {
+    if (outage === undefined) return seededRandom();
+    const now = performance.now();
+    if (outageStart === undefined && passed.up + dropped.up >= outage.afterUp) outageStart = now;
+    return outageStart !== undefined && now - outageStart < outage.ms ? -1 : seededRandom();
+  };
   /** One socket toward the server per client, so the server sees each client apart. */
   const backs = new Map<string, Socket>();
+  let clients = new Map<string, Counts>();
+  const countsOf = (key: string): Counts => {
+    let counts = clients.get(key);
+    if (counts === undefined) {
+      counts = { dropped: { up: 0, down: 0 }, passed: { up: 0, down: 0 } };
+      clients.set(key, counts);
+    }
+    return counts;
+  };
   const isIndication = (packet: Buffer, type: number) => packet.length >= 20 && packet.readUInt16BE(0) === type && packet.readUInt32BE(4) === 0x2112a442;
   // ChannelData: a channel number 0x4000-0x4FFF in the first two octets (RFC 8656 §12.4).
   const isChannelData = (packet: Buffer) => packet.length >= 4 && ((packet[0] ?? 0) & 0xf0) === 0x40;
@@ -55,9 +113,24 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
         if (isIndication(reply, DATA_INDICATION) || isChannelData(reply)) {
           if (random() < share) {
             dropped.down += 1;
+            countsOf(key).dropped.down += 1;
             return;
           }
           passed.down += 1;
+          countsOf(key).passed.down += 1;
+          if (holdDownMs !== undefined) {
+            if (held === undefined) {
+              const queue: (() => void)[] = [];
+              held = queue;
+              setTimeout(() => {
+                for (const send of queue) send();
+              }, holdDownMs);
+            }
+            held.push(() => {
+              front.send(reply, client.port, client.address);
+            });
+            return;
+          }
         }
         front.send(reply, client.port, client.address);
       });
@@ -67,9 +140,11 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
     if (isIndication(packet, SEND_INDICATION) || isChannelData(packet)) {
       if (random() < share) {
         dropped.up += 1;
+        countsOf(key).dropped.up += 1;
         return;
       }
       passed.up += 1;
+      countsOf(key).passed.up += 1;
     }
     back.send(packet, server.port, server.host);
   });
@@ -78,8 +153,12 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
     port: front.address().port,
     dropped,
     passed,
+    get clients() {
+      return [...clients.values()];
+    },
     reset() {
       dropped.up = dropped.down = passed.up = passed.down = 0;
+      clients = new Map();
     },
     close() {
       front.close();

@@ -9,7 +9,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSilentUdp } from '../support/silent-udp.js';
 import { startCoturn, type Coturn } from '../support/coturn.js';
-import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
+import { browserStepLoss, startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
@@ -52,6 +52,9 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
       expect(await page.textContent('#speed-status')).toBe('Done.');
       // The figure and the line under it that says how it was reached or why it is missing.
       const part = async (which: string) => (await page.textContent(`#speed-results [data-metric="loss"] .${which}`)) ?? '';
+      const loss = page.locator('#speed-results [data-metric="loss"]');
+      // What the page's trust rule read (web/loss-watch.ts), printed for the record.
+      process.stdout.write(`page packet loss: at most ${String(await loss.getAttribute('data-max-waiting'))} messages waited in the browser, ${String(await loss.getAttribute('data-datagrams'))} datagrams sent over the step\n`);
       return `${await part('value')}: ${await part('detail')}`;
     } finally {
       await context.close();
@@ -71,25 +74,41 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
     expect(relay.passed.up).toBeGreaterThanOrEqual(1000);
   }, 90_000);
 
-  it('with 5% of datagrams dropped each way: a loss near the share the relay dropped', async () => {
-    // Two tries: in about one run in five on this machine Chromium lost datagrams before they
-    // reached the relay (it saw ~1150 pass instead of ~1900) and the page read 17-26% against the
-    // relay's 10%. Not yet explained; a second miss fails.
-    let miss = '';
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const { relay, server } = await throughRelay(0.05);
+  it('with 5% of datagrams dropped each way, 10 runs in a row: each within 2 points of what the relay dropped, or not trustworthy and why', async () => {
+    // No second try: when the browser packs its messages (it falls behind the step's pace on a
+    // busy machine, and then one datagram lost takes ~58 of them) the page must say so instead of
+    // a number, and a number it does show must be the network's.
+    const { relay, server } = await throughRelay(0.05);
+    const figures: number[] = [];
+    for (let run = 1; run <= 10; run++) {
+      relay.reset();
       const shown = await lossShown(server);
+      const dropped = 100 * browserStepLoss(relay);
+      process.stdout.write(`page packet loss ${String(run)}/10: ${shown} | the relay dropped ${dropped.toFixed(1)}% of the step's datagrams (${JSON.stringify(relay.clients)})\n`);
       const match = /^([0-9.]+)%: ([0-9]+) of 1000 datagrams through this server's TURN server$/.exec(shown);
-      expect(match, shown).not.toBeNull();
-      const reported = Number(match?.[1]);
-      const dropped = (100 * (relay.dropped.up + relay.dropped.down)) / (relay.passed.up + relay.dropped.up);
-      process.stdout.write(`page packet loss: reported ${String(reported)}%, relay dropped ${dropped.toFixed(1)}% of the datagrams sent (${JSON.stringify(relay.dropped)} dropped, ${JSON.stringify(relay.passed)} passed)\n`);
-      expect(reported).toBeGreaterThan(0);
-      miss = Math.abs(reported - dropped) < 5 ? '' : `reported ${String(reported)}% against the relay's ${dropped.toFixed(1)}%`;
-      if (miss === '') break;
+      if (match === null) {
+        expect(shown).toMatch(/^not trustworthy: the browser (could not send at the step's pace: up to [0-9]+ of its 1000 messages waited|packed its 1000 messages into [0-9]+ datagrams)/);
+        continue;
+      }
+      const reported = Number(match[1]);
+      expect(Math.abs(reported - dropped), `run ${String(run)}: reported ${String(reported)}% against the relay's ${dropped.toFixed(1)}%`).toBeLessThanOrEqual(2);
+      figures.push(reported);
     }
-    expect(miss).toBe('');
-  }, 180_000);
+    // A page that never trusts its figure would pass the loop above and measure nothing.
+    expect(figures.length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('with the link gone for 1 s mid-step: not trustworthy, and why (the browser held its messages back and packed them)', async () => {
+    // A deterministic case of what a busy machine does now and then: while nothing gets through,
+    // SCTP's congestion window stops the sender, the engine's messages wait in the browser and
+    // then leave packed together, so the count of lost messages is not one of lost datagrams.
+    const relay = await startLossyRelay({ host: '127.0.0.1', port: turn.port }, 0, 7, { outage: { afterUp: 300, ms: 1000 } });
+    relays.push(relay);
+    const server = await serve({ NETDIAG_TURN_URL: `turn:127.0.0.1:${String(relay.port)}`, NETDIAG_TURN_SECRET: secret });
+    const shown = await lossShown(server);
+    expect(relay.dropped.up).toBeGreaterThan(0);
+    expect(shown).toMatch(/^not trustworthy: the browser (could not send at the step's pace: up to [0-9]+ of its 1000 messages waited|packed its 1000 messages into [0-9]+ datagrams)/);
+  }, 90_000);
 
   it('with no TURN server configured: not measured, and why', async () => {
     const server = await serve({});

@@ -5,7 +5,9 @@
 // do between its two relayed peer connections. Paced like the engine's packet-loss step: batches
 // of 10 every 10 ms, then up to 3 s for stragglers.
 import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
 import { lookup } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
 import { ATTR, TYPE, decode, encode, errorOf, longTermKey, newTransactionId, readXorAddress, xorAddress, type Address, type Message } from './stun.js';
 
 interface TurnCredentials {
@@ -33,6 +35,44 @@ export interface LossResult {
   received: number;
   /** Percent of the datagrams sent that did not come back. */
   lossPercent: number;
+  /** Datagrams this computer failed to send (the send's callback had an error: ENOBUFS, EAGAIN…), by error code. */
+  notSent: Record<string, number>;
+  /**
+   * Datagrams that reached this computer and were dropped at the socket's receive buffer, from
+   * the kernel's own count (Linux's /proc/net/udp); undefined where it cannot be read.
+   */
+  droppedHere: number | undefined;
+}
+
+/**
+ * Why the loss counted is not the network's, or undefined when it is: a datagram this computer
+ * could not send, or dropped on arrival because the client was too slow to read it, would be
+ * counted as lost on the way.
+ */
+export function lossUntrustedHere(r: Pick<LossResult, 'sent' | 'notSent' | 'droppedHere'>): string | undefined {
+  const failed = Object.values(r.notSent).reduce((a, b) => a + b, 0);
+  const why: string[] = [];
+  if (failed > 0) why.push(`${String(failed)} of the ${String(r.sent)} datagrams could not be sent from this computer (${Object.keys(r.notSent).sort().join(', ')})`);
+  if ((r.droppedHere ?? 0) > 0) why.push(`${String(r.droppedHere)} that came back were dropped by this computer before the client read them (its socket's receive buffer was full)`);
+  return why.length === 0 ? undefined : `${why.join('; ')}, so the count would take them for the network's`;
+}
+
+/**
+ * Datagrams the kernel dropped at this UDP port's receive buffer (the `drops` column of
+ * /proc/net/udp and udp6, Linux); undefined elsewhere or when the socket is not listed.
+ */
+async function socketDrops(port: number): Promise<number | undefined> {
+  let drops: number | undefined;
+  for (const table of ['/proc/net/udp', '/proc/net/udp6']) {
+    const text = await readFile(table, 'utf8').catch(() => '');
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const local = fields[1]?.split(':')[1];
+      const count = Number(fields.at(-1));
+      if (local !== undefined && Number.parseInt(local, 16) === port && Number.isInteger(count)) drops = (drops ?? 0) + count;
+    }
+  }
+  return drops;
 }
 
 /** Why loss was not measured: said to the person, never reported as 0%. */
@@ -144,9 +184,12 @@ class TurnSession {
     if (reply.type !== TYPE.createPermissionSuccess) throw new LossNotMeasured(`the TURN server refused to relay to its own relayed address: ${describe(reply)}`);
   }
 
-  send(peer: Address, data: Buffer): void {
+  /** Sends one datagram; `failed` hears of it when the system would not (its callback's error). */
+  send(peer: Address, data: Buffer, failed: (code: string) => void): void {
     const id = newTransactionId();
-    this.#socket.send(encode(TYPE.sendIndication, id, [[ATTR.xorPeerAddress, xorAddress(peer, id)], [ATTR.data, data]]), this.#target.port, this.#target.address);
+    this.#socket.send(encode(TYPE.sendIndication, id, [[ATTR.xorPeerAddress, xorAddress(peer, id)], [ATTR.data, data]]), this.#target.port, this.#target.address, (err) => {
+      if (err !== null) failed((err as NodeJS.ErrnoException).code ?? err.message);
+    });
   }
 
   /** Gives the allocation back (a Refresh with LIFETIME 0, RFC 8656 §7): best effort. */
@@ -175,6 +218,9 @@ export async function measureLoss(credentials: TurnCredentials, plan: LossPlan =
   }
   const socket = createSocket(resolved.family === 6 ? 'udp6' : 'udp4');
   socket.on('error', () => undefined);
+  // Bound first, so the kernel's drop count for its port can be read before and after.
+  socket.bind(0);
+  await once(socket, 'listening');
   const session = new TurnSession(socket, { address: resolved.address, port: target.port }, credentials);
   const received = new Set<number>();
   session.onData = (data) => {
@@ -183,20 +229,28 @@ export async function measureLoss(credentials: TurnCredentials, plan: LossPlan =
   try {
     const relayed = await session.allocate(plan.requestTimeoutMs);
     await session.permit(relayed, plan.requestTimeoutMs);
+    const notSent: Record<string, number> = {};
+    const failed = (code: string) => {
+      notSent[code] = (notSent[code] ?? 0) + 1;
+    };
+    const port = socket.address().port;
+    const dropsBefore = await socketDrops(port);
     for (let sent = 0; sent < plan.datagrams; ) {
       for (let i = 0; i < plan.batchSize && sent < plan.datagrams; i++, sent++) {
         const data = Buffer.alloc(8);
         data.writeUInt32BE(TAG, 0);
         data.writeUInt32BE(sent, 4);
-        session.send(relayed, data);
+        session.send(relayed, data, failed);
       }
       await sleep(plan.batchEveryMs);
     }
     const waitUntil = performance.now() + plan.waitMs;
     while (received.size < plan.datagrams && performance.now() < waitUntil) await sleep(20);
+    const dropsAfter = await socketDrops(port);
     await session.release(1000);
     const count = [...received].filter((n) => n < plan.datagrams).length;
-    return { server: uri, sent: plan.datagrams, received: count, lossPercent: (100 * (plan.datagrams - count)) / plan.datagrams };
+    const droppedHere = dropsBefore === undefined || dropsAfter === undefined ? undefined : dropsAfter - dropsBefore;
+    return { server: uri, sent: plan.datagrams, received: count, lossPercent: (100 * (plan.datagrams - count)) / plan.datagrams, notSent, droppedHere };
   } finally {
     socket.close();
   }
