@@ -208,6 +208,13 @@ export async function runSpeedTest(): Promise<void> {
       // change the results too, so a transfer that hangs while they go on would never be given up.
       let finished = 0;
       engine.onResultsChange = ({ type }) => {
+        // The engine can report after its end: a transfer step's side pings are paused on a timer
+        // after the step's last transfer, and each result is handed over on a timer of its own, so
+        // a ping answered together with the last upload (on a real link its request waits in the
+        // upload queue behind the upload's tail) arrives after onFinish. Taken, it wrote
+        // "Measuring upload…" over "Done." and the running upload figure over the final one, with
+        // the stall check already stopped: the run never ended for whoever watched it.
+        if (settled) return;
         const r = engine.results;
         const now = r.getDownloadBandwidthPoints().length + r.getUploadBandwidthPoints().length + r.getUnloadedLatencyPoints().length;
         if (now !== finished) {

@@ -1,0 +1,174 @@
+// The page's speed test ends as "Done." and stays so when the engine reports a round trip after
+// its end. The engine (@cloudflare/speedtest 1.14) pauses a transfer step's side pings only on a
+// timer after the step's last transfer, and hands each result over on a timer of its own, so a
+// ping answered together with the last upload reaches onResultsChange after onFinish. On a
+// shaped link that is common: the ping's request waits in the upload queue behind the upload's
+// last bytes, and both answers come back together. The page used to write "Measuring upload…"
+// over "Done." then (its stall check already stopped), and the run never ended for a script or
+// a person watching it (seen as a page test hanging in its upload on shaped links).
+//
+// Here a relay in front of the real server makes that meeting certain on loopback: it holds each
+// upload's answer until the next side ping arrives, then lets both go together.
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.js';
+import { requireCommands } from './support/system.js';
+
+const ready = requireCommands('page in chromium', ['chromium'], 'chromium');
+
+/** Longest an upload's answer is held waiting for a ping: the engine pings every 400 ms. */
+const HOLD_MAX_MS = 3_000;
+
+interface Relay {
+  url: string;
+  /** Awaited before a paired upload's and ping's answers go out. */
+  beforeRelease: () => Promise<void>;
+  /** Upload answers released by a ping's arrival (rather than by HOLD_MAX_MS). */
+  paired: () => number;
+  close: () => Promise<void>;
+}
+
+/**
+ * A relay to `upstream` that forwards everything as it is, except that an answer to `POST /__up`
+ * is held until the next side ping of the upload step (`GET /__down?…during=upload…`) has been
+ * answered upstream; then both answers go out in the same tick, the upload's first, so the browser
+ * receives them together.
+ */
+async function startPairingRelay(upstream: string): Promise<Relay> {
+  const target = new URL(upstream);
+  let held: (() => void) | undefined;
+  let paired = 0;
+  const relay: Relay = {
+    url: '',
+    beforeRelease: () => Promise.resolve(),
+    paired: () => paired,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse, onAnswer: (release: () => void) => void) => {
+    const out = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      onAnswer(() => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(res);
+      });
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  };
+  const now = (release: () => void) => {
+    release();
+  };
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    if (req.method === 'POST' && url.startsWith('/__up')) {
+      forward(req, res, (release) => {
+        const timer = setTimeout(() => {
+          held = undefined;
+          release();
+        }, HOLD_MAX_MS);
+        held = () => {
+          clearTimeout(timer);
+          release();
+        };
+      });
+      return;
+    }
+    const upload = url.startsWith('/__down') && url.includes('during=upload') ? held : undefined;
+    if (upload === undefined) {
+      forward(req, res, now);
+      return;
+    }
+    held = undefined;
+    paired += 1;
+    forward(req, res, (release) => {
+      void relay.beforeRelease().then(() => {
+        upload();
+        release();
+      });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  relay.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  return relay;
+}
+
+describe.skipIf(!ready)('the page when the engine reports a round trip after its end', () => {
+  let server: TestServer;
+  let relay: Relay;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000' });
+    relay = await startPairingRelay(server.url);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await relay.close();
+    await server.close();
+  });
+
+  it('stays "Done." with its figures when a ping answered with the last upload arrives after the end', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      // The page busy when both answers arrive, as a loaded machine's often is: the browser then
+      // queues the upload's and the ping's answers together, and the engine takes both before its
+      // timers (without this, an idle page on loopback takes each answer as it comes).
+      relay.beforeRelease = async () => {
+        void page.evaluate(() => {
+          const until = performance.now() + 300;
+          while (performance.now() < until);
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      };
+      // Every status the page shows, in order.
+      await page.addInitScript(() => {
+        const shown: string[] = [];
+        (window as unknown as { shown: string[] }).shown = shown;
+        document.addEventListener('DOMContentLoaded', () => {
+          const status = document.querySelector('#speed-status');
+          if (status === null) return;
+          new MutationObserver(() => shown.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+        });
+      });
+      // What the engine logs as it takes each transfer and round trip.
+      let logged: string[] = [];
+      page.on('console', (message) => logged.push(message.text()));
+      await page.goto(`${relay.url}/`);
+      await page.waitForSelector('#speed-start:not([disabled])');
+      // Two light runs in the one page: each ends with an upload paired with a ping.
+      for (let run = 1; run <= 2; run++) {
+        logged = [];
+        await page.selectOption('#speed-mode', 'light');
+        await page.click('#speed-start');
+        // The run is over when the page gives the Start button back (on its end, or on a failure).
+        await page.waitForSelector('#speed-start:not([disabled])', { timeout: 60_000 });
+        const upload = await page.getAttribute('#speed-results [data-metric="upload"]', 'data-value');
+        // Time for the engine's timers after its end: the late round trip, had the page taken it.
+        await page.waitForTimeout(1_500);
+        const shown = (await page.evaluate(() => (window as unknown as { shown: string[] }).shown.splice(0))).filter((s, i, all) => s !== all[i - 1]);
+        expect(await page.textContent('#speed-status'), `run ${String(run)}: the page's last statuses ${shown.slice(-3).join(' → ')}`).toBe('Done.');
+        // The upload's figure is the final one, not the engine's running figure written over it.
+        expect(upload).not.toBeNull();
+        expect(await page.getAttribute('#speed-results [data-metric="upload"]', 'data-value')).toBe(upload);
+        // The condition was there: the engine took a round trip after the run's last upload, which
+        // it hands over only after its end.
+        const lastUpload = logged.findLastIndex((line) => line.startsWith('upload '));
+        expect(logged.slice(lastUpload + 1).some((line) => /^latency .*during upload/.test(line)), `run ${String(run)}: no round trip after the last upload`).toBe(true);
+      }
+      // The relay did pair uploads with pings (else this would test nothing).
+      expect(relay.paired()).toBeGreaterThan(10);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+});
