@@ -57,6 +57,36 @@ describe('the sustained rate and the burst, on recorded links', () => {
   }
 });
 
+describe('a client that pauses between transfers', () => {
+  it("reads the link's rate, not the bucket its pauses refill: the page's uploads on a 96/160 Mbit/s link", () => {
+    // The link: 96 Mbit/s (12 MB/s) sustained, 160 (20 MB/s) while a 20 MB bucket lasts, which
+    // refills at 12 MB/s while the link idles. Ten 5 MB transfers 20 ms apart spend the bucket,
+    // then three of 25 MB each start 210 ms after the one before (the engine reading the answer
+    // and Chromium copying the next body): each sends the 2.52 MB its pause refilled at the peak,
+    // 6.3 MB in all at 20 MB/s, and the rest at 12 MB/s, so it reads 107 Mbit/s.
+    const R = 12e6;
+    const P = 20e6;
+    let tokens = 20e6;
+    let t = 0;
+    const out: TimedTransfer[] = [];
+    const send = (bytes: number, gapMs: number) => {
+      tokens = Math.min(20e6, tokens + (R * gapMs) / 1000);
+      t += gapMs;
+      const atPeak = Math.min(bytes, (tokens * P) / (P - R));
+      tokens -= ((P - R) * atPeak) / P;
+      const ms = 1000 * (atPeak / P + (bytes - atPeak) / R);
+      t += ms;
+      out.push({ ping: 0, duration: ms, bps: (8 * bytes) / (ms / 1000), bytes, endMs: t });
+    };
+    for (let i = 0; i < 10; i++) send(5e6, 20);
+    for (let i = 0; i < 3; i++) send(25e6, 210);
+    expect((out.at(-1)?.bps ?? 0) / 1e6).toBeGreaterThan(105);
+    const rates = directionRates(out);
+    expect(rates.burst).toBeDefined();
+    within((rates.sustained?.bps ?? 0) / 1e6, 96, 0.02);
+  });
+});
+
 describe('what is not a burst', () => {
   /** Back-to-back transfers of `bytes` at `mbps` each, one after another from time 0. */
   const series = (parts: { bytes: number; mbps: number }[]): TimedTransfer[] => {

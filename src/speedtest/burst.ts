@@ -93,31 +93,73 @@ export function directionRates(transfers: TimedTransfer[]): DirectionRates {
   const ordered = [...transfers].sort((a, b) => a.endMs - b.endMs);
   const first = ordered[0];
   if (first === undefined) return whole;
-  const origin = first.endMs - first.duration;
+  // Bytes over the time the transfers took, their gaps left out: a client that pauses between
+  // transfers (the page's engine reads each answer and prepares the next body, ~170 ms before a
+  // 25 MB upload) would otherwise bend the series where the link did not.
   let bytes = 0;
-  const points = ordered.map((t) => ({ t: t.endMs - origin, bytes: (bytes += t.bytes) }));
+  let active = 0;
+  const points = ordered.map((t) => ({ t: (active += t.duration), bytes: (bytes += t.bytes) }));
   const k = bend(points);
   const knee = k === undefined ? undefined : points[k];
   if (k === undefined || knee === undefined) return whole;
   const before = ordered.slice(0, k + 1);
-  // The first transfer after the bend may have started on the bucket's last bytes: with enough
-  // after it to stand for the link, it is left out of the sustained rate.
-  const after = ordered.length - (k + 1) > MIN_SUSTAINED_TRANSFERS ? ordered.slice(k + 2) : ordered.slice(k + 1);
+  const after = ordered.slice(k + 1);
+  // The first transfer after the bend may have started on the bucket's last bytes: it is left
+  // out of the sustained rate, and with only two after the bend the last alone stands for it.
+  const settled = after.length > MIN_SUSTAINED_TRANSFERS ? after.slice(1) : after.slice(-1);
   const lastEnd = points[points.length - 1]?.t ?? 0;
   const early = timed(before);
   const late = timed(after);
-  const sustained = bandwidthOf(after);
+  const raw = bandwidthOf(after);
   // The peak as the engine's rule reads a rate: the 90th percentile of the burst's transfers
   // (its first, small ones are slowed by the round trip and TCP's slow start, not the link).
   const peak = percentile(early, 0.9);
   const lateMedian = percentile(late, 0.5);
   const lateHigh = percentile(late, 0.9);
-  if (sustained === undefined || peak === undefined || lateMedian === undefined || lateHigh === undefined) return whole;
+  if (raw === undefined || peak === undefined || lateMedian === undefined || lateHigh === undefined) return whole;
   if (late.length < MIN_SUSTAINED_TRANSFERS || lastEnd - knee.t < MIN_SUSTAINED_MS) return whole;
   // Faster by a quarter than the rate after, which stays down: its own fast transfers fall
   // well short of the peak.
   if (peak < MIN_PEAK_RATIO * lateMedian || lateHigh * LATE_MARGIN > peak) return whole;
+  // Each transfer after the bend, read for what the link sustains: the tokens its gap before it
+  // refilled went at the peak (gapCorrected).
+  const sustained = bandwidthOf(settled.map((t) => ({ ...t, bps: gapCorrected(t, gapBefore(ordered, t), peak) })));
+  if (sustained === undefined) return whole;
   const above = knee.bytes - (sustained.bps / 8) * (knee.t / 1000);
   if (above < MIN_BURST_BYTES) return whole;
   return { sustained, burst: { peakBps: peak, bytes: Math.round(above), durationMs: knee.t } };
+}
+
+/** The idle time before a transfer: from the end of the one before it to its own start, ms. */
+function gapBefore(ordered: readonly TimedTransfer[], t: TimedTransfer): number {
+  const i = ordered.indexOf(t);
+  const previous = i > 0 ? ordered[i - 1] : undefined;
+  return previous === undefined ? 0 : Math.max(0, t.endMs - t.duration - previous.endMs);
+}
+
+/**
+ * A transfer's rate with its own small burst taken out. While the link idles between two
+ * transfers its bucket refills at the sustained rate R, and the next transfer sends those tokens
+ * at the peak P first: tokens R·gap carry R·gap·P/(P−R) bytes at P, the rest goes at R. So the
+ * transfer's time is that share at P plus the rest at R; R is found by bisection between a third
+ * of the transfer's own rate and the rate itself (the time only falls as R grows). A transfer
+ * right after another (the command line's, 1-2 ms apart) is left as it is.
+ */
+function gapCorrected(t: TimedTransfer, gapMs: number, peakBps: number): number | undefined {
+  const measured = t.bps;
+  if (measured === undefined || measured <= 0 || t.duration <= 0 || gapMs <= 0 || measured >= peakBps) return measured;
+  const seconds = t.duration / 1000;
+  const timeAt = (rate: number): number => {
+    const tokens = rate * (gapMs / 1000);
+    const atPeak = Math.min(8 * t.bytes, (tokens * peakBps) / (peakBps - rate));
+    return atPeak / peakBps + (8 * t.bytes - atPeak) / rate;
+  };
+  let low = measured / 3;
+  let high = measured;
+  for (let i = 0; i < 40; i++) {
+    const mid = (low + high) / 2;
+    if (timeAt(mid) > seconds) low = mid;
+    else high = mid;
+  }
+  return (low + high) / 2;
 }

@@ -5,7 +5,8 @@
 // bucket is spent, the peak in its first second, the bytes it carried above the sustained rate.
 // `netdiag speedtest` (the default, full test) must report the sustained rate each way within 10%,
 // and name the burst with its peak within 15% and its size within 30%; the page must read the
-// sustained rate and name the burst; on a plain link neither names one. Both directions are
+// sustained rate each way within 10% and name the burst (on the 20/40 link, below); on a plain
+// link neither names one. Both directions are
 // shaped alike, so the upload is held to the download's reference.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -159,14 +160,16 @@ describe.skipIf(!ready)('speed test on boosted links', () => {
     }
   }, 300_000);
 
-  it('at 20 Mbit/s after a 4 MB bucket at 40, the page reads the sustained rate each way and names the burst under it', async () => {
-    const shape = BOOSTED[0];
+  // The page on the 20/40 link only: on the 100/200 link it read within 0.6% each way in five
+  // runs of six, and once ended "did not finish" after 12 s with its message lost, not yet
+  // explained (issue 38); it joins this list once that is found.
+  it.each([BOOSTED[0]])('at $rate Mbit/s after a $bucket-byte bucket at $peak, the page reads the sustained rate each way and names the burst under it', async (shape) => {
     link.shape(shape.rate, 20, shape.bucket, shape.peak);
     await refill(shape);
     const reference = await bulk(Math.round((shape.bucket * shape.peak) / (shape.peak - shape.rate) + ((shape.rate * 1e6) / 8) * 4));
     await refill(shape);
     const page = await pageTest();
-    process.stdout.write(`boosted 20/40 Mbit/s, page: ${page.down.toFixed(1)} / ${page.up.toFixed(1)} against ${reference.sustainedMbps.toFixed(1)} sustained; bursts ${String(page.downBurst)} / ${String(page.upBurst)} bit/s\n`);
+    process.stdout.write(`boosted ${String(shape.rate)}/${String(shape.peak)} Mbit/s, page: ${page.down.toFixed(1)} / ${page.up.toFixed(1)} against ${reference.sustainedMbps.toFixed(1)} sustained; bursts ${String(page.downBurst)} / ${String(page.upBurst)} bit/s\n`);
     expect(within(page.down, reference.sustainedMbps, 0.1), 'download').toBe(true);
     expect(within(page.up, reference.sustainedMbps, 0.1), 'upload').toBe(true);
     expect(page.downBurst).not.toBeNull();
