@@ -18,9 +18,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { burstReference } from '../test/support/burst-reference.ts';
+import { measureBurstReference, referenceBytes } from '../test/support/burst-reference.ts';
 import { createShapedLink } from '../test/support/shaped-link.ts';
 
 // --burst-kb: tbf's bucket instead of 1 ms at the rate, to see what a larger one does to short transfers.
@@ -63,28 +62,6 @@ async function cli(mode) {
   const { stdout } = await exec(process.execPath, [CLI, 'speedtest', '--mode', mode, '--json', '--no-analytics', '--no-packet-loss', '--url', base, '--timeout', '30'], { maxBuffer: 1 << 20 });
   const r = JSON.parse(stdout);
   return { down: r.download_mbps, up: r.upload_mbps, increase: r.loaded_latency_increase_ms, grade: r.bufferbloat_grade, downBurst: r.download_burst, upBurst: r.upload_burst, ms: r.duration_ms };
-}
-
-/** A bulk download timed every 100 ms: the boosted link's reference. */
-function bulkTimed(bytes) {
-  return new Promise((resolve, reject) => {
-    const rates = [];
-    let mark = performance.now();
-    let inBin = 0;
-    http.get(`${base}/__down?bytes=${bytes}`, (res) => {
-      res.on('data', (chunk) => {
-        inBin += chunk.length;
-        const now = performance.now();
-        if (now - mark >= 100) {
-          rates.push((8 * inBin) / ((now - mark) * 1000));
-          inBin = 0;
-          mark = now;
-        }
-      });
-      res.on('end', () => resolve(burstReference(rates)));
-      res.on('error', reject);
-    }).on('error', reject);
-  });
 }
 
 async function page(mode) {
@@ -149,7 +126,7 @@ try {
       const refill = () => sleep((bucket / ((rate * 1e6) / 8)) * 1000 + 1000);
       for (let run = 1; run <= Number(values.runs); run++) {
         await refill();
-        const ref = await bulkTimed(Math.round((bucket * peak) / (peak - rate) + ((rate * 1e6) / 8) * 4));
+        const ref = await measureBurstReference(base, referenceBytes(rate, peak, bucket));
         await refill();
         const c = await cli('full');
         await refill();

@@ -123,7 +123,7 @@ export function directionRates(transfers: TimedTransfer[]): DirectionRates {
   if (peak < MIN_PEAK_RATIO * lateMedian || lateHigh * LATE_MARGIN > peak) return whole;
   // Each transfer after the bend, read for what the link sustains: the tokens its gap before it
   // refilled went at the peak (gapCorrected).
-  const sustained = bandwidthOf(settled.map((t) => ({ ...t, bps: gapCorrected(t, gapBefore(ordered, t), peak) })));
+  const sustained = bandwidthOf(settled.map((t) => ({ ...t, bps: gapCorrected(t, gapBefore(ordered, ordered.indexOf(t)), peak) })));
   if (sustained === undefined) return whole;
   const above = knee.bytes - (sustained.bps / 8) * (knee.t / 1000);
   if (above < MIN_BURST_BYTES) return whole;
@@ -131,10 +131,10 @@ export function directionRates(transfers: TimedTransfer[]): DirectionRates {
 }
 
 /** The idle time before a transfer: from the end of the one before it to its own start, ms. */
-function gapBefore(ordered: readonly TimedTransfer[], t: TimedTransfer): number {
-  const i = ordered.indexOf(t);
+function gapBefore(ordered: readonly TimedTransfer[], i: number): number {
+  const t = ordered[i];
   const previous = i > 0 ? ordered[i - 1] : undefined;
-  return previous === undefined ? 0 : Math.max(0, t.endMs - t.duration - previous.endMs);
+  return t === undefined || previous === undefined ? 0 : Math.max(0, t.endMs - t.duration - previous.endMs);
 }
 
 /**

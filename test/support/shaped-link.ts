@@ -4,7 +4,8 @@
 // sender's own host, so the queue builds where a real bottleneck's does (a sender's TCP Small
 // Queues would hide a queue on its own interface). The server namespace sends with CUBIC, a
 // loss-based sender that fills the queue as most servers do. Needs root and iproute2.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 
 export interface ShapedLink {
@@ -91,6 +92,34 @@ export function createShapedLink(): ShapedLink {
     destroy() {
       // Deleting the router namespace deletes both pairs.
       destroy();
+    },
+  };
+}
+
+/** `netdiag serve` in the link's server namespace, once it listens: its URL, and how to stop it. */
+export async function serveOnLink(link: ShapedLink, cli: string, env: Record<string, string>): Promise<{ base: string; stop(): Promise<void> }> {
+  const [command, ...args] = link.inServer([process.execPath, cli, 'serve']);
+  const server = spawn(command ?? 'ip', args, {
+    env: { PATH: process.env.PATH ?? '', PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    server.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"msg":"listening"')) resolve();
+    });
+    server.once('exit', (code) => {
+      reject(new Error(`the server exited with ${String(code)}: ${out}`));
+    });
+  });
+  return {
+    base: `http://${link.serverAddress}:8080`,
+    stop: async () => {
+      if (server.exitCode === null) {
+        server.kill('SIGTERM');
+        await once(server, 'exit');
+      }
     },
   };
 }

@@ -8,16 +8,13 @@
 // sustained rate each way within 10% and name the burst (on the 20/40 link, below); on a plain
 // link neither names one. Both directions are
 // shaped alike, so the upload is held to the download's reference.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { burstReference, type BurstReference } from '../support/burst-reference.js';
+import { measureBurstReference, referenceBytes } from '../support/burst-reference.js';
 import { canMakeNetns } from '../support/netns.js';
 import { CLI, runCli } from '../support/process.js';
-import { createShapedLink, type ShapedLink } from '../support/shaped-link.js';
+import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
 import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('speed test on boosted links', ['ip', 'tc', 'chromium'], 'iproute2 chromium') && canMakeNetns();
@@ -45,67 +42,24 @@ const BOOSTED = [
 describe.skipIf(!ready)('speed test on boosted links', () => {
   let link: ShapedLink;
   let browser: Browser;
-  let server: ChildProcess;
+  let served: Awaited<ReturnType<typeof serveOnLink>>;
   let base: string;
 
   beforeAll(async () => {
     link = createShapedLink();
-    const [command, ...args] = link.inServer([process.execPath, CLI, 'serve']);
-    server = spawn(command ?? 'ip', args, {
-      env: { PATH: process.env.PATH ?? '', PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      server.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('"msg":"listening"')) resolve();
-      });
-      server.once('exit', (code) => {
-        reject(new Error(`the server exited with ${String(code)}: ${out}`));
-      });
-    });
-    base = `http://${link.serverAddress}:8080`;
+    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000' });
+    base = served.base;
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
   }, 30_000);
 
   afterAll(async () => {
     await browser.close();
-    if (server.exitCode === null) {
-      server.kill('SIGTERM');
-      await once(server, 'exit');
-    }
+    await served.stop();
     link.destroy();
   });
 
   /** Waits for the link's bucket to refill: it refills at the sustained rate, so bucket / rate, and a second more. */
   const refill = (shape: { rate: number; bucket: number }) => sleep((shape.bucket / ((shape.rate * 1e6) / 8)) * 1000 + 1000);
-
-  /** One bulk download of `bytes`, its rate in each 100 ms (Mbit/s): the reference. */
-  function bulk(bytes: number): Promise<BurstReference> {
-    return new Promise((resolve, reject) => {
-      const rates: number[] = [];
-      let mark = performance.now();
-      let inBin = 0;
-      http
-        .get(`${base}/__down?bytes=${String(bytes)}`, (res) => {
-          res.on('data', (chunk: Buffer) => {
-            inBin += chunk.length;
-            const now = performance.now();
-            if (now - mark >= 100) {
-              rates.push((8 * inBin) / ((now - mark) * 1000));
-              inBin = 0;
-              mark = now;
-            }
-          });
-          res.on('end', () => {
-            resolve(burstReference(rates));
-          });
-          res.on('error', reject);
-        })
-        .on('error', reject);
-    });
-  }
 
   async function speedtest(): Promise<Report> {
     const run = await runCli(['speedtest', '--json', '--no-analytics', '--no-packet-loss', '--url', base, '--timeout', '30'], {}, 240_000);
@@ -144,8 +98,7 @@ describe.skipIf(!ready)('speed test on boosted links', () => {
   it.each(BOOSTED)('at $rate Mbit/s after a $bucket-byte bucket at $peak, the CLI reports the sustained rate and names the burst each way', async (shape) => {
     link.shape(shape.rate, 20, shape.bucket, shape.peak);
     await refill(shape);
-    // Enough to spend the bucket at the peak and then run four seconds at the rate.
-    const reference = await bulk(Math.round((shape.bucket * shape.peak) / (shape.peak - shape.rate) + ((shape.rate * 1e6) / 8) * 4));
+    const reference = await measureBurstReference(base, referenceBytes(shape.rate, shape.peak, shape.bucket));
     await refill(shape);
     const cli = await speedtest();
     process.stdout.write(
@@ -166,7 +119,7 @@ describe.skipIf(!ready)('speed test on boosted links', () => {
   it.each([BOOSTED[0]])('at $rate Mbit/s after a $bucket-byte bucket at $peak, the page reads the sustained rate each way and names the burst under it', async (shape) => {
     link.shape(shape.rate, 20, shape.bucket, shape.peak);
     await refill(shape);
-    const reference = await bulk(Math.round((shape.bucket * shape.peak) / (shape.peak - shape.rate) + ((shape.rate * 1e6) / 8) * 4));
+    const reference = await measureBurstReference(base, referenceBytes(shape.rate, shape.peak, shape.bucket));
     await refill(shape);
     const page = await pageTest();
     process.stdout.write(`boosted ${String(shape.rate)}/${String(shape.peak)} Mbit/s, page: ${page.down.toFixed(1)} / ${page.up.toFixed(1)} against ${reference.sustainedMbps.toFixed(1)} sustained; bursts ${String(page.downBurst)} / ${String(page.upBurst)} bit/s\n`);

@@ -6,8 +6,7 @@
 // with it), and with a 20 ms delay line its idle latency must be within 2 ms of curl's time to
 // first byte on a warm connection. The page is held to the same accuracy and the same bufferbloat
 // difference. Figures are printed for the closing note; bench/ has the same as a benchmark.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
 import { canMakeNetns } from '../support/netns.js';
 import { CLI, runCli } from '../support/process.js';
-import { createShapedLink, type ShapedLink } from '../support/shaped-link.js';
+import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
 import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('speed test on shaped links', ['ip', 'tc', 'curl', 'chromium'], 'iproute2 curl chromium') && canMakeNetns();
@@ -36,35 +35,20 @@ interface Report {
 describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
   let link: ShapedLink;
   let browser: Browser;
-  let server: ChildProcess;
+  let served: Awaited<ReturnType<typeof serveOnLink>>;
   let base: string;
   const scratch = mkdtempSync(join(tmpdir(), 'netdiag-shaped-'));
 
   beforeAll(async () => {
     link = createShapedLink();
-    const [command, ...args] = link.inServer([process.execPath, CLI, 'serve']);
-    server = spawn(command ?? 'ip', args, {
-      env: { PATH: process.env.PATH ?? '', PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      server.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('"msg":"listening"')) resolve();
-      });
-      server.once('exit', (code) => { reject(new Error(`the server exited with ${String(code)}: ${out}`)); });
-    });
-    base = `http://${link.serverAddress}:8080`;
+    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' });
+    base = served.base;
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
   }, 30_000);
 
   afterAll(async () => {
     await browser.close();
-    if (server.exitCode === null) {
-      server.kill('SIGTERM');
-      await once(server, 'exit');
-    }
+    await served.stop();
     link.destroy();
     rmSync(scratch, { recursive: true, force: true });
   });
