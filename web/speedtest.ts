@@ -73,7 +73,7 @@ const metric = (name: string, value: string, detail?: string, exact?: number): v
 /** A rate, with the burst before it under it when the link gave one (its exact figures in `data-burst-*`). */
 const rate = (name: 'download' | 'upload', b: Bandwidth | undefined, burst: Burst | undefined): void => {
   const how = b === undefined ? 'no transfer was timed' : basis(b);
-  metric(name, formatMbps(b?.bps), burst === undefined ? how : `${burstText(burst)}, then ${how} after it`, b?.bps);
+  metric(name, formatMbps(b?.bps), burst === undefined ? how : `${burstText(burst)}; sustained: ${how}`, b?.bps);
   if (burst === undefined) return;
   const element = $(`#speed-results [data-metric="${name}"]`);
   element.dataset.burstPeak = String(burst.peakBps);
