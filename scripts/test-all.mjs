@@ -4,22 +4,59 @@
 // line names each step's outcome. It names steps, never counts, so the closing lines of each
 // vitest run ("Test Files …", "Tests …") stay the only test counts in the output.
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+// Each vitest step also writes a JSON report here, so the run can end by naming the tests that
+// failed: a CI log is often read from its tail, and vitest names a failure far above its own
+// closing lines, behind the later steps' output.
+const reports = join(root, 'test-results', 'npm-test');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+const reportArgs = (file) => ['--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, file)}`];
+
 /** The steps of `npm test`, after npm's own `pretest` (the build). */
 const STEPS = [
   { name: 'typecheck', command: 'npm', args: ['run', 'typecheck'] },
   { name: 'lint', command: 'npm', args: ['run', 'lint'] },
-  { name: 'node suites', command: 'vitest', args: ['run'] },
-  { name: 'workerd suites', command: 'npm', args: ['run', 'test:workers'] },
+  { name: 'node suites', command: 'vitest', args: ['run', ...reportArgs('node.json')], report: 'node.json' },
+  { name: 'workerd suites', command: 'npm', args: ['run', 'test:workers', '--', ...reportArgs('workerd.json')], report: 'workerd.json' },
   // Last and alone: the speed test on shaped links measures rates, so it runs once nothing else
   // loads the machine (root; skipped with a notice without it, failed under CI=true).
-  { name: 'timed suites', command: 'vitest', args: ['run', '--config', 'vitest.timed.config.ts'] },
+  {
+    name: 'timed suites',
+    command: 'vitest',
+    args: ['run', '--config', 'vitest.timed.config.ts', ...reportArgs('timed.json')],
+    report: 'timed.json',
+  },
 ];
+
+/** The failed tests a step's JSON report names, each with the first lines of its error. */
+function failuresIn(step) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(join(reports, step.report), 'utf8'));
+  } catch {
+    return [`(no report from ${step.name}: see its output above)`];
+  }
+  const lines = [];
+  for (const file of report.testResults ?? []) {
+    const name = file.name.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    // A file that failed with no failed test failed outside one (a hook, an import, a crash).
+    if (failed.length === 0 && file.status === 'failed') lines.push(`${name}: ${firstLines(file.message)}`);
+    for (const t of failed) lines.push(`${name} > ${t.fullName}: ${firstLines(t.failureMessages?.[0])}`);
+  }
+  return lines.length > 0 ? lines : [`(the report names no failed test: see ${step.name}' output above)`];
+}
+
+function firstLines(text) {
+  return String(text ?? '').split('\n').slice(0, 6).join('\n    ');
+}
 
 // Run outside npm too (`node scripts/test-all.mjs`): the project's binaries come first, as npm
 // puts them, so `vitest` and the project's Node 22 (the `node` devDependency) are found.
@@ -74,6 +111,11 @@ if (interruptedBy !== null) {
   process.exit(128 + constants.signals[interruptedBy]);
 }
 if (failed.length > 0) {
+  for (const o of failed) {
+    const step = STEPS.find((s) => s.name === o.name);
+    if (step?.report === undefined || o.outcome === 'not run') continue;
+    process.stdout.write(`\nfailed in ${o.name}:\n${failuresIn(step).map((l) => `  ${l}`).join('\n')}\n`);
+  }
   process.stdout.write(`npm test FAILED in: ${failed.map((o) => o.name).join(', ')}\n`);
   process.exit(1);
 }

@@ -10,6 +10,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changingHostNetwork } from './support/host-network-lock.js';
 import { canMakeNetns } from './support/netns.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
@@ -86,25 +87,31 @@ describe.skipIf(!haveCurl || !canMakeNetns())('a link-local peer, whose socket a
   const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let server: TestServer | undefined;
   beforeAll(async () => {
-    ip('netns', 'add', ns);
-    ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
-    ip('link', 'set', nsSide, 'netns', ns);
-    // Link-local addresses only, set by hand without duplicate address detection so they are
-    // usable at once (the kernel's own would be tentative for a second or two).
-    ip('link', 'set', hostSide, 'addrgenmode', 'none');
-    ip('-n', ns, 'link', 'set', nsSide, 'addrgenmode', 'none');
-    ip('addr', 'add', 'fe80::5eed:1/64', 'dev', hostSide, 'nodad');
-    ip('-n', ns, 'addr', 'add', 'fe80::5eed:2/64', 'dev', nsSide, 'nodad');
-    ip('link', 'set', hostSide, 'up');
-    ip('-n', ns, 'link', 'set', nsSide, 'up');
+    changingHostNetwork(() => {
+      ip('netns', 'add', ns);
+      ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
+      ip('link', 'set', nsSide, 'netns', ns);
+      // Link-local addresses only, set by hand without duplicate address detection so they are
+      // usable at once (the kernel's own would be tentative for a second or two).
+      ip('link', 'set', hostSide, 'addrgenmode', 'none');
+      ip('-n', ns, 'link', 'set', nsSide, 'addrgenmode', 'none');
+      ip('addr', 'add', 'fe80::5eed:1/64', 'dev', hostSide, 'nodad');
+      ip('-n', ns, 'addr', 'add', 'fe80::5eed:2/64', 'dev', nsSide, 'nodad');
+      ip('link', 'set', hostSide, 'up');
+      ip('-n', ns, 'link', 'set', nsSide, 'up');
+    });
     server = await startTestServer({ HOST: `fe80::5eed:1%${hostSide}` });
   });
   afterAll(async () => {
     try {
       await server?.close();
     } finally {
-      // Deleting the namespace deletes its end of the pair, and with it the other end.
-      ip('netns', 'del', ns);
+      // This side's end of the pair at once: the namespace's own would go in the kernel's
+      // deferred cleanup, after the lock is let go (test/support/host-network-lock.ts).
+      changingHostNetwork(() => {
+        ip('link', 'del', hostSide);
+        ip('netns', 'del', ns);
+      });
     }
   });
 

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILY_TIMEOUT_MS } from '../src/ip/families.js';
+import { holdHostNetworkQuiet } from './support/host-network-lock.js';
 import { canMakeNetns, createBlackhole, type Blackhole } from './support/netns.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
@@ -72,11 +73,21 @@ describe.skipIf(!ready)('the dual-stack check in headless Chromium', () => {
 
   /** Opens the page at `base` (recording what it asks for); resolves when the verdict is in. */
   async function open(base: string, width = 1280) {
-    const started = Date.now();
-    const { page, context, requested, refused } = await openWatched(browser, `${base}/`, width);
-    // The bound is the page's own deadline, with a wide margin for a loaded machine.
-    await page.waitForFunction(() => (document.querySelector('#families-verdict') as HTMLElement).dataset.verdict !== undefined, undefined, { timeout: FAMILY_TIMEOUT_MS * 4 });
-    return { page, context, requested, refused: await refused(), tookMs: Date.now() - started };
+    // Chromium fails its requests in flight when the host's interfaces change, as other suites'
+    // namespaces come and go: held still while the page asks (test/support/host-network-lock.ts).
+    const release = await holdHostNetworkQuiet();
+    try {
+      const started = Date.now();
+      const { page, context, requested, refused } = await openWatched(browser, `${base}/`, width);
+      // How each failed request failed, in Chromium's words, for a verdict that is not the one expected.
+      const failures: string[] = [];
+      page.on('requestfailed', (request) => failures.push(`${request.url()}: ${request.failure()?.errorText ?? ''} after ${String(Date.now() - started)} ms`));
+      // The bound is the page's own deadline, with a wide margin for a loaded machine.
+      await page.waitForFunction(() => (document.querySelector('#families-verdict') as HTMLElement).dataset.verdict !== undefined, undefined, { timeout: FAMILY_TIMEOUT_MS * 4 });
+      return { page, context, requested, refused: await refused(), tookMs: Date.now() - started, failures };
+    } finally {
+      release();
+    }
   }
 
   it('shows both addresses and the verdict "both", asking only the two family origins beside its own', async () => {
@@ -112,9 +123,9 @@ describe.skipIf(!ready)('the dual-stack check in headless Chromium', () => {
     it('names IPv6 as broken after the page\'s deadline, never waiting on it longer', async () => {
       const server = await serverWith((port) => ({ v4: `http://${V4}:${String(port)}`, v6: `http://${BROKEN_V6}:${String(port)}` }));
       try {
-        const { page, context, tookMs } = await open(server.url);
+        const { page, context, tookMs, failures } = await open(server.url);
         const s = await shown(page);
-        expect(s.verdict).toBe('ipv6-broken');
+        expect(s.verdict, failures.join('; ')).toBe('ipv6-broken');
         expect(s.text).toMatch(/^IPv6 is broken: it did not answer in [0-9.]+ s\. IPv4 works, but sites that offer IPv6 may load slowly/);
         expect(s.ipv6).toMatch(/^no answernothing in [0-9.]+ s: broken$/);
         expect(s.ipv4).toMatch(/^127\.0\.0\.1/);

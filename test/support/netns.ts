@@ -2,6 +2,7 @@
 // interface (iproute2; needs root). Addresses come from 10.231.0.0/16, a /30 per namespace.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { changingHostNetwork } from './host-network-lock.js';
 
 export interface Netns {
   name: string;
@@ -25,27 +26,36 @@ export function createNetns(): Netns {
   const nsAddress = `10.231.${third}.${fourth + 2}`;
   const hostSide = `ndh${tag}`;
   const nsSide = `ndn${tag}`;
-  ip('netns', 'add', name);
-  try {
-    ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
-    ip('link', 'set', nsSide, 'netns', name);
-    ip('addr', 'add', `${hostAddress}/30`, 'dev', hostSide);
-    ip('link', 'set', hostSide, 'up');
-    ip('-n', name, 'addr', 'add', `${nsAddress}/30`, 'dev', nsSide);
-    ip('-n', name, 'link', 'set', nsSide, 'up');
-    ip('-n', name, 'link', 'set', 'lo', 'up');
-  } catch (err) {
-    ip('netns', 'del', name);
-    throw err;
-  }
+  changingHostNetwork(() => {
+    ip('netns', 'add', name);
+    try {
+      ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
+      ip('link', 'set', nsSide, 'netns', name);
+      ip('addr', 'add', `${hostAddress}/30`, 'dev', hostSide);
+      // No IPv6 link-local address on this side: its duplicate address detection would end a
+      // second or two after `up`, outside the lock, with an address change (host-network-lock.ts).
+      ip('link', 'set', hostSide, 'addrgenmode', 'none');
+      ip('link', 'set', hostSide, 'up');
+      ip('-n', name, 'addr', 'add', `${nsAddress}/30`, 'dev', nsSide);
+      ip('-n', name, 'link', 'set', nsSide, 'up');
+      ip('-n', name, 'link', 'set', 'lo', 'up');
+    } catch (err) {
+      ip('netns', 'del', name);
+      throw err;
+    }
+  });
   return {
     name,
     hostAddress,
     nsAddress,
     exec: (command) => ['ip', 'netns', 'exec', name, ...command],
-    // Deleting the namespace deletes its end of the pair, and with it the other end.
     destroy: () => {
-      ip('netns', 'del', name);
+      changingHostNetwork(() => {
+        // This side's end first: deleting the namespace would take it too, but in the kernel's
+        // deferred cleanup, after the lock is let go.
+        ip('link', 'del', hostSide);
+        ip('netns', 'del', name);
+      });
     },
   };
 }
@@ -76,19 +86,32 @@ export function createBlackhole(): Blackhole {
   const address = `${prefix}2`;
   const hostSide = `ndb${tag}`;
   const nsSide = `ndc${tag}`;
-  ip('netns', 'add', name);
-  try {
-    ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
-    ip('link', 'set', nsSide, 'netns', name);
-    // nodad: usable at once, instead of after duplicate address detection's second or so.
-    ip('-6', 'addr', 'add', `${hostAddress}/64`, 'dev', hostSide, 'nodad');
-    ip('link', 'set', hostSide, 'up');
-    ip('-n', name, '-6', 'addr', 'add', `${address}/64`, 'dev', nsSide, 'nodad');
-    ip('-n', name, 'link', 'set', nsSide, 'up');
-    ip('-n', name, '-6', 'route', 'add', 'blackhole', `${hostAddress}/128`);
-  } catch (err) {
-    ip('netns', 'del', name);
-    throw err;
-  }
-  return { address, destroy: () => ip('netns', 'del', name) };
+  changingHostNetwork(() => {
+    ip('netns', 'add', name);
+    try {
+      ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nsSide);
+      ip('link', 'set', nsSide, 'netns', name);
+      // nodad: usable at once, instead of after duplicate address detection's second or so.
+      ip('-6', 'addr', 'add', `${hostAddress}/64`, 'dev', hostSide, 'nodad');
+      // Nor a link-local address, whose detection would end after `up`, outside the lock.
+      ip('link', 'set', hostSide, 'addrgenmode', 'none');
+      ip('link', 'set', hostSide, 'up');
+      ip('-n', name, '-6', 'addr', 'add', `${address}/64`, 'dev', nsSide, 'nodad');
+      ip('-n', name, 'link', 'set', nsSide, 'up');
+      ip('-n', name, '-6', 'route', 'add', 'blackhole', `${hostAddress}/128`);
+    } catch (err) {
+      ip('netns', 'del', name);
+      throw err;
+    }
+  });
+  return {
+    address,
+    destroy: () => {
+      changingHostNetwork(() => {
+        // As in createNetns: this side's end at once, not in the namespace's deferred cleanup.
+        ip('link', 'del', hostSide);
+        ip('netns', 'del', name);
+      });
+    },
+  };
 }

@@ -56,6 +56,10 @@ export function createShapedLink(): ShapedLink {
     run('ip', 'netns', 'exec', router, 'ip', 'link', 'add', links.routerFar, 'type', 'veth', 'peer', 'name', links.serverSide);
     run('ip', 'netns', 'exec', router, 'ip', 'link', 'set', links.serverSide, 'netns', server);
     run('ip', 'addr', 'add', `${client.host}/30`, 'dev', links.clientSide);
+    // No IPv6 link-local address on this side: its duplicate address detection would end a second
+    // or two after `up` with an address change, which makes Chromium fail its requests in flight
+    // (test/support/host-network-lock.ts).
+    run('ip', 'link', 'set', links.clientSide, 'addrgenmode', 'none');
     run('ip', 'link', 'set', links.clientSide, 'up');
     run('ip', 'route', 'add', `${far.server}/32`, 'via', client.router);
     run('ip', '-n', router, 'addr', 'add', `${client.router}/30`, 'dev', links.routerNear);
