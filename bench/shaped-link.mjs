@@ -1,14 +1,17 @@
-// npm run bench:shaped [-- --runs 3] [--burst-kb 256] [--only-accuracy | --only-bufferbloat | --only-boosted] [--small-queue-ms 5] [--small-rate-mbit 20]
+// npm run bench:shaped [-- --runs 3] [--burst-kb 256] [--only-accuracy | --only-bufferbloat | --only-boosted | --only-completion] [--small-queue-ms 5] [--small-rate-mbit 20] [--completion-runs 8]
 //   (root, iproute2, curl, Debian's chromium; Node 22, which reads the .ts link helper)
 //
 // The speed test's accuracy on links of known speed: the link of test/support/shaped-link.ts
-// (tbf on a router namespace, the server in its own namespace sending with CUBIC), at 20 and
+// (tbf on a router namespace, the server in its own namespace sending with CUBIC), at 5, 20 and
 // 200 Mbit/s with a 20 ms queue, each run measuring the reference (curl's bulk download and
-// upload of the same size), `netdiag speedtest --json` and the page in Chromium, in turn; then the
+// upload of the same size), the default test in `netdiag speedtest --json` and in the page in
+// Chromium, in turn, with how long each took; then the
 // loaded latency with a 5 ms queue at 20 Mbit/s and a 300 ms one at 5 Mbit/s; then boosted links (tbf
 // with a peak rate: 20 Mbit/s after a 4 MB bucket at 40, 100 after 20 MB at 200), each run measuring
 // a bulk download timed every 100 ms (the sustained rate, the peak, the bytes above the sustained
-// rate: test/support/burst-reference.ts) and the default test in the CLI and the page. Prints each
+// rate: test/support/burst-reference.ts) and the default test in the CLI and the page; then the
+// page's default test run again and again, back to back, on 5 and 20 Mbit/s links with 20 ms and
+// 300 ms queues (--completion-runs each), counting the runs that end with figures. Prints each
 // run and the error against the reference. Needs `npm run build`.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,7 +26,7 @@ import { measureBurstReference, referenceBytes } from '../test/support/burst-ref
 import { createShapedLink } from '../test/support/shaped-link.ts';
 
 // --burst-kb: tbf's bucket instead of 1 ms at the rate, to see what a larger one does to short transfers.
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'burst-kb': { type: 'string' }, 'only-accuracy': { type: 'boolean', default: false }, 'only-bufferbloat': { type: 'boolean', default: false }, 'only-boosted': { type: 'boolean', default: false }, 'small-queue-ms': { type: 'string', default: '5' }, 'small-rate-mbit': { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'burst-kb': { type: 'string' }, 'only-accuracy': { type: 'boolean', default: false }, 'only-bufferbloat': { type: 'boolean', default: false }, 'only-boosted': { type: 'boolean', default: false }, 'only-completion': { type: 'boolean', default: false }, 'completion-runs': { type: 'string', default: '8' }, 'small-queue-ms': { type: 'string', default: '5' }, 'small-rate-mbit': { type: 'string', default: '20' } } });
 const burst = values['burst-kb'] === undefined ? undefined : Number(values['burst-kb']) * 1000;
 const exec = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -71,14 +74,18 @@ async function page(mode) {
     await tab.goto(`${base}/`);
     await tab.waitForSelector('#speed-start:not([disabled])');
     await tab.selectOption('#speed-mode', mode);
+    const clicked = Date.now();
     await tab.click('#speed-start');
     await tab.locator('#speed-status', { hasText: /^(Done\.|The test did not finish\.)$/ }).waitFor({ timeout: 300_000 });
+    const ms = Date.now() - clicked;
+    const status = await tab.textContent('#speed-status');
+    const error = await tab.textContent('#speed-error');
     const value = async (name) => Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value'));
     const burst = async (name) => {
       const peak = await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-peak');
       return peak === null ? null : { peak_mbps: Number(peak) / 1e6, bytes: Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-bytes')) };
     };
-    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"] .value'), downBurst: await burst('download'), upBurst: await burst('upload') };
+    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"] .value'), downBurst: await burst('download'), upBurst: await burst('upload'), ms, done: status === 'Done.', error };
   } finally {
     await context.close();
   }
@@ -87,7 +94,7 @@ async function page(mode) {
 const pct = (value, ref) => `${value >= ref ? '+' : ''}${((100 * (value - ref)) / ref).toFixed(1)}%`;
 const rows = [];
 try {
-  for (const [rate, mode, bytes] of values['only-bufferbloat'] || values['only-boosted'] ? [] : [[20, 'light', 12_500_000], [200, 'full', 100_000_000]]) {
+  for (const [rate, mode, bytes] of values['only-bufferbloat'] || values['only-boosted'] || values['only-completion'] ? [] : [[5, 'full', 5_000_000], [20, 'full', 12_500_000], [200, 'full', 100_000_000]]) {
     link.shape(rate, 20, burst);
     for (let run = 1; run <= Number(values.runs); run++) {
       const ref = await reference(bytes);
@@ -95,14 +102,14 @@ try {
       const p = await page(mode);
       rows.push({
         link: `${rate} Mbit/s, ${mode} test`, run, 'curl down/up': `${ref.down.toFixed(1)} / ${ref.up.toFixed(1)}`,
-        CLI: `${c.down} / ${c.up}`, 'CLI error': `${pct(c.down, ref.down)} / ${pct(c.up, ref.up)}`,
-        page: `${p.down.toFixed(1)} / ${p.up.toFixed(1)}`, 'page error': `${pct(p.down, ref.down)} / ${pct(p.up, ref.up)}`,
+        CLI: `${c.down} / ${c.up}`, 'CLI error': `${pct(c.down, ref.down)} / ${pct(c.up, ref.up)}`, 'CLI s': (c.ms / 1000).toFixed(1),
+        page: `${p.down.toFixed(1)} / ${p.up.toFixed(1)}`, 'page error': `${pct(p.down, ref.down)} / ${pct(p.up, ref.up)}`, 'page s': (p.ms / 1000).toFixed(1),
       });
       console.log(JSON.stringify(rows.at(-1)));
     }
   }
   if (rows.length > 0) console.table(rows);
-  if (!values['only-accuracy'] && !values['only-boosted']) {
+  if (!values['only-accuracy'] && !values['only-boosted'] && !values['only-completion']) {
     const bloat = [];
     // 5 Mbit/s for the 300 ms queue: the light test's 1 MB transfers last long enough (1.6 s) to fill
     // it. 20 Mbit/s for the small queue: at 5 Mbit/s a 5 ms queue is four frames, and its drops hit
@@ -118,7 +125,7 @@ try {
     console.log('Latency added under load, by the size of the queue (tbf latency):');
     console.table(bloat);
   }
-  if (!values['only-accuracy'] && !values['only-bufferbloat']) {
+  if (!values['only-accuracy'] && !values['only-bufferbloat'] && !values['only-completion']) {
     const boosted = [];
     const burstText = (b) => (b === null ? 'none' : `${b.peak_mbps.toFixed(1)} Mbit/s, ${(b.bytes / 1e6).toFixed(2)} MB`);
     for (const [rate, peak, bucket] of [[20, 40, 4_000_000], [100, 200, 20_000_000]]) {
@@ -144,6 +151,20 @@ try {
     }
     console.log('Boosted links: the default test against a bulk download timed every 100 ms:');
     console.table(boosted);
+  }
+  if (!values['only-accuracy'] && !values['only-bufferbloat'] && !values['only-boosted']) {
+    // The page's default test back to back on slow shaped links: every run must end with figures.
+    const runs = [];
+    for (const [rate, queue] of [[5, 20], [5, 300], [20, 20], [20, 300]]) {
+      link.shape(rate, queue);
+      for (let run = 1; run <= Number(values['completion-runs']); run++) {
+        const p = await page('full');
+        runs.push({ link: `${rate} Mbit/s, ${queue} ms queue`, run, ended: p.done ? 'with figures' : `did not finish: ${p.error}`, 'down/up': `${p.down.toFixed(2)} / ${p.up.toFixed(2)}`, s: (p.ms / 1000).toFixed(1), bufferbloat: p.bufferbloat });
+        console.log(JSON.stringify(runs.at(-1)));
+      }
+    }
+    console.log(`The page's default test back to back: ${runs.filter((r) => r.ended === 'with figures').length} of ${runs.length} runs ended with figures.`);
+    console.table(runs);
   }
 } finally {
   await browser.close();

@@ -1,7 +1,8 @@
 // The speed test on links of known speed (test/support/shaped-link.ts: tbf on a router namespace
 // between this namespace and the server's, the server sending with CUBIC). The reference is what
-// curl's bulk transfers achieve on the same link in the same run; `netdiag speedtest` must report
-// download and upload within 10% of it at 20 and at 200 Mbit/s, its loaded latency must follow
+// curl's bulk transfers achieve on the same link in the same run; the default test in
+// `netdiag speedtest` and in the page must report download and upload within 5% of it at 5, 20 and
+// 200 Mbit/s, in one round (no second try), its loaded latency must follow
 // the size of the queue (5 ms at 20 Mbit/s against 300 ms at 5 Mbit/s: at least 100 ms more under load, and the grade
 // with it), and with a 20 ms delay line its idle latency must be within 2 ms of curl's time to
 // first byte on a warm connection. The page is held to the same accuracy and the same bufferbloat
@@ -86,6 +87,8 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     /** The latency added under load in ms (its exact figure), and the grade shown, if measured. */
     bloat: number | null;
     grade: string;
+    /** From the click on Start to "Done." (to the half second the status is polled at). */
+    ms: number;
   }
 
   /**
@@ -111,8 +114,10 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
       await page.goto(`${base}/`);
       await page.waitForSelector('#speed-start:not([disabled])');
       await page.selectOption('#speed-mode', mode);
+      const clicked = Date.now();
       await page.click('#speed-start');
       await expect.poll(() => page.textContent('#speed-status'), { timeout: 200_000, interval: 500 }).toMatch(/^(Done\.|The test did not finish\.)$/);
+      const ms = Date.now() - clicked;
       if ((await page.textContent('#speed-status')) !== 'Done.') return { ok: false, error: (await page.textContent('#speed-error')) ?? '', log };
       const value = async (name: string) => Number(await page.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value')) / 1e6;
       return {
@@ -124,6 +129,7 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
           browserNote: await page.isVisible('#speed-note'),
           bloat: await page.getAttribute('#speed-results [data-metric="bufferbloat"]', 'data-value').then((v) => (v === null ? null : Number(v))),
           grade: ((await page.textContent('#speed-results [data-metric="bufferbloat"] .value')) ?? '').split(' ')[0] ?? '',
+          ms,
         },
       };
     } finally {
@@ -133,38 +139,32 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
 
   const within = (value: number | null, target: number, share: number) => value !== null && Math.abs(value - target) <= target * share;
 
-  /**
-   * Up to this many rounds of reference, CLI and page on the same link, until one round has every
-   * figure within 10% of its own reference. Other tenants of this shared machine now and then slow
-   * one transfer by a quarter (seen in curl's reference and in the clients alike); an inaccuracy of
-   * the clients' own shows in every round and still fails.
-   */
-  const ROUNDS = 3;
-
   it.each([
-    [20, 'light' as const, 12_500_000],
-    [200, 'full' as const, 100_000_000],
-  ])('at %s Mbit/s, the %s test in the CLI and in the page reads download and upload within a tenth of curl\'s bulk transfers of %s bytes', async (rate, mode, bytes) => {
+    [5, 5_000_000],
+    [20, 12_500_000],
+    [200, 100_000_000],
+  ])('at %s Mbit/s, the default test in the CLI and in the page reads download and upload within 5% of curl\'s bulk transfers of %s bytes', async (rate, bytes) => {
+    // One round, no second try: a miss is the clients' (or the reference's) and fails the test.
     link.shape(rate, 20);
-    let misses: string[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const ref = await reference(bytes);
-      const cli = await speedtest(mode);
-      const page = await pageTest(mode);
-      process.stdout.write(`shaped ${String(rate)} Mbit/s, round ${String(round)}: curl ${ref.down.toFixed(1)} down / ${ref.up.toFixed(1)} up; netdiag speedtest --mode ${mode} ${String(cli.download_mbps)} / ${String(cli.upload_mbps)}; page ${page.down.toFixed(1)} / ${page.up.toFixed(1)} Mbit/s\n`);
-      // Every light transfer of 1 MB lasts 400 ms at 20 Mbit/s: long enough for loaded round trips.
-      expect(page.loaded).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
-      expect(page.browserNote).toBe(false);
-      misses = [
-        within(cli.download_mbps, ref.down, 0.1) ? '' : `CLI download ${String(cli.download_mbps)} against ${ref.down.toFixed(1)}`,
-        within(cli.upload_mbps, ref.up, 0.1) ? '' : `CLI upload ${String(cli.upload_mbps)} against ${ref.up.toFixed(1)}`,
-        within(page.down, ref.down, 0.1) ? '' : `page download ${page.down.toFixed(1)} against ${ref.down.toFixed(1)}`,
-        within(page.up, ref.up, 0.1) ? '' : `page upload ${page.up.toFixed(1)} against ${ref.up.toFixed(1)}`,
-      ].filter((miss) => miss !== '');
-      if (misses.length === 0) break;
-    }
+    const ref = await reference(bytes);
+    const cliStarted = Date.now();
+    const cli = await speedtest('full');
+    const cliMs = Date.now() - cliStarted;
+    const page = await pageTest('full');
+    // Durations are printed for the closing note and docs/benchmarks.md, not held to a bound here
+    // (this machine's speed is not under test; bench:shaped measures them).
+    process.stdout.write(`shaped ${String(rate)} Mbit/s: curl ${ref.down.toFixed(1)} down / ${ref.up.toFixed(1)} up; netdiag speedtest ${String(cli.download_mbps)} / ${String(cli.upload_mbps)} in ${String(cliMs)} ms; page ${page.down.toFixed(1)} / ${page.up.toFixed(1)} Mbit/s in ${String(page.ms)} ms\n`);
+    // Every step that decides the figure lasts long enough for loaded round trips at these rates.
+    expect(page.loaded).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
+    expect(page.browserNote).toBe(false);
+    const misses = [
+      within(cli.download_mbps, ref.down, 0.05) ? '' : `CLI download ${String(cli.download_mbps)} against ${ref.down.toFixed(1)}`,
+      within(cli.upload_mbps, ref.up, 0.05) ? '' : `CLI upload ${String(cli.upload_mbps)} against ${ref.up.toFixed(1)}`,
+      within(page.down, ref.down, 0.05) ? '' : `page download ${page.down.toFixed(1)} against ${ref.down.toFixed(1)}`,
+      within(page.up, ref.up, 0.05) ? '' : `page upload ${page.up.toFixed(1)} against ${ref.up.toFixed(1)}`,
+    ].filter((miss) => miss !== '');
     expect(misses).toEqual([]);
-  }, 900_000);
+  }, 600_000);
 
   it('loaded latency follows the queue: 300 ms of queue adds at least 100 ms more than 5 ms does, and the grade drops', async () => {
     // The 300 ms queue at 5 Mbit/s, so the light test's 1 MB transfers (1.6 s each) are long enough
