@@ -87,7 +87,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     ipRoute(facts),
     familiesRoute(options.families),
     ...textRoutes(facts),
-    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families })),
+    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [] })),
     dnsRoute(ports.dns),
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),

@@ -31,8 +31,11 @@ export interface RuntimePorts {
   limiter: LimiterStore;
   /** DNS through the one fixed upstream. */
   dns: Resolver;
-  /** Approximate location and network of public addresses. */
-  geo: { city: CityLookup; asn: AsnLookup };
+  /**
+   * Approximate location and network of public addresses, and the credit their data's licence
+   * asks for wherever it is shown (the embedded DB-IP data is CC BY 4.0): the page's footer.
+   */
+  geo: { city: CityLookup; asn: AsnLookup; credits?: readonly string[] };
   /** Where accepted analytics events go. */
   events: EventSink;
   /** The regional latency probes this deployment keeps warm connections to. */

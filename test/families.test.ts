@@ -2,7 +2,7 @@
 // family results, and which IPv6 addresses are a relay's rather than the caller's.
 import { describe, expect, it } from 'vitest';
 import { isIpv6LiteralOrigin } from '../src/net/origin.js';
-import { describeCheck, preference, tunnelOf, verdict, type FamilyCheck } from '../src/ip/families.js';
+import { describeCheck, preference, settleCheck, tunnelOf, verdict, type FamilyCheck } from '../src/ip/families.js';
 
 const ok = (address: string): FamilyCheck => ({ state: 'ok', ms: 12, address, network: 'AS64500 Example' });
 const failed: FamilyCheck = { state: 'failed', ms: 3 };
@@ -32,6 +32,26 @@ describe('the dual-stack verdict', () => {
   it('says why a family went unasked', () => {
     expect(verdict(ok('192.0.2.1'), unchecked).text).toBe('IPv4 works; IPv6 was not checked: this server has no IPv6-only address.');
     expect(verdict(ok('192.0.2.1'), { state: 'unchecked', reason: 'literal' }).text).toMatch(/names its IPv6 origin by an address, which a page's security policy cannot allow/);
+  });
+
+  it('a failure at once of the family the page itself came over is the browser refusing to ask, not a missing family', () => {
+    // Opened at a LAN address over IPv4, the IPv4 origin on loopback: Chromium refuses the request
+    // (Private Network Access), and it fails at once as a missing family would.
+    const page = { family: 'ipv4' as const, address: '10.0.0.5', network: null };
+    const v4 = settleCheck('ipv4', failed, page);
+    const v6 = settleCheck('ipv6', failed, page);
+    expect(v4).toEqual({ state: 'unchecked', reason: 'refused', viaPage: { address: '10.0.0.5', network: null } });
+    // The other family's failure stands: the page did not come over it.
+    expect(v6).toBe(failed);
+    expect(verdict(v4, v6).kind).toBe('ipv4-only');
+    expect(describeCheck('ipv4', v4)).toEqual({
+      value: '10.0.0.5',
+      detail: "network unknown; this page came over it; the browser refused to ask this server's IPv4-only address (browsers keep a page from asking an address more private than its own; run netdiag ip --both)",
+    });
+    // A family that answered, or timed out, or with no page answer to go by: unchanged.
+    expect(settleCheck('ipv4', ok('192.0.2.1'), page)).toEqual(ok('192.0.2.1'));
+    expect(settleCheck('ipv4', timeout, page)).toBe(timeout);
+    expect(settleCheck('ipv4', failed, undefined)).toBe(failed);
   });
 });
 

@@ -88,9 +88,11 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
     expect(json).toHaveLength(rows.length);
 
     // The table: a row per target, its figures in ms, nothing failed or limited.
-    for (const target of ['server', 'weur']) {
+    for (const [target, label] of [['server', 'you → this server'], ['weur', 'this server → Western Europe']] as const) {
       const cells = await page.locator(`#watch-table tr[data-target="${target}"] td`).allTextContents();
-      expect(cells[0]).toBe(target);
+      // Named as over its chart.
+      expect(cells[0]).toBe(label);
+      expect(await page.locator(`#watch-charts figure:has(svg[data-target="${target}"]) figcaption`).textContent()).toBe(label);
       for (const figure of cells.slice(1, 6)) expect(figure).toMatch(/^[0-9.]+ ms$/);
       expect(cells[6]).toBe(`0 of ${String(rows.filter((r) => r[1] === target).length)}`);
       expect(cells[7]).toBe('0');

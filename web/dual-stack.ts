@@ -4,7 +4,7 @@
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, showFigure } from './dom.js';
 import { isIpv6LiteralOrigin } from '../src/net/origin.js';
-import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
+import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, settleCheck, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
 
 type IpData = Schemas['CallerIpData'];
 
@@ -47,7 +47,8 @@ export async function showFamilies(page: IpData | undefined): Promise<void> {
       const origin = origins[family];
       // An IPv6-literal origin cannot be named in the page's policy, but when the page was opened
       // there it is the page's own origin, which the policy allows as 'self'.
-      if (origin !== undefined && (!isIpv6LiteralOrigin(origin) || origin === location.origin)) return check(family, origin);
+      const pageFamily = page === undefined ? undefined : { family: page.ip_version, address: page.address, network: networkText(page.network) };
+      if (origin !== undefined && (!isIpv6LiteralOrigin(origin) || origin === location.origin)) return settleCheck(family, await check(family, origin), pageFamily);
       const viaPage = page !== undefined && page.ip_version === family ? { address: page.address, network: networkText(page.network) } : undefined;
       return { state: 'unchecked', reason: origin === undefined ? 'no-origin' : 'literal', viaPage };
     }),

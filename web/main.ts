@@ -3,6 +3,7 @@
 import { answerText } from '../src/dns/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { showFamilies } from './dual-stack.js';
+import { setUpHistory } from './history-view.js';
 import { runSpeedTest } from './speedtest.js';
 import { showShared } from './shared-view.js';
 import { noteProbeLimit, setUpWatch } from './watch.js';
@@ -102,6 +103,7 @@ async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>): 
   }
   const available = res.data.regions.filter((r) => r.available);
   if (available.length === 0) {
+    list.hidden = true;
     note.textContent = 'This server has no regional probes configured.';
     note.hidden = false;
     return;
@@ -142,8 +144,19 @@ async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>): 
   );
 }
 
+/** The credits the server's geo data asks for (its licence), as the server gives them. */
+function showCredits(): void {
+  const credits = document.documentElement.dataset.credits;
+  if (credits === undefined || credits === '') return;
+  const element = $('#credits');
+  element.textContent = `Location and network data: ${credits.split('\n').join('; ')}.`;
+  element.hidden = false;
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  showCredits();
   showShared();
+  setUpHistory();
   setUpDns();
   void showConnection().then(showFamilies);
   // One request for the regions, for the regional section and the watch alike.

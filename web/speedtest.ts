@@ -14,6 +14,7 @@ import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwi
 import { directionRates, type Burst } from '../src/speedtest/burst.js';
 import { sharedBps, sharedMs } from '../src/speedtest/share.js';
 import { offerShare, type RunRecord } from './share.js';
+import { keepResult } from './history-view.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -340,6 +341,8 @@ export async function runSpeedTest(): Promise<void> {
           bufferbloat: bloat === undefined ? null : { grade: bloat.grade, increase_ms: bloat.increaseMs },
         };
         offerShare(record);
+        // Into the history this browser keeps (web/history.ts); nothing of it is sent.
+        keepResult(record.shared);
         const properties: Record<string, string | number | undefined> = {
           mode: mode.id,
           duration_ms: Math.round(performance.now() - started),

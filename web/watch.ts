@@ -98,6 +98,12 @@ const cell = (value: string) => {
 };
 const msOr = (v: number | null) => (v === null ? '–' : formatMs(v));
 
+/** Each region's name by id, for the table and the charts alike (set when the form is wired). */
+const regionNames = new Map<string, string>();
+
+/** What a target is called in the table and over its chart: the same words in both. */
+const targetLabel = (target: string): string => (target === SERVER ? 'you → this server' : `this server → ${regionNames.get(target) ?? target}`);
+
 function render(targets: string[]): void {
   const body = $<HTMLTableElement>('#watch-table').tBodies[0];
   body?.replaceChildren(
@@ -105,7 +111,7 @@ function render(targets: string[]): void {
       const s = summarize(polls.filter((p) => p.target === target));
       const row = document.createElement('tr');
       row.dataset.target = target;
-      row.append(cell(target), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
+      row.append(cell(targetLabel(target)), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
       return row;
     }),
   );
@@ -124,7 +130,7 @@ function charts(targets: string[]): void {
       svg.setAttribute('role', 'img');
       svg.classList.add('watch-chart');
       const caption = document.createElement('figcaption');
-      caption.textContent = target === SERVER ? 'you → this server' : `this server → ${target}`;
+      caption.textContent = targetLabel(target);
       figure.append(caption, svg);
       return figure;
     }),
@@ -192,6 +198,7 @@ function stop(): void {
 export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][]): void {
   const box = $('#watch-regions');
   box.hidden = available.length === 0;
+  for (const region of available) regionNames.set(region.id, region.name);
   box.append(
     ...available.map((region) => {
       const label = document.createElement('label');

@@ -32,9 +32,24 @@ export type FamilyCheck =
   /**
    * Not asked: the deployment has no origin for the family (`no-origin`), or names it by an IPv6
    * address (`literal`), which no Content-Security-Policy can name, so the page may not connect to
-   * it. `viaPage` when the page itself came over the family.
+   * it; or asked, and the browser refused to send the request (`refused`). `viaPage` when the page
+   * itself came over the family.
    */
-  | { state: 'unchecked'; reason: 'no-origin' | 'literal'; viaPage?: { address: string; network: string | null } };
+  | { state: 'unchecked'; reason: UncheckedReason; viaPage?: { address: string; network: string | null } };
+
+type UncheckedReason = 'no-origin' | 'literal' | 'refused';
+
+/**
+ * A check of the family this page itself came over that "failed at once" was never sent: the
+ * family plainly works. Browsers refuse a request from a page to an address more private than its
+ * own (Chromium's Private Network Access: a page opened at a LAN address asking an origin on
+ * loopback, say), and the failure looks like a missing family to the page's script. Said as
+ * refused, with the page's own connection standing for the family.
+ */
+export function settleCheck(family: Family, check: FamilyCheck, page: { family: Family; address: string; network: string | null } | undefined): FamilyCheck {
+  if (check.state !== 'failed' || page === undefined || page.family !== family) return check;
+  return { state: 'unchecked', reason: 'refused', viaPage: { address: page.address, network: page.network } };
+}
 
 
 interface Verdict {
@@ -98,10 +113,15 @@ export function preference(pageFamily: Family, pageHost: string): { value: strin
   return { value: name, detail: "this page's own connection came over it" };
 }
 
-function uncheckedWhy(reason: 'no-origin' | 'literal', name: string): string {
-  return reason === 'literal'
-    ? `this server names its ${name} origin by an address, which a page's security policy cannot allow from another origin (open the page at that address, or run netdiag ip --both)`
-    : `this server has no ${name}-only address`;
+function uncheckedWhy(reason: UncheckedReason, name: string): string {
+  switch (reason) {
+    case 'literal':
+      return `this server names its ${name} origin by an address, which a page's security policy cannot allow from another origin (open the page at that address, or run netdiag ip --both)`;
+    case 'refused':
+      return `the browser refused to ask this server's ${name}-only address (browsers keep a page from asking an address more private than its own; run netdiag ip --both)`;
+    case 'no-origin':
+      return `this server has no ${name}-only address`;
+  }
 }
 
 function formatMs(ms: number): string {
@@ -126,7 +146,8 @@ export function describeCheck(family: Family, check: FamilyCheck): { value: stri
     case 'unchecked':
       if (check.viaPage !== undefined) {
         const tunnel = tunnelOf(check.viaPage.address);
-        return { value: check.viaPage.address, detail: [check.viaPage.network ?? 'network unknown', 'this page came over it', ...(tunnel === undefined ? [] : [tunnel])].join('; ') };
+        const refused = check.reason === 'refused' ? [uncheckedWhy('refused', name)] : [];
+        return { value: check.viaPage.address, detail: [check.viaPage.network ?? 'network unknown', 'this page came over it', ...refused, ...(tunnel === undefined ? [] : [tunnel])].join('; ') };
       }
       return { value: 'not checked', detail: uncheckedWhy(check.reason, name) };
   }

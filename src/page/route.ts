@@ -1,4 +1,4 @@
-import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_BEFORE, PAGE_JS } from '../generated/page-assets.js';
+import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_HEAD, PAGE_HTML_MIDDLE, PAGE_JS } from '../generated/page-assets.js';
 import { CACHE } from '../http/headers.js';
 import { jsonReply } from '../http/respond.js';
 import type { RouteDefinition } from '../http/router.js';
@@ -13,6 +13,8 @@ interface PageSettings {
   turn: boolean;
   /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), or null. */
   families: { ipv4: string | null; ipv6: string | null };
+  /** The credits the geo data's licence asks for, shown in the page's footer. */
+  credits: readonly string[];
 }
 
 /** An attribute value: origins are URL-parsed, but escaping costs nothing and rules out a mistake. */
@@ -30,8 +32,10 @@ export function pageHandler(settings: PageSettings): (ctx: RequestContext, addre
     `data-turn="${settings.turn ? 'on' : 'off'}"`,
     ...(ipv4 === null ? [] : [`data-ipv4-url="${attribute(ipv4)}"`]),
     ...(ipv6 === null ? [] : [`data-ipv6-url="${attribute(ipv6)}"`]),
+    ...(settings.credits.length === 0 ? [] : [`data-credits="${attribute(settings.credits.join('\n'))}"`]),
   ].join(' ');
-  const before = PAGE_HTML_BEFORE.replace('<html lang="en" data-turn="off">', `<html lang="en" ${attributes}>`);
+  // Into the HTML's declared slot (web/index.html, {{SETTINGS}}; scripts/generate.mjs).
+  const before = PAGE_HTML_HEAD + attributes + PAGE_HTML_MIDDLE;
   const headers = {
     Vary: 'Accept',
     // An IPv6-literal origin cannot be named in a policy (src/net/origin.ts); naming it anyway
