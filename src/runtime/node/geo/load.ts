@@ -30,7 +30,7 @@ export function loadGeo(config: Pick<Config, 'geoipCity' | 'geoipAsn'>): { city:
  * the time zones come from OpenStreetMap boundaries (ODbL). An operator's MaxMind files carry
  * their own licence, which the operator answers for.
  */
-export function embeddedCredits(city: boolean, asn: boolean): string[] {
+function embeddedCredits(city: boolean, asn: boolean): string[] {
   return [
     ...(city ? ['IP geolocation by DB-IP (db-ip.com), CC BY 4.0', 'time zones from boundaries © OpenStreetMap contributors, ODbL'] : []),
     ...(asn ? ['network names from RouteViews and DB-IP (db-ip.com), CC BY 4.0'] : []),
