@@ -1,7 +1,7 @@
 // The page's plain rules for a finished speed test (web/report.ts): the spread of round trips,
 // what a missing figure says, and when the browser itself is named as the likely limit.
 import { describe, expect, it } from 'vitest';
-import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread } from '../web/report.js';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, verdictLine } from '../web/report.js';
 
 describe('the spread of round trips', () => {
   it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
@@ -38,7 +38,9 @@ describe('the browser as the limit', () => {
     expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'http://192.0.2.1:8080')).toBeUndefined();
     expect(browserLimitNote(undefined, undefined, 'http://192.0.2.1:8080')).toBeUndefined();
     const note = browserLimitNote(20e6, 1.2e9, 'http://192.0.2.1:8080');
-    expect(note).toMatch(/^At 1200 Mbit\/s this browser may be what limits the result/);
+    expect(note).toMatch(/^At 1200 Mbit\/s your browser may be what limits the result rather than your connection/);
+    // About the person's browser, not about a test machine of ours.
+    expect(note).not.toMatch(/netdiag's test machine|loopback/);
     expect(note).toMatch(/npx netdiag speedtest --url http:\/\/192\.0\.2\.1:8080$/);
   });
 });
@@ -76,5 +78,24 @@ describe("whether the packet-loss figure is the network's", () => {
     expect(lossUntrusted({ messages: 1000, maxWaiting: 430, datagrams: undefined }, 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1000/);
     expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 694 }, 97)).toBe('the browser packed its 1000 messages into 694 datagrams, so one datagram lost took several');
     expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 949 }, 97)).toBeDefined();
+  });
+});
+
+describe('the verdict line above the figures', () => {
+  it('says what the connection is good for when every class is known', () => {
+    expect(verdictLine({ streaming: 'great', videoCall: 'good', gaming: 'great' }, { grade: 'A', increaseMs: 12 })).toBe('Good for streaming video, video calls and online games.');
+  });
+
+  it('names what is poor, and the latency under load as the cause when it is one', () => {
+    expect(verdictLine({ streaming: 'great', videoCall: 'poor', gaming: 'bad' }, { grade: 'D', increaseMs: 240 })).toBe(
+      'Good for streaming video; poor for video calls and online games: latency grows by 240 ms while the line is busy (bufferbloat D).',
+    );
+    expect(verdictLine({ streaming: 'average', videoCall: 'good', gaming: 'poor' }, { grade: 'A', increaseMs: 8 })).toBe('Good for video calls; fair for streaming video; poor for online games.');
+  });
+
+  it('without the classes, says only a lag that is there, or nothing', () => {
+    expect(verdictLine({}, { grade: 'C', increaseMs: 120 })).toBe('Latency grows by 120 ms while the line is busy (bufferbloat C): calls and games will lag whenever something else uses the connection.');
+    expect(verdictLine({}, { grade: 'A+', increaseMs: 2 })).toBeUndefined();
+    expect(verdictLine({ streaming: 'great' }, undefined)).toBeUndefined();
   });
 });

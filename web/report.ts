@@ -122,7 +122,7 @@ export const BROWSER_LIMIT_BPS = 500e6;
 export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string): string | undefined {
   const top = Math.max(downloadBps ?? 0, uploadBps ?? 0);
   if (top < BROWSER_LIMIT_BPS) return undefined;
-  return `At ${String(Math.round(top / 1e6))} Mbit/s this browser may be what limits the result: it times every transfer in JavaScript, and on netdiag's test machine Chromium read 0.7-4 Gbit/s over loopback where the command line read 11-15 Gbit/s. Without a browser: npx netdiag speedtest --url ${origin}`;
+  return `At ${String(Math.round(top / 1e6))} Mbit/s your browser may be what limits the result rather than your connection: a browser times every transfer in JavaScript, and on an ordinary computer tops out somewhere between 1 and 4 Gbit/s. To measure without one: npx netdiag speedtest --url ${origin}`;
 }
 
 /** A round top for the axis (1, 2 or 5 times a power of ten) and its step, in Mbit/s. */
@@ -173,3 +173,39 @@ export function lossUntrusted(s: LossSending, lost: number): string | undefined 
   if (s.datagrams !== undefined && s.datagrams < s.messages * LOSS_MIN_DATAGRAMS_PER_MESSAGE) return `the browser packed its ${String(s.messages)} messages into ${String(s.datagrams)} datagrams, so one datagram lost took several`;
   return undefined;
 }
+
+/** What each class is for, as the verdict names it. */
+const USES: readonly [keyof Classes, string][] = [
+  ['streaming', 'streaming video'],
+  ['videoCall', 'video calls'],
+  ['gaming', 'online games'],
+];
+
+const listed = (names: string[]): string => (names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}`);
+
+/**
+ * The result in one line of plain words, first above the figures: what the connection is good for
+ * (from the streaming, video-call and gaming classes) and, when something is wrong, what. Latency
+ * that grows under load (bufferbloat C or worse) is named as the cause when it is one; without the
+ * classes (a test that took no latency under load) the line says only that, or nothing.
+ */
+export function verdictLine(classes: Classes, bloat: { grade: string; increaseMs: number } | undefined): string | undefined {
+  const laggy = bloat !== undefined && ['C', 'D', 'F'].includes(bloat.grade);
+  const lag = bloat === undefined ? '' : `latency grows by ${formatMs(bloat.increaseMs)} while the line is busy (bufferbloat ${bloat.grade})`;
+  const known = USES.filter(([key]) => classes[key] !== undefined);
+  if (known.length < USES.length) return laggy ? `${capital(lag)}: calls and games will lag whenever something else uses the connection.` : undefined;
+  const by = (...qualities: Quality[]) => USES.filter(([key]) => qualities.includes(classes[key] ?? 'bad')).map(([, use]) => use);
+  const good = by('great', 'good');
+  const fair = by('average');
+  const poor = by('poor', 'bad');
+  const parts = [
+    ...(good.length === 0 ? [] : [`good for ${listed(good)}`]),
+    ...(fair.length === 0 ? [] : [`fair for ${listed(fair)}`]),
+    ...(poor.length === 0 ? [] : [`poor for ${listed(poor)}`]),
+  ];
+  const line = capital(parts.join('; '));
+  if (poor.length + fair.length === 0) return `${line}.`;
+  return laggy ? `${line}: ${lag}.` : `${line}.`;
+}
+
+const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

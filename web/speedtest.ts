@@ -5,7 +5,7 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { bloatText, browserLimitNote, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
+import { bloatText, browserLimitNote, burstText, classesWaitFor, verdictLine, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
@@ -15,6 +15,7 @@ import { directionRates, type Burst } from '../src/speedtest/burst.js';
 import { sharedBps, sharedMs } from '../src/speedtest/share.js';
 import { offerShare, type RunRecord } from './share.js';
 import { keepResult } from './history-view.js';
+import { startLive } from './live-view.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -148,6 +149,7 @@ export async function runSpeedTest(): Promise<void> {
     delete lossElement.dataset.datagrams;
     $('#speed-chart-figure').hidden = true;
     $('#speed-note').hidden = true;
+    $('#speed-verdict').hidden = true;
     start.disabled = true;
     select.disabled = true;
     cancel.hidden = false;
@@ -161,8 +163,12 @@ export async function runSpeedTest(): Promise<void> {
       // How the browser sent the loss step's messages, from its own statistics: whether the
       // figure is the network's (report.ts, lossUntrusted).
       const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
+      // The rate as it moves, four times a second, until the test ends (web/live-view.ts).
+      const live = startLive();
+      $('#speed-live').hidden = false;
       const finish = () => {
         settled = true;
+        live.stop();
         lossWatch?.stop();
         clearTimeout(stall);
         start.disabled = false;
@@ -312,6 +318,11 @@ export async function runSpeedTest(): Promise<void> {
         const known = (c: Quality | 'pending') => (c === 'pending' ? undefined : c);
         const classes: Classes = { streaming: known(q.streaming), gaming: known(q.gaming), videoCall: known(q.video_call) };
         const waiting = classesWaitFor(classes, idle !== undefined, loaded !== undefined, mode.id);
+        // The answer first: what the connection is good for, in one line above the figures.
+        const answer = verdictLine(classes, bloat);
+        const verdictElement = $('#speed-verdict');
+        verdictElement.textContent = answer ?? '';
+        verdictElement.hidden = answer === undefined;
         metric('classes', waiting === undefined ? CLASS_NAMES.map(([key, name]) => `${name} ${classes[key] ?? 'pending'}`).join(', ') : 'pending', waiting);
         const note = browserLimitNote(down?.bps, up?.bps, location.origin);
         $('#speed-note').hidden = note === undefined;

@@ -89,6 +89,10 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     grade: string;
     /** From the click on Start to "Done." (to the half second the status is polled at). */
     ms: number;
+    /** The verdict line above the figures, or null when hidden. */
+    verdict: string | null;
+    /** Each change of the live rate the page showed: when (ms, page clock), which direction, the rate. */
+    live: { at: number; direction: string; bps: number }[];
   }
 
   /**
@@ -110,6 +114,18 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
       if (message.type() === 'error' || message.type() === 'warning') log.push(`console ${message.type()}: ${message.text()}`);
     });
     page.on('requestfailed', (request) => log.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    // Every change of the live rate, as it appeared in the DOM.
+    await page.addInitScript(() => {
+      const seen: { at: number; direction: string; bps: number }[] = [];
+      (window as unknown as { live: typeof seen }).live = seen;
+      document.addEventListener('DOMContentLoaded', () => {
+        const rate = document.querySelector<HTMLElement>('#speed-live-rate');
+        if (rate === null) return;
+        new MutationObserver(() => {
+          if (rate.dataset.bps !== undefined) seen.push({ at: performance.now(), direction: rate.dataset.direction ?? '', bps: Number(rate.dataset.bps) });
+        }).observe(rate, { attributes: true, attributeFilter: ['data-bps'] });
+      });
+    });
     try {
       await page.goto(`${base}/`);
       await page.waitForSelector('#speed-start:not([disabled])');
@@ -130,6 +146,8 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
           bloat: await page.getAttribute('#speed-results [data-metric="bufferbloat"]', 'data-value').then((v) => (v === null ? null : Number(v))),
           grade: ((await page.textContent('#speed-results [data-metric="bufferbloat"] .value')) ?? '').split(' ')[0] ?? '',
           ms,
+          verdict: (await page.isVisible('#speed-verdict')) ? await page.textContent('#speed-verdict') : null,
+          live: await page.evaluate(() => (window as unknown as { live: { at: number; direction: string; bps: number }[] }).live),
         },
       };
     } finally {
@@ -156,6 +174,21 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     process.stdout.write(`shaped ${String(rate)} Mbit/s: curl ${ref.down.toFixed(1)} down / ${ref.up.toFixed(1)} up; netdiag speedtest ${String(cli.download_mbps)} / ${String(cli.upload_mbps)} in ${String(cliMs)} ms; page ${page.down.toFixed(1)} / ${page.up.toFixed(1)} Mbit/s in ${String(page.ms)} ms\n`);
     // Every step that decides the figure lasts long enough for loaded round trips at these rates.
     expect(page.loaded).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
+    // Live while it measured: at least four new rates a second through each direction, as the
+    // DOM showed them (a MutationObserver on the live figure), the last ones near the link's rate.
+    for (const direction of ['download', 'upload']) {
+      const seen = page.live.filter((l) => l.direction === direction);
+      const spanS = ((seen.at(-1)?.at ?? 0) - (seen[0]?.at ?? 0)) / 1000;
+      // The live readings of the direction's second half, when its transfers are long: what was moving then.
+      const late = seen.slice(Math.floor(seen.length / 2)).map((l) => l.bps / 1e6).sort((a, b) => a - b);
+      const lateMedian = late[Math.floor(late.length / 2)] ?? 0;
+      process.stdout.write(`live ${direction} at ${String(rate)} Mbit/s: ${String(seen.length)} updates over ${spanS.toFixed(1)} s, median of the second half ${lateMedian.toFixed(1)} Mbit/s\n`);
+      expect(spanS).toBeGreaterThan(1);
+      expect(seen.length / spanS, `${direction}: updates a second`).toBeGreaterThanOrEqual(4);
+      // The live figure shows what is moving: near the result, though it decides nothing (a
+      // quarter either way: its window spans the gaps between transfers).
+      expect(within(lateMedian, direction === 'download' ? page.down : page.up, 0.25), `${direction}: live ${lateMedian.toFixed(1)} against the result`).toBe(true);
+    }
     expect(page.browserNote).toBe(false);
     const misses = [
       within(cli.download_mbps, ref.down, 0.05) ? '' : `CLI download ${String(cli.download_mbps)} against ${ref.down.toFixed(1)}`,
@@ -191,6 +224,11 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     expect((largePage.bloat ?? 0) - (smallPage.bloat ?? 0)).toBeGreaterThanOrEqual(100);
     expect(['A+', 'A', 'B']).toContain(smallPage.grade);
     expect(['C', 'D', 'F']).toContain(largePage.grade);
+    // The answer first: the small queue's line names no lag; the large one's names it as the cause.
+    process.stdout.write(`verdict lines: ${String(smallPage.verdict)} | ${String(largePage.verdict)}\n`);
+    expect(smallPage.verdict).toMatch(/^Good for /);
+    expect(smallPage.verdict).not.toMatch(/bufferbloat/);
+    expect(largePage.verdict).toMatch(/: latency grows by [0-9.]+ ms while the line is busy \(bufferbloat [CDF]\)\.$/);
   }, 600_000);
 
   it('with a 20 ms delay line, idle latency is within 2 ms of curl\'s time to first byte on a warm connection', async () => {

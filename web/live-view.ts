@@ -1,0 +1,89 @@
+// What moves while the speed test runs: the rate of the bytes moving now (five times a second,
+// web/live-rate.ts over web/live-transfers.ts), drawn as it comes, and how long the test has run.
+// The area keeps its size before, during and after a test, so nothing below it jumps when the
+// final figures arrive; after the test it holds the last drawing, labelled as what it was.
+import { element } from './svg.js';
+import { $ } from './dom.js';
+import { LiveRate } from './live-rate.js';
+import { countTransfers, type Direction } from './live-transfers.js';
+import { axisScale, formatMbps } from './report.js';
+
+/** How often the live rate is read and drawn, ms: five times a second (at least four with a timer late). */
+export const LIVE_TICK_MS = 200;
+const HEIGHT = 90;
+const MARGIN = { left: 44, right: 6, top: 8, bottom: 8 };
+
+interface Sample {
+  at: number;
+  direction: Direction;
+  bps: number;
+}
+
+function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): void {
+  const width = Math.max(240, Math.round(svg.getBoundingClientRect().width));
+  svg.setAttribute('viewBox', `0 0 ${String(width)} ${String(HEIGHT)}`);
+  const top = axisScale(Math.max(1, ...samples.map((s) => s.bps / 1e6))).top;
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const x = (at: number) => MARGIN.left + (at / Math.max(spanMs, 1)) * plotW;
+  const y = (bps: number) => MARGIN.top + plotH - (bps / 1e6 / top) * plotH;
+  const nodes: SVGElement[] = [
+    element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }),
+    element('text', { x: MARGIN.left - 6, y: MARGIN.top + 8, 'text-anchor': 'end', class: 'tick' }, String(top)),
+    element('text', { x: MARGIN.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
+  ];
+  for (const direction of ['download', 'upload'] as const) {
+    const points = samples.filter((s) => s.direction === direction).map((s) => `${x(s.at).toFixed(1)},${y(s.bps).toFixed(1)}`);
+    if (points.length > 1) nodes.push(element('polyline', { points: points.join(' '), class: `trend ${direction === 'download' ? 'down' : 'up'}` }));
+  }
+  svg.replaceChildren(...nodes);
+}
+
+export interface Live {
+  /** Ends the live view: the counters come off, the last drawing stays, labelled. */
+  stop(): void;
+}
+
+/** Starts the live view for a test that starts now. */
+export function startLive(): Live {
+  const meters: Record<Direction, LiveRate> = { download: new LiveRate(), upload: new LiveRate() };
+  const last: Record<Direction, number> = { download: -Infinity, upload: -Infinity };
+  const started = performance.now();
+  const samples: Sample[] = [];
+  const rate = $('#speed-live-rate');
+  const elapsed = $('#speed-live-elapsed');
+  const svg = $('#speed-live-chart') as unknown as SVGSVGElement;
+  $('#speed-live').dataset.state = 'running';
+  rate.textContent = 'waiting for the first transfer';
+  delete rate.dataset.direction;
+  delete rate.dataset.bps;
+  svg.replaceChildren();
+  const uncount = countTransfers((direction, bytes) => {
+    const now = performance.now();
+    meters[direction].add(bytes, now);
+    last[direction] = now;
+  });
+  const tick = () => {
+    const now = performance.now();
+    elapsed.textContent = `${((now - started) / 1000).toFixed(1)} s`;
+    // The direction whose bytes came last is the one running.
+    const direction: Direction = last.upload > last.download ? 'upload' : 'download';
+    const bps = meters[direction].bps(now);
+    if (bps === undefined) return;
+    rate.textContent = `${direction === 'download' ? 'Download' : 'Upload'} now: ${formatMbps(bps)}`;
+    rate.dataset.direction = direction;
+    rate.dataset.bps = String(Math.round(bps));
+    samples.push({ at: now - started, direction, bps });
+    draw(svg, samples, Math.max(now - started, 10_000));
+  };
+  const timer = setInterval(tick, LIVE_TICK_MS);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      uncount();
+      $('#speed-live').dataset.state = 'done';
+      if (samples.length > 0) rate.textContent = 'The rate as it was measured, during the test:';
+      else rate.textContent = '';
+    },
+  };
+}
