@@ -5,16 +5,14 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { bloatText, browserLimitNote, burstText, classesWaitFor, verdictLine, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, worseLoaded, type Classes, type Spread } from './report.js';
+import { browserLimitNote, formatMbps, formatMs, timedTransfers } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
-import { bufferbloat } from '../src/speedtest/bufferbloat.js';
-import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
-import { directionRates, type Burst } from '../src/speedtest/burst.js';
-import { sharedBps, sharedMs } from '../src/speedtest/share.js';
+import { directionRates } from '../src/speedtest/burst.js';
 import { offerShare, type RunRecord } from './share.js';
 import { keepResult } from './history-view.js';
+import { NOT_MEASURED, speedResult, type SpeedResult } from './speed-result.js';
 import { startLive } from './live-view.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
@@ -72,37 +70,47 @@ const metric = (name: string, value: string, detail?: string, exact?: number): v
   delete element.dataset.burstBytes;
 };
 
-/** A rate, with the burst before it under it when the link gave one (its exact figures in `data-burst-*`). */
-const rate = (name: 'download' | 'upload', b: Bandwidth | undefined, burst: Burst | undefined): void => {
-  const how = b === undefined ? 'no transfer was timed' : basis(b);
-  metric(name, formatMbps(b?.bps), burst === undefined ? how : `${burstText(burst)}; sustained: ${how}`, b?.bps);
-  if (burst === undefined) return;
-  const element = $(`#speed-results [data-metric="${name}"]`);
-  element.dataset.burstPeak = String(burst.peakBps);
-  element.dataset.burstBytes = String(burst.bytes);
-};
+/** A finished test's figures drawn into the page, the verdict line above them. */
+function showResult(result: SpeedResult): void {
+  for (const [name, figure] of Object.entries(result.figures)) {
+    metric(name, figure.value, figure.detail, figure.exact);
+    if (figure.burst === undefined) continue;
+    const element = $(`#speed-results [data-metric="${name}"]`);
+    element.dataset.burstPeak = String(figure.burst.peakBps);
+    element.dataset.burstBytes = String(figure.burst.bytes);
+  }
+  // What the loss rule read, for scripts and tests: the most messages that waited in the browser
+  // at once and the datagrams its transport sent over the step.
+  if (result.lossCounted) {
+    const loss = $('#speed-results [data-metric="loss"]');
+    loss.dataset.maxWaiting = result.lossSending === undefined ? '' : String(result.lossSending.maxWaiting);
+    loss.dataset.datagrams = result.lossSending?.datagrams === undefined ? '' : String(result.lossSending.datagrams);
+  }
+  const verdict = $('#speed-verdict');
+  verdict.textContent = result.verdict ?? '';
+  verdict.hidden = result.verdict === undefined;
+  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin);
+  $('#speed-note').hidden = note === undefined;
+  text('#speed-note', note ?? '');
+}
 
-const NOT_MEASURED = 'not measured';
-/** Measured, but what was counted is not the network's loss, and the detail says why. */
-const NOT_TRUSTWORTHY = 'not trustworthy';
-
-/** min, p90 and jitter of a set of round trips, in words. */
-const spreadText = (s: Spread, what: string): string =>
-  `min ${formatMs(s.min)}, p90 ${formatMs(s.p90)}${s.jitter === null ? '' : `, jitter ${formatMs(s.jitter)}`}; ${String(s.count)} ${what}`;
-
-/**
- * How a rate was reached: the engine's rule, the 90th percentile of transfers of 10 ms or more
- * (shorter ones say more about timers and a shaper's burst than the link: with a 256 kB tbf bucket
- * on a 20 Mbit/s link, counting transfers of 1 ms read 136-302 Mbit/s); or, next to the server,
- * where every transfer is shorter, all of them, said as such.
- */
-const basis = (b: Bandwidth): string => {
-  const least = `${String(MIN_BANDWIDTH_REQUEST_MS)} ms`;
-  if (b.shortRequestsOnly) return `all ${String(b.counted)} transfers, each under ${least} (next to the server): a rough figure`;
-  return b.counted === 1 ? `the one transfer of ${least} or more` : `90th percentile of ${String(b.counted)} transfers of ${least} or more`;
-};
-
-const CLASS_NAMES: [keyof Classes, string][] = [['streaming', 'streaming'], ['gaming', 'gaming'], ['videoCall', 'video calls']];
+/** The contract's speed_test_completed properties: rates in Mbit/s and times in ms to the hundredth, unmeasured ones left out. */
+function completedProperties(result: SpeedResult, mode: string, durationMs: number): Record<string, string | number> {
+  const hundredths = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
+  const s = result.shared;
+  const properties: Record<string, string | number | undefined> = {
+    mode,
+    duration_ms: durationMs,
+    download_mbps: hundredths(s.downloadBps === undefined ? undefined : s.downloadBps / 1e6),
+    upload_mbps: hundredths(s.uploadBps === undefined ? undefined : s.uploadBps / 1e6),
+    latency_ms: hundredths(s.latencyMs),
+    jitter_ms: hundredths(s.jitterMs),
+    streaming_quality: result.classes.streaming,
+    gaming_quality: result.classes.gaming,
+    video_call_quality: result.classes.video_call,
+  };
+  return Object.fromEntries(Object.entries(properties).filter((entry): entry is [string, string | number] => entry[1] !== undefined));
+}
 
 export async function runSpeedTest(): Promise<void> {
   const res = await api<Configuration>('/v1/speed-test/configuration');
@@ -252,121 +260,47 @@ export async function runSpeedTest(): Promise<void> {
       engine.onFinish = (results) => {
         if (settled) return;
         finish();
-        const mbps = (bps: number | undefined) => (bps === undefined ? undefined : Math.round((bps / 1e6) * 100) / 100);
-        const ms = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * 100) / 100);
         const downPoints = results.getDownloadBandwidthPoints();
         const upPoints = results.getUploadBandwidthPoints();
-        // Figures at the precision a share link keeps (src/speedtest/share.ts), so a shared copy
-        // reads exactly as this page does.
-        const atLink = (b: Bandwidth | undefined): Bandwidth | undefined => (b === undefined ? undefined : { ...b, bps: sharedBps(b.bps) });
-        // The rate each direction sustains, and the burst before it if the link gave one
-        // (src/speedtest/burst.ts, the command line's rules).
-        const downRates = directionRates(timedTransfers(downPoints, 'download'));
-        const upRates = directionRates(timedTransfers(upPoints, 'upload'));
-        const down = atLink(downRates.sustained);
-        const up = atLink(upRates.sustained);
-        rate('download', down, downRates.burst);
-        rate('upload', up, upRates.burst);
         const idlePoints = results.getUnloadedLatencyPoints();
-        // Medians and jitter at a link's precision, as the rates above.
-        const atLinkMs = (x: Spread | undefined): Spread | undefined => (x === undefined ? undefined : { ...x, median: sharedMs(x.median), jitter: x.jitter === null ? null : sharedMs(x.jitter) });
-        const idle = atLinkMs(spread(idlePoints));
-        if (idle === undefined) metric('latency', NOT_MEASURED, 'no round trip was timed');
-        else metric('latency', formatMs(idle.median), spreadText(idle, 'round trips'), idle.median);
-        // The engine answers 0 for a loaded latency it has no round trip for: its points say whether it has any.
         const loadedDownPoints = results.getDownLoadedLatencyPoints();
         const loadedUpPoints = results.getUpLoadedLatencyPoints();
-        const loadedDown = atLinkMs(spread(loadedDownPoints));
-        const loadedUp = atLinkMs(spread(loadedUpPoints));
-        const loaded = worseLoaded(loadedDown?.median, loadedUp?.median);
-        if (loaded === undefined) metric('loaded', NOT_MEASURED, noLoadedLatency(mode.id));
-        else {
-          const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_REQUEST_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
-          metric(
-            'loaded',
-            loadedText(loadedDown?.median, loadedUp?.median),
-            `${p90(loadedDown, 'down')}; ${p90(loadedUp, 'up')}`,
-            loaded,
-          );
-        }
-        const bloat = bufferbloat(idle?.median, loaded);
-        if (bloat === undefined) metric('bufferbloat', NOT_MEASURED, 'it is the latency under load less the idle one, and there is no latency under load');
-        else metric('bufferbloat', bloatText(bloat), bloat.meaning, bloat.increaseMs);
-        let lossMeasured: { sent: number; lost: number; percent: number } | undefined;
-        if (turn.ok && lossError === undefined) {
-          const loss = results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined;
-          const sent = loss?.numMessagesSent ?? 0;
-          const lost = loss?.lostMessages?.length ?? 0;
-          const sending = lossWatch?.sending();
-          const untrusted = sending === undefined ? undefined : lossUntrusted(sending, lost);
-          // What the trust rule read, for scripts and tests: the most messages that waited in the
-          // browser at once and the datagrams its transport sent over the step.
-          const element = $('#speed-results [data-metric="loss"]');
-          element.dataset.maxWaiting = sending === undefined ? '' : String(sending.maxWaiting);
-          element.dataset.datagrams = sending?.datagrams === undefined ? '' : String(sending.datagrams);
-          if (sent === 0) metric('loss', NOT_MEASURED, 'the packet-loss step sent nothing');
-          // No number: the count would be the browser's bundling more than the network's loss.
-          else if (untrusted !== undefined) metric('loss', NOT_TRUSTWORTHY, untrusted);
-          else {
-            // To the hundredth of a percent, as a share link keeps it.
-            lossMeasured = { sent, lost, percent: Math.round((10_000 * lost) / sent) / 100 };
-            metric('loss', lossText(lossMeasured.percent), `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, (100 * lost) / sent);
-          }
-        }
-        const lossShare = lossMeasured === undefined ? undefined : lossMeasured.lost / lossMeasured.sent;
-        const q = qualities({ download: down?.bps, upload: up?.bps, latency: idle?.median, jitter: idle?.jitter ?? undefined, downLoadedLatency: loadedDown?.median, upLoadedLatency: loadedUp?.median, packetLoss: lossShare });
-        const known = (c: Quality | 'pending') => (c === 'pending' ? undefined : c);
-        const classes: Classes = { streaming: known(q.streaming), gaming: known(q.gaming), videoCall: known(q.video_call) };
-        const waiting = classesWaitFor(classes, idle !== undefined, loaded !== undefined, mode.id);
-        // The answer first: what the connection is good for, in one line above the figures.
-        const answer = verdictLine(classes, bloat);
-        const verdictElement = $('#speed-verdict');
-        verdictElement.textContent = answer ?? '';
-        verdictElement.hidden = answer === undefined;
-        metric('classes', waiting === undefined ? CLASS_NAMES.map(([key, name]) => `${name} ${classes[key] ?? 'pending'}`).join(', ') : 'pending', waiting);
-        const note = browserLimitNote(down?.bps, up?.bps, location.origin);
-        $('#speed-note').hidden = note === undefined;
-        text('#speed-note', note ?? '');
+        const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
+        // The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent.
+        const result = speedResult({
+          mode: mode.id,
+          startedAt,
+          download: downPoints,
+          upload: upPoints,
+          idle: idlePoints,
+          loadedDown: loadedDownPoints,
+          loadedUp: loadedUpPoints,
+          loss: !turn.ok
+            ? { run: false, why: turn.reason }
+            : lossError !== undefined
+              ? { run: true, error: lossError }
+              : { run: true, sent: lossDetails?.numMessagesSent ?? 0, lost: lossDetails?.lostMessages?.length ?? 0, sending: lossWatch?.sending() },
+        });
+        showResult(result);
         // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
         $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
-        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: down?.bps, upload: up?.bps } });
+        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: result.shared.downloadBps, upload: result.shared.uploadBps } });
         text('#speed-status', 'Done.');
         const record: RunRecord = {
           eventId,
           config,
-          shared: {
-            at: startedAt,
-            mode: mode.id === 'light' ? 'light' : 'full',
-            downloadBps: down?.bps,
-            uploadBps: up?.bps,
-            latencyMs: idle?.median,
-            jitterMs: idle?.jitter ?? undefined,
-            loadedDownMs: loadedDown?.median,
-            loadedUpMs: loadedUp?.median,
-            lossPercent: lossMeasured?.percent,
-          },
+          shared: result.shared,
           transfers: { download: downPoints, upload: upPoints },
           roundTrips: { idle: idlePoints, loadedDown: loadedDownPoints, loadedUp: loadedUpPoints },
-          loss: lossMeasured === undefined ? null : { sent: lossMeasured.sent, lost: lossMeasured.lost },
-          classes: { streaming: q.streaming, gaming: q.gaming, video_call: q.video_call },
-          bufferbloat: bloat === undefined ? null : { grade: bloat.grade, increase_ms: bloat.increaseMs },
+          loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
+          classes: result.classes,
+          bufferbloat: result.bufferbloat,
         };
         offerShare(record);
         // Into the history this browser keeps (web/history.ts); nothing of it is sent.
         keepResult(record.shared);
-        const properties: Record<string, string | number | undefined> = {
-          mode: mode.id,
-          duration_ms: Math.round(performance.now() - started),
-          download_mbps: mbps(down?.bps),
-          upload_mbps: mbps(up?.bps),
-          latency_ms: ms(idle?.median),
-          jitter_ms: ms(idle?.jitter ?? undefined),
-          streaming_quality: q.streaming,
-          gaming_quality: q.gaming,
-          video_call_quality: q.video_call,
-        };
         // A metric the engine could not measure is left out, not sent as null (AnalyticsProperties).
-        sendEvent(config, 'speed_test_completed', eventId, Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined)));
+        sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - started)));
       };
       watch();
       engine.play();
