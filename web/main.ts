@@ -3,10 +3,11 @@
 import { answerText } from '../src/dns/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { showFamilies } from './dual-stack.js';
-import { setUpHistory } from './history-view.js';
+import { keepResult, setUpHistory } from './history-view.js';
+import { setUpShare } from './share.js';
 import { runSpeedTest } from './speedtest.js';
 import { showShared } from './shared-view.js';
-import { noteProbeLimit, setUpWatch } from './watch.js';
+import { setUpWatch } from './watch.js';
 import { $, api, problemText, text, type ApiResult } from './dom.js';
 import { formatMs } from './report.js';
 
@@ -93,7 +94,7 @@ async function clientRtt(): Promise<number | undefined> {
   return samples[Math.floor(samples.length / 2)];
 }
 
-async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>): Promise<void> {
+async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>, noteProbeLimit: (limit: number) => void): Promise<void> {
   const list = $('#regions');
   const note = $('#regions-note');
   if (!res.ok) {
@@ -159,11 +160,13 @@ document.addEventListener('DOMContentLoaded', () => {
   setUpHistory();
   setUpDns();
   void showConnection().then(showFamilies);
-  // One request for the regions, for the regional section and the watch alike.
-  const regions = api<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
-  void regions.then(showRegions);
-  void runSpeedTest();
-  void regions.then((res) => {
-    setUpWatch(res.ok ? res.data.regions.filter((r) => r.available) : []);
+  void runSpeedTest({ share: setUpShare(), keep: keepResult });
+  // One request for the regions, for the regional section and the watch alike; the regional
+  // section's probe answers tell the watch this server's probe limit.
+  void api<Schemas['RegionsResponse']['data']>('/v1/latency/regions').then((res) => {
+    const watch = setUpWatch(res.ok ? res.data.regions.filter((r) => r.available) : []);
+    return showRegions(res, (limit) => {
+      watch.noteProbeLimit(limit);
+    });
   });
 });

@@ -13,11 +13,14 @@ export interface RunRecord extends TestExport {
   config: Schemas['SpeedTestConfiguration'];
 }
 
-let current: RunRecord | undefined;
-let wired = false;
+/** What a finished test offers: Share and Export; `offer` with none withdraws them (a new test). */
+export interface ShareOffer {
+  offer(record: RunRecord | undefined): void;
+}
 
-function wire(): void {
-  wired = true;
+/** Wires Share and Export once, for the test on offer (held here, not in a module variable). */
+export function setUpShare(): ShareOffer {
+  let current: RunRecord | undefined;
   $('#speed-share').addEventListener('click', () => {
     if (current === undefined) return;
     const withAddress = $<HTMLInputElement>('#speed-share-address').checked;
@@ -48,12 +51,11 @@ function wire(): void {
   $('#speed-export-json').addEventListener('click', () => {
     if (current !== undefined) download(fileName('speedtest', current.shared.at, 'json'), 'application/json', testJson(current));
   });
-}
-
-/** Offers Share and Export for a finished test, or withdraws them (undefined) when a new one starts. */
-export function offerShare(record: RunRecord | undefined): void {
-  if (!wired) wire();
-  current = record;
-  $('#speed-after').hidden = record === undefined;
-  if (record === undefined) $<HTMLOutputElement>('#speed-share-link').hidden = true;
+  return {
+    offer: (record) => {
+      current = record;
+      $('#speed-after').hidden = record === undefined;
+      if (record === undefined) $<HTMLOutputElement>('#speed-share-link').hidden = true;
+    },
+  };
 }

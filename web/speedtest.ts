@@ -10,8 +10,8 @@ import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
 import { directionRates } from '../src/speedtest/burst.js';
-import { offerShare, type RunRecord } from './share.js';
-import { keepResult } from './history-view.js';
+import type { RunRecord, ShareOffer } from './share.js';
+import type { SharedResult } from '../src/speedtest/share.js';
 import { NOT_MEASURED, speedResult, type SpeedResult } from './speed-result.js';
 import { startLive } from './live-view.js';
 
@@ -112,7 +112,13 @@ function completedProperties(result: SpeedResult, mode: string, durationMs: numb
   return Object.fromEntries(Object.entries(properties).filter((entry): entry is [string, string | number] => entry[1] !== undefined));
 }
 
-export async function runSpeedTest(): Promise<void> {
+/** What a finished test is handed to: Share and Export, and the history this browser keeps. */
+export interface AfterTest {
+  share: ShareOffer;
+  keep: (result: SharedResult) => void;
+}
+
+export async function runSpeedTest(after: AfterTest): Promise<void> {
   const res = await api<Configuration>('/v1/speed-test/configuration');
   const form = $<HTMLFormElement>('#speed-form');
   const select = $<HTMLSelectElement>('#speed-mode');
@@ -150,7 +156,7 @@ export async function runSpeedTest(): Promise<void> {
     const started = performance.now();
     const startedAt = Date.now();
     error.hidden = true;
-    offerShare(undefined);
+    after.share.offer(undefined);
     for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
     const lossElement = $('#speed-results [data-metric="loss"]');
     delete lossElement.dataset.maxWaiting;
@@ -296,9 +302,9 @@ export async function runSpeedTest(): Promise<void> {
           classes: result.classes,
           bufferbloat: result.bufferbloat,
         };
-        offerShare(record);
+        after.share.offer(record);
         // Into the history this browser keeps (web/history.ts); nothing of it is sent.
-        keepResult(record.shared);
+        after.keep(record.shared);
         // A metric the engine could not measure is left out, not sent as null (AnalyticsProperties).
         sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - started)));
       };

@@ -10,18 +10,18 @@ import { formatMs } from './report.js';
 import { download, fileName, watchCsv, watchJson } from './export.js';
 import { drawWatchChart } from './watch-chart.js';
 
-/** This server's own, once a probe answer has stated it (RateLimit-Limit). */
-let probeLimit: number | undefined;
-
-/** A probe answer's `RateLimit-Limit`, from the watch's polls or the page's regional section. */
-export function noteProbeLimit(limit: number): void {
-  if (limit === probeLimit) return;
-  probeLimit = limit;
-  showBudget();
+/**
+ * The watch's state, one per page (made by setUpWatch): the regions' names, the probe limit this
+ * server stated, the polls so far and the running watch. Passed to what needs it, never a
+ * module-level variable another section could reach.
+ */
+interface WatchState {
+  regionNames: ReadonlyMap<string, string>;
+  /** This server's own, once a probe answer has stated it (RateLimit-Limit). */
+  probeLimit: number | undefined;
+  polls: Poll[];
+  running: { stop: () => void } | undefined;
 }
-
-let polls: Poll[] = [];
-let running: { stop: () => void } | undefined;
 
 /** Round trips of /v1/health polls by URL, as Resource Timing reports them (an observer sees them even when the timeline's buffer is full). */
 const timed = new Map<string, (ms: number) => void>();
@@ -57,12 +57,12 @@ async function pollServer(n: number, deadlineMs: number): Promise<Poll> {
   }
 }
 
-async function pollRegion(region: string, deadlineMs: number): Promise<Poll> {
+async function pollRegion(region: string, deadlineMs: number, noteLimit: (limit: number) => void): Promise<Poll> {
   const at = Date.now();
   try {
     const res = await fetch(`/v1/latency/regions/${encodeURIComponent(region)}/probe`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(deadlineMs) });
     const limit = Number(res.headers.get('ratelimit-limit'));
-    if (limit > 0) noteProbeLimit(limit);
+    if (limit > 0) noteLimit(limit);
     const body = (await res.json()) as { data?: Schemas['LatencyProbeData'] };
     // A 429 is the service refusing the rate: shown as limited, never as a failure or loss.
     const status: PollStatus = res.status === 429 ? 'limited' : res.ok && body.data !== undefined ? 'ok' : 'failed';
@@ -76,7 +76,8 @@ const chosenRegions = (): string[] => [...document.querySelectorAll<HTMLInputEle
 const chosenInterval = (): number => Math.min(60, Math.max(1, Math.round(Number($<HTMLInputElement>('#watch-interval').value) || 5)));
 
 /** Says whether the regions and interval chosen fit the probe limit, and what would. */
-function showBudget(): void {
+function showBudget(state: WatchState): void {
+  const { probeLimit } = state;
   const regions = chosenRegions().length;
   const interval = chosenInterval();
   const limit = probeLimit ?? DEFAULT_PROBE_LIMIT;
@@ -98,20 +99,18 @@ const cell = (value: string) => {
 };
 const msOr = (v: number | null) => (v === null ? '–' : formatMs(v));
 
-/** Each region's name by id, for the table and the charts alike (set when the form is wired). */
-const regionNames = new Map<string, string>();
-
 /** What a target is called in the table and over its chart: the same words in both. */
-const targetLabel = (target: string): string => (target === SERVER ? 'you → this server' : `this server → ${regionNames.get(target) ?? target}`);
+const targetLabel = (state: WatchState, target: string): string => (target === SERVER ? 'you → this server' : `this server → ${state.regionNames.get(target) ?? target}`);
 
-function render(targets: string[]): void {
+function render(state: WatchState, targets: string[]): void {
+  const { polls } = state;
   const body = $<HTMLTableElement>('#watch-table').tBodies[0];
   body?.replaceChildren(
     ...targets.map((target) => {
       const s = summarize(polls.filter((p) => p.target === target));
       const row = document.createElement('tr');
       row.dataset.target = target;
-      row.append(cell(targetLabel(target)), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
+      row.append(cell(targetLabel(state, target)), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
       return row;
     }),
   );
@@ -121,7 +120,7 @@ function render(targets: string[]): void {
   }
 }
 
-function charts(targets: string[]): void {
+function charts(state: WatchState, targets: string[]): void {
   $('#watch-charts').replaceChildren(
     ...targets.map((target) => {
       const figure = document.createElement('figure');
@@ -130,19 +129,19 @@ function charts(targets: string[]): void {
       svg.setAttribute('role', 'img');
       svg.classList.add('watch-chart');
       const caption = document.createElement('figcaption');
-      caption.textContent = targetLabel(target);
+      caption.textContent = targetLabel(state, target);
       figure.append(caption, svg);
       return figure;
     }),
   );
 }
 
-function start(): void {
+function start(state: WatchState, noteLimit: (limit: number) => void): void {
   const regions = chosenRegions();
   const interval = chosenInterval();
   const targets = [SERVER, ...regions];
-  polls = [];
-  charts(targets);
+  state.polls = [];
+  charts(state, targets);
   $('#watch-table').hidden = false;
   $('#watch-results').hidden = false;
   $<HTMLButtonElement>('#watch-start').hidden = true;
@@ -161,15 +160,15 @@ function start(): void {
   // A poll in flight when the watch stops is still recorded: it was made, and the server saw it.
   const record = (poll: Promise<Poll>) =>
     void poll.then((p) => {
-      polls.push(p);
-      render(targets);
+      state.polls.push(p);
+      render(state, targets);
     });
   const round = (n: number) => {
     record(pollServer(n, deadline));
     // The regions' polls spread across the interval, never a burst at its start.
     regions.forEach((region, i) => {
       later(((i + 1) * interval * 1000) / (regions.length + 1), () => {
-        record(pollRegion(region, deadline));
+        record(pollRegion(region, deadline, noteLimit));
       });
     });
     // Scheduled from the start, so rounds do not drift by the time each took.
@@ -177,7 +176,7 @@ function start(): void {
       round(n + 1);
     });
   };
-  running = {
+  state.running = {
     stop: () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
@@ -186,41 +185,58 @@ function start(): void {
   round(0);
 }
 
-function stop(): void {
-  running?.stop();
-  running = undefined;
+function stop(state: WatchState): void {
+  state.running?.stop();
+  state.running = undefined;
   $<HTMLButtonElement>('#watch-start').hidden = false;
   $<HTMLButtonElement>('#watch-stop').hidden = true;
-  text('#watch-status', `Stopped after ${String(polls.length)} polls.`);
+  text('#watch-status', `Stopped after ${String(state.polls.length)} polls.`);
+}
+
+/** What the rest of the page may tell the watch. */
+export interface Watch {
+  /** A probe answer's `RateLimit-Limit`, from the page's regional section. */
+  noteProbeLimit(limit: number): void;
 }
 
 /** Wires the watch's form; `available` are the regions with a probe (the page asks for the list once). */
-export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][]): void {
+export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][]): Watch {
+  const state: WatchState = { regionNames: new Map(available.map((r) => [r.id, r.name])), probeLimit: undefined, polls: [], running: undefined };
+  const budget = () => {
+    showBudget(state);
+  };
+  const noteLimit = (limit: number) => {
+    if (limit === state.probeLimit) return;
+    state.probeLimit = limit;
+    budget();
+  };
   const box = $('#watch-regions');
   box.hidden = available.length === 0;
-  for (const region of available) regionNames.set(region.id, region.name);
   box.append(
     ...available.map((region) => {
       const label = document.createElement('label');
       const input = document.createElement('input');
       input.type = 'checkbox';
       input.value = region.id;
-      input.addEventListener('change', showBudget);
+      input.addEventListener('change', budget);
       label.append(input, ` ${region.name}`);
       return label;
     }),
   );
-  $('#watch-interval').addEventListener('input', showBudget);
-  showBudget();
+  $('#watch-interval').addEventListener('input', budget);
+  budget();
   $<HTMLFormElement>('#watch-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    if (running === undefined) start();
+    if (state.running === undefined) start(state, noteLimit);
   });
-  $('#watch-stop').addEventListener('click', stop);
+  $('#watch-stop').addEventListener('click', () => {
+    stop(state);
+  });
   $('#watch-export-csv').addEventListener('click', () => {
-    download(fileName('watch', Date.now(), 'csv'), 'text/csv', watchCsv(polls));
+    download(fileName('watch', Date.now(), 'csv'), 'text/csv', watchCsv(state.polls));
   });
   $('#watch-export-json').addEventListener('click', () => {
-    download(fileName('watch', Date.now(), 'json'), 'application/json', watchJson(polls));
+    download(fileName('watch', Date.now(), 'json'), 'application/json', watchJson(state.polls));
   });
+  return { noteProbeLimit: noteLimit };
 }
