@@ -177,7 +177,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
       // How the browser sent the loss step's messages, from its own statistics: whether the
       // figure is the network's (report.ts, lossUntrusted).
       const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
-      // The rate as it moves, four times a second, until the test ends (web/live-view.ts).
+      // The rate as it moves, five times a second, until the test ends (web/live-view.ts).
       const live = startLive();
       $('#speed-live').hidden = false;
       const finish = () => {
