@@ -27,7 +27,7 @@ async function inTerminal(args: string[], env: Record<string, string> = {}): Pro
   const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr: '' };
 }
 
@@ -211,7 +211,7 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     const child = spawn('npx', ['--no', '--', 'netdiag', 'ip', '--json', '--url', server.url], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { address: string }).address).toBe('127.0.0.1');
   }, 30_000);

@@ -134,7 +134,7 @@ describe('netdiag speedtest: how it measures', () => {
     const fake = target;
     expect(await eventually(() => transfers(fake).length === 1, 10_000)).toBe(true);
     child.kill('SIGINT');
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(130);
     expect(stderr).toContain('the speed test was cancelled');
     expect(fake.events.map((e) => [e.event, e.properties.failure_reason])).toEqual([['speed_test_started', undefined], ['speed_test_failed', 'cancelled']]);

@@ -127,7 +127,7 @@ describe('netdiag watch', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await eventually(() => stdout.split('\n').length > 2, 10_000)).toBe(true);
     child.kill('SIGINT');
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(0);
     const polls = lines(stdout);
     expect(polls.length).toBeGreaterThanOrEqual(2);
@@ -139,7 +139,7 @@ describe('netdiag watch', () => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', TERM: 'xterm', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(0);
     // Drawn twice: the second time over the first (cursor up three lines, clear to the end).
     expect(out.match(/TARGET +LAST +MIN +MEDIAN +P95 +JITTER +FAILED +LIMITED/g)).toHaveLength(2);

@@ -19,7 +19,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}, t
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close': after the child's output is all read ('exit' may come before its last lines).
+  const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
@@ -44,7 +45,9 @@ export async function serveCli(env: Record<string, string> = {}): Promise<Servin
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': 'exit' may come while the child's stdout still holds its last lines (Node's
+  // child_process docs), and a test that read the log then missed "stopped" (seen in CI).
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
