@@ -27,19 +27,39 @@ const destinations = new WeakMap<pino.Logger, pino.DestinationStream>();
 const FLUSH_GRACE_MS = 1_000;
 
 /**
- * Exits with `code` once the log is flushed, or after FLUSH_GRACE_MS when it cannot be. pino
- * flushes its destination synchronously at exit, and sonic-boom 4.2's synchronous flush retries
- * a write that failed with anything but EAGAIN forever: with the reader of a log pipe gone
- * (EPIPE), `process.exit` would never return. So once our own flush is done or given up, that
- * second flush is turned off.
+ * Exits with `code` once the log is written, or after FLUSH_GRACE_MS when it cannot be. Two
+ * things in sonic-boom 4.2 (pino's destination) shape this. Its `flush(cb)` calls back at once
+ * when `minLength` is 0 (ours), even while a write is still in flight, so exiting from that
+ * callback dropped the last line now and then ("stopped" missing after a clean SIGTERM, seen in
+ * CI); so the exit waits for the stream's `drain` (emitted when its last write has completed) or
+ * `error`. And pino flushes its destination synchronously at exit, where sonic-boom's synchronous
+ * flush retries a write that failed with anything but EAGAIN forever: with the reader of a log
+ * pipe gone (EPIPE), `process.exit` would never return. So once our own wait is over, that second
+ * flush is turned off.
  */
+/** What flushAndExit reads of pino's destination (a sonic-boom stream, or a test's writable). */
+interface Destination {
+  _writing?: boolean;
+  flushSync?: () => void;
+  once?: (event: string, listener: () => void) => unknown;
+}
+
 export function flushAndExit(logger: pino.Logger, code: number): void {
+  const stream = destinations.get(logger) as unknown as Destination | undefined;
+  let done = false;
   const exit = () => {
-    const stream = destinations.get(logger) as { flushSync?: () => void } | undefined;
+    if (done) return;
+    done = true;
     if (stream?.flushSync !== undefined) stream.flushSync = () => undefined;
     process.exit(code);
   };
   setTimeout(exit, FLUSH_GRACE_MS);
+  // A write in flight: its completion is the stream's `drain` (or its failure, `error`).
+  if (stream?._writing === true && stream.once !== undefined) {
+    stream.once('drain', exit);
+    stream.once('error', exit);
+    return;
+  }
   try {
     logger.flush(exit);
   } catch {
