@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SharedResult } from '../src/speedtest/share.js';
 import { HISTORY_KEY, HISTORY_MAX, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../web/history.js';
+import { mergeWatches, readWatches, WATCH_HISTORY_KEY, WATCH_HISTORY_MAX, writeWatches } from '../web/watch-history.js';
 
 /** Web Storage over a Map: the part of localStorage the history uses. */
 function memoryStorage(): HistoryStorage & { map: Map<string, string> } {
@@ -102,7 +103,7 @@ describe('history export and import', () => {
 
   it('reads back what it exported, in either format: the same results', () => {
     for (const text of [historyJson([FULL, LIGHT]), historyCsv([FULL, LIGHT])]) {
-      expect(parseHistory(text)).toEqual({ ok: true, results: [FULL, LIGHT] });
+      expect(parseHistory(text)).toEqual({ ok: true, results: [FULL, LIGHT], watches: [] });
     }
   });
 
@@ -122,5 +123,52 @@ describe('history export and import', () => {
     expect(parseHistory('{"results": []}')).toEqual({ ok: false, reason: 'it is not a netdiag history (version 1)' });
     expect(parseHistory('{oops')).toMatchObject({ ok: false, reason: expect.stringMatching(/^it is not valid JSON/) as unknown });
     expect(parseHistory('name,value\na,1')).toMatchObject({ ok: false, reason: expect.stringMatching(/^it is neither a netdiag history in JSON nor one in CSV/) as unknown });
+  });
+});
+
+describe('watch summaries kept in the history', () => {
+  const WATCH = {
+    at: at(30),
+    interval_s: 5,
+    duration_s: 600,
+    targets: [
+      { label: 'you → this server', polls: 120, failed: 1, limited: 0, median_ms: 12.5, p95_ms: 30, jitter_ms: 2.25 },
+      { label: 'this server → Western Europe', polls: 120, failed: 0, limited: 3, median_ms: 18, p95_ms: 21, jitter_ms: null },
+    ],
+  };
+
+  it('are kept and read back, one per start time, oldest first', () => {
+    const storage = memoryStorage();
+    expect(readWatches(storage)).toEqual({ ok: true, watches: [] });
+    writeWatches(storage, [{ ...WATCH, at: at(40) }, WATCH, WATCH]);
+    expect(readWatches(storage)).toEqual({ ok: true, watches: [WATCH, { ...WATCH, at: at(40) }] });
+    expect(storage.map.has(WATCH_HISTORY_KEY)).toBe(true);
+  });
+
+  it('go out with the JSON export and come back with its import; a CSV has none', () => {
+    const json = historyJson([FULL], [WATCH]);
+    expect((JSON.parse(json) as { watches: unknown[] }).watches).toEqual([WATCH]);
+    expect(parseHistory(json)).toEqual({ ok: true, results: [FULL], watches: [WATCH] });
+    expect(parseHistory(historyCsv([FULL]))).toEqual({ ok: true, results: [FULL], watches: [] });
+  });
+
+  it('a wrong one is refused, naming it and what is wrong, and stored ones that cannot be read are said', () => {
+    const file = (change: Record<string, unknown>, target: Record<string, unknown> = {}) =>
+      JSON.stringify({ netdiag_history: 1, results: [], watches: [WATCH, { ...WATCH, targets: [{ ...WATCH.targets[0], ...target }], ...change }] });
+    expect(parseHistory(file({ interval_s: 0 }))).toEqual({ ok: false, reason: 'watch 2: its interval_s is not a whole number of seconds from 1' });
+    expect(parseHistory(file({}, { median_ms: -1 }))).toEqual({ ok: false, reason: "watch 2: target 1's median_ms is not a round trip in ms or null" });
+    expect(parseHistory(file({}, { label: 'evil\u001b[2J' }))).toEqual({ ok: false, reason: "watch 2: target 1's label is not a short line of text" });
+    expect(parseHistory(file({}, { polls: 1.5 }))).toEqual({ ok: false, reason: "watch 2: target 1's polls is not a count" });
+    expect(parseHistory(file({ targets: [] }))).toMatchObject({ ok: false, reason: 'watch 2: its targets are not a list of 1 to 20' });
+    const storage = memoryStorage();
+    storage.setItem(WATCH_HISTORY_KEY, '{"v":1,"watches":[{"at":"soon"}]}');
+    expect(readWatches(storage)).toEqual({ ok: false, reason: 'watch summary 1: its at is not a time' });
+    expect(storage.getItem(WATCH_HISTORY_KEY)).toBe('{"v":1,"watches":[{"at":"soon"}]}');
+  });
+
+  it(`keeps the newest ${String(WATCH_HISTORY_MAX)}`, () => {
+    const many = Array.from({ length: WATCH_HISTORY_MAX + 3 }, (_, i) => ({ ...WATCH, at: at(0) + i * 1000 }));
+    expect(mergeWatches([], many)).toHaveLength(WATCH_HISTORY_MAX);
+    expect(mergeWatches([], many)[0]?.at).toBe(at(0) + 3000);
   });
 });

@@ -110,6 +110,25 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
     // Nothing left the browser but the polls, to this server only.
     expect(requested.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
     expect(await refused()).toEqual([]);
+
+    // Kept only when asked: the watch's summary goes to the history this browser keeps, with the
+    // figures the table showed, and stays there across a reload; no request carries it.
+    const shownRow = async (target: string) => page.locator(`#watch-table tr[data-target="${target}"] td`).allTextContents();
+    const [serverRow, regionRow] = [await shownRow('server'), await shownRow('weur')];
+    expect(await page.isVisible('#history-watches')).toBe(false);
+    await page.click('#watch-keep');
+    await expect.poll(() => page.textContent('#watch-keep')).toBe('Kept in your history');
+    const expected = [serverRow, regionRow].map((r) => `${r[0] ?? ''}: median ${r[3] ?? ''}, p95 ${r[4] ?? ''}, ${r[6] ?? ''} failed`).join('; ');
+    const keptRows = async () => page.$$eval('#history-watches tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
+    const kept = await keptRows();
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.[1]).toBe('1 s');
+    expect(kept[0]?.[3]).toBe(expected);
+    const requestsBefore = requested.length;
+    await page.reload();
+    await expect.poll(() => keptRows()).toEqual(kept);
+    expect(await page.textContent('#history-status')).toBe('0 results and 1 watch summary kept in this browser.');
+    expect(requested.slice(requestsBefore).filter((url) => /Western|median|watch-history/.test(decodeURIComponent(url)))).toEqual([]);
     await context.close();
 
     const phone = await openWatched(browser, `${server.url}/`, 390, 844);

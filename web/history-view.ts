@@ -3,11 +3,12 @@
 // history goes from this browser's storage to the screen or to a file the person saves.
 import type { SharedResult } from '../src/speedtest/share.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
-import { $, text } from './dom.js';
+import { $ } from './dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
 import { formatMbps, formatMs, worseLoaded } from './report.js';
+import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from './watch-history.js';
 
 /** The page's storage, or why there is none (a browser or a setting may refuse it). */
 function storage(): HistoryStorage | string {
@@ -38,8 +39,7 @@ function show(results: readonly SharedResult[]): void {
   const empty = results.length === 0;
   table.hidden = empty;
   figure.hidden = results.length < 2;
-  $('#history-actions').hidden = empty;
-  text('#history-status', empty ? 'No results kept yet: each test you run here is added.' : `${String(results.length)} result${results.length === 1 ? '' : 's'} kept in this browser.`);
+  status({ results: results.length });
   const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
   const whenInFull = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
   table.tBodies[0]?.replaceChildren(
@@ -76,6 +76,82 @@ function show(results: readonly SharedResult[]): void {
   // Shown before drawing, so the chart takes its own width rather than a hidden figure's zero.
   if (!figure.hidden) drawTrend($('#history-chart') as unknown as SVGSVGElement, results);
   $('#history-key-loaded').hidden = !results.some((r) => worseLoaded(r.loadedDownMs, r.loadedUpMs) !== undefined);
+}
+
+/** How much is kept, in words; the counts ride on the status line so each list updates its own. */
+function status(counts: { results?: number; watches?: number }): void {
+  const line = $('#history-status');
+  if (counts.results !== undefined) line.dataset.results = String(counts.results);
+  if (counts.watches !== undefined) line.dataset.watches = String(counts.watches);
+  const results = Number(line.dataset.results ?? 0);
+  const watches = Number(line.dataset.watches ?? 0);
+  $('#history-actions').hidden = results + watches === 0;
+  if (results + watches === 0) {
+    line.textContent = 'No results kept yet: each test you run here is added.';
+    return;
+  }
+  const parts = [`${String(results)} result${results === 1 ? '' : 's'}`, ...(watches === 0 ? [] : [`${String(watches)} watch summar${watches === 1 ? 'y' : 'ies'}`])];
+  line.textContent = `${parts.join(' and ')} kept in this browser.`;
+}
+
+const msText = (ms: number | null) => (ms === null ? '–' : formatMs(ms));
+
+/** The kept watch summaries, newest first, each with its targets in one cell. */
+function showWatches(watches: readonly WatchSummary[]): void {
+  const table = $<HTMLTableElement>('#history-watches');
+  table.hidden = watches.length === 0;
+  status({ watches: watches.length });
+  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  table.tBodies[0]?.replaceChildren(
+    ...[...watches].reverse().map((w) => {
+      const row = document.createElement('tr');
+      row.dataset.at = String(w.at);
+      const targets = w.targets.map((t) => `${t.label}: median ${msText(t.median_ms)}, p95 ${msText(t.p95_ms)}, ${String(t.failed)} of ${String(t.polls)} failed${t.limited === 0 ? '' : `, ${String(t.limited)} limited`}`).join('; ');
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.className = 'secondary icon';
+      remove.textContent = '✕';
+      remove.title = 'Delete this summary';
+      remove.setAttribute('aria-label', `Delete the watch summary of ${when.format(w.at)}`);
+      remove.addEventListener('click', () => {
+        updateWatches((kept) => kept.filter((k) => k.at !== w.at));
+      });
+      const action = document.createElement('td');
+      action.append(remove);
+      const targetsCell = cell(targets);
+      targetsCell.className = 'wrap';
+      row.append(cell(when.format(w.at)), cell(`${String(w.interval_s)} s`), cell(`${String(Math.round(w.duration_s / 60))} min`), targetsCell, action);
+      return row;
+    }),
+  );
+}
+
+/** As update, for the watch summaries. */
+function updateWatches(change: (kept: WatchSummary[]) => WatchSummary[]): void {
+  const store = storage();
+  if (typeof store === 'string') {
+    problem(`Watch summaries cannot be kept: ${store}.`);
+    return;
+  }
+  const read = readWatches(store);
+  if (!read.ok) {
+    problem(`The watch summaries kept in this browser cannot be read (${read.reason}); they are left as they are. "Delete all" removes them.`);
+    $('#history-actions').hidden = false;
+    return;
+  }
+  const next = change(read.watches);
+  try {
+    writeWatches(store, next);
+  } catch (err) {
+    problem(`The watch summary could not be saved: ${err instanceof Error ? err.message : String(err)}.`);
+    return;
+  }
+  showWatches(next);
+}
+
+/** Keeps a watch's summary (the watch's "Keep a summary" button). */
+export function keepWatch(summary: WatchSummary): void {
+  updateWatches((kept) => mergeWatches(kept, [summary]));
 }
 
 /** Reads the history, changes it with `change`, writes and shows it; any failure is said, nothing dropped. */
@@ -115,6 +191,7 @@ export function keepResult(result: SharedResult): void {
 
 export function setUpHistory(): void {
   update((kept) => kept);
+  updateWatches((kept) => kept);
   $('#history-export-csv').addEventListener('click', () => {
     update((kept) => {
       download(fileName('history', Date.now(), 'csv'), 'text/csv', historyCsv(kept));
@@ -123,15 +200,21 @@ export function setUpHistory(): void {
   });
   $('#history-export-json').addEventListener('click', () => {
     update((kept) => {
-      download(fileName('history', Date.now(), 'json'), 'application/json', historyJson(kept));
+      const store = storage();
+      const watches = typeof store === 'string' ? undefined : readWatches(store);
+      download(fileName('history', Date.now(), 'json'), 'application/json', historyJson(kept, watches?.ok === true ? watches.watches : []));
       return kept;
     });
   });
   $('#history-clear').addEventListener('click', () => {
     // Removed, not read and rewritten: this also clears a history that cannot be read.
     const store = storage();
-    if (typeof store !== 'string') store.removeItem(HISTORY_KEY);
+    if (typeof store !== 'string') {
+      store.removeItem(HISTORY_KEY);
+      store.removeItem(WATCH_HISTORY_KEY);
+    }
     update(() => []);
+    updateWatches(() => []);
   });
   const input = $<HTMLInputElement>('#history-import');
   input.addEventListener('change', () => {
@@ -145,6 +228,7 @@ export function setUpHistory(): void {
         return;
       }
       update((kept) => mergeHistory(kept, parsed.results));
+      if (parsed.watches.length > 0) updateWatches((kept) => mergeWatches(kept, parsed.watches));
     });
   });
 }

@@ -6,6 +6,7 @@
 import { decodeResult, encodeResult, type SharedResult } from '../src/speedtest/share.js';
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { worseLoaded } from './report.js';
+import { checkWatches, type WatchSummary } from './watch-history.js';
 
 /** The part of the Web Storage API this needs (localStorage in the page, a Map in tests). */
 export interface HistoryStorage {
@@ -96,8 +97,9 @@ function row(r: SharedResult) {
 type Row = ReturnType<typeof row>;
 const COLUMNS = Object.keys(row({ at: 0, mode: 'full' })) as (keyof Row)[];
 
-export function historyJson(results: readonly SharedResult[]): string {
-  return `${JSON.stringify({ netdiag_history: VERSION, results: results.map(row) }, null, 2)}\n`;
+/** The history as JSON: the results by name with their units, and the watch summaries kept. */
+export function historyJson(results: readonly SharedResult[], watches: readonly WatchSummary[] = []): string {
+  return `${JSON.stringify({ netdiag_history: VERSION, results: results.map(row), watches }, null, 2)}\n`;
 }
 
 export function historyCsv(results: readonly SharedResult[]): string {
@@ -105,7 +107,7 @@ export function historyCsv(results: readonly SharedResult[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export type Parsed = { ok: true; results: SharedResult[] } | { ok: false; reason: string };
+export type Parsed = { ok: true; results: SharedResult[]; watches: WatchSummary[] } | { ok: false; reason: string };
 
 /**
  * A history file this page exported (JSON or CSV), read back. Every result is checked as a shared
@@ -115,6 +117,7 @@ export type Parsed = { ok: true; results: SharedResult[] } | { ok: false; reason
 export function parseHistory(text: string): Parsed {
   const trimmed = text.trim();
   let rows: unknown[];
+  let watches: WatchSummary[] = [];
   if (trimmed.startsWith('{')) {
     let parsed: unknown;
     try {
@@ -122,9 +125,16 @@ export function parseHistory(text: string): Parsed {
     } catch (err) {
       return { ok: false, reason: `it is not valid JSON (${err instanceof Error ? err.message : String(err)})` };
     }
-    const file = parsed as { netdiag_history?: unknown; results?: unknown };
+    const file = parsed as { netdiag_history?: unknown; results?: unknown; watches?: unknown };
     if (file.netdiag_history !== VERSION || !Array.isArray(file.results)) return { ok: false, reason: `it is not a netdiag history (version ${String(VERSION)})` };
     rows = file.results as unknown[];
+    // The watch summaries, when the file has them (a CSV has only the results).
+    if (file.watches !== undefined) {
+      if (!Array.isArray(file.watches)) return { ok: false, reason: 'its watches are not a list' };
+      const checked = checkWatches(file.watches as unknown[], 'watch');
+      if (!checked.ok) return { ok: false, reason: checked.reason };
+      watches = checked.watches;
+    }
   } else {
     const [header = '', ...lines] = trimmed.split(/\r?\n/);
     const names = header.split(',');
@@ -137,7 +147,7 @@ export function parseHistory(text: string): Parsed {
     if (typeof result === 'string') return { ok: false, reason: `result ${String(i + 1)}: ${result}` };
     results.push(result);
   }
-  return { ok: true, results };
+  return { ok: true, results, watches };
 }
 
 /** One exported row as a result, or what is wrong with it. */

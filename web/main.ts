@@ -3,7 +3,7 @@
 import { answerText } from '../src/dns/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { showFamilies } from './dual-stack.js';
-import { keepResult, setUpHistory } from './history-view.js';
+import { keepResult, keepWatch, setUpHistory } from './history-view.js';
 import { setUpShare } from './share.js';
 import { runSpeedTest } from './speedtest.js';
 import { showShared } from './shared-view.js';
@@ -164,7 +164,7 @@ document.addEventListener('DOMContentLoaded', () => {
   // One request for the regions, for the regional section and the watch alike; the regional
   // section's probe answers tell the watch this server's probe limit.
   void api<Schemas['RegionsResponse']['data']>('/v1/latency/regions').then((res) => {
-    const watch = setUpWatch(res.ok ? res.data.regions.filter((r) => r.available) : []);
+    const watch = setUpWatch(res.ok ? res.data.regions.filter((r) => r.available) : [], keepWatch);
     return showRegions(res, (limit) => {
       watch.noteProbeLimit(limit);
     });

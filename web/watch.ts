@@ -9,6 +9,7 @@ import { $, text } from './dom.js';
 import { formatMs } from './report.js';
 import { download, fileName, watchCsv, watchJson } from './export.js';
 import { drawWatchChart } from './watch-chart.js';
+import type { WatchSummary } from './watch-history.js';
 
 /**
  * The watch's state, one per page (made by setUpWatch): the regions' names, the probe limit this
@@ -21,6 +22,8 @@ interface WatchState {
   probeLimit: number | undefined;
   polls: Poll[];
   running: { stop: () => void } | undefined;
+  /** The watch's start (ms since the epoch), interval and targets, for its summary. */
+  session: { at: number; interval: number; targets: string[] } | undefined;
 }
 
 /** Round trips of /v1/health polls by URL, as Resource Timing reports them (an observer sees them even when the timeline's buffer is full). */
@@ -141,6 +144,8 @@ function start(state: WatchState, noteLimit: (limit: number) => void): void {
   const interval = chosenInterval();
   const targets = [SERVER, ...regions];
   state.polls = [];
+  state.session = { at: Date.now(), interval, targets };
+  $('#watch-keep').hidden = true;
   charts(state, targets);
   $('#watch-table').hidden = false;
   $('#watch-results').hidden = false;
@@ -191,6 +196,27 @@ function stop(state: WatchState): void {
   $<HTMLButtonElement>('#watch-start').hidden = false;
   $<HTMLButtonElement>('#watch-stop').hidden = true;
   text('#watch-status', `Stopped after ${String(state.polls.length)} polls.`);
+  const keep = $<HTMLButtonElement>('#watch-keep');
+  keep.hidden = state.polls.length === 0;
+  keep.disabled = false;
+  keep.textContent = 'Keep a summary in my history';
+}
+
+/** The stopped watch in a few figures a target, as the history keeps it (web/watch-history.ts). */
+function summary(state: WatchState): WatchSummary | undefined {
+  const session = state.session;
+  if (session === undefined || state.polls.length === 0) return undefined;
+  const last = Math.max(...state.polls.map((p) => p.at));
+  const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
+  return {
+    at: session.at,
+    interval_s: session.interval,
+    duration_s: Math.max(0, Math.round((last - session.at) / 1000)),
+    targets: session.targets.map((target) => {
+      const s = summarize(state.polls.filter((p) => p.target === target));
+      return { label: targetLabel(state, target), polls: s.polls, failed: s.failed, limited: s.limited, median_ms: round(s.median), p95_ms: round(s.p95), jitter_ms: round(s.jitter) };
+    }),
+  };
 }
 
 /** What the rest of the page may tell the watch. */
@@ -200,8 +226,8 @@ export interface Watch {
 }
 
 /** Wires the watch's form; `available` are the regions with a probe (the page asks for the list once). */
-export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][]): Watch {
-  const state: WatchState = { regionNames: new Map(available.map((r) => [r.id, r.name])), probeLimit: undefined, polls: [], running: undefined };
+export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][], keep: (summary: WatchSummary) => void): Watch {
+  const state: WatchState = { regionNames: new Map(available.map((r) => [r.id, r.name])), probeLimit: undefined, polls: [], running: undefined, session: undefined };
   const budget = () => {
     showBudget(state);
   };
@@ -231,6 +257,15 @@ export function setUpWatch(available: readonly Schemas['RegionsResponse']['data'
   });
   $('#watch-stop').addEventListener('click', () => {
     stop(state);
+  });
+  // Only when asked: the polls stay in the tab; a summary goes to the history this browser keeps.
+  $<HTMLButtonElement>('#watch-keep').addEventListener('click', (event) => {
+    const kept = summary(state);
+    if (kept === undefined) return;
+    keep(kept);
+    const button = event.currentTarget as HTMLButtonElement;
+    button.disabled = true;
+    button.textContent = 'Kept in your history';
   });
   $('#watch-export-csv').addEventListener('click', () => {
     download(fileName('watch', Date.now(), 'csv'), 'text/csv', watchCsv(state.polls));
