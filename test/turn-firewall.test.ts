@@ -58,20 +58,16 @@ describe.skipIf(!labReady)('the documented TURN host in a network namespace, wit
     expect(configurationComplaints(lab.turn.log())).toEqual([]);
   });
 
-  it('a peer on the internet is refused (403) and receives nothing', async () => {
-    const { username, credential } = await mint('192.0.2.1');
-    const result = await uclient(lab.turn, username, credential, { host: INTERNET_PEER, port: PEER_PORT });
+  it.each([
+    ['a peer on the internet', '192.0.2.1', () => ({ host: INTERNET_PEER, side: lab.internet })],
+    ["the TURN host's other address", '192.0.2.2', () => ({ host: TURN_HOST_OTHER, side: lab.host })],
+  ])('%s is refused (403) and receives nothing', async (_name, caller, peer) => {
+    const { host, side } = peer();
+    const { username, credential } = await mint(caller);
+    const result = await uclient(lab.turn, username, credential, { host, port: PEER_PORT });
     expect(result.output).toContain('403 (Forbidden IP)');
     await sleep(200);
-    expect(lab.internet.received(INTERNET_PEER, PEER_PORT)).toBe(0);
-  });
-
-  it("the TURN host's other address is refused (403) and receives nothing", async () => {
-    const { username, credential } = await mint('192.0.2.2');
-    const result = await uclient(lab.turn, username, credential, { host: TURN_HOST_OTHER, port: PEER_PORT });
-    expect(result.output).toContain('403 (Forbidden IP)');
-    await sleep(200);
-    expect(lab.host.received(TURN_HOST_OTHER, PEER_PORT)).toBe(0);
+    expect(side.received(host, PEER_PORT)).toBe(0);
   });
 
   it('a UDP service on the relay address: reached without the firewall (the relay address is an allowed peer), nothing with it', async () => {

@@ -192,19 +192,22 @@ export function keepResult(result: SharedResult): void {
 export function setUpHistory(): void {
   update((kept) => kept);
   updateWatches((kept) => kept);
+  // Export reads what is kept and writes nothing back; the buttons show only when the results
+  // could be read (update hides them otherwise).
+  const kept = (): { results: SharedResult[]; watches: WatchSummary[] } | undefined => {
+    const store = storage();
+    if (typeof store === 'string') return undefined;
+    const results = readHistory(store);
+    const watches = readWatches(store);
+    return results.ok ? { results: results.results, watches: watches.ok ? watches.watches : [] } : undefined;
+  };
   $('#history-export-csv').addEventListener('click', () => {
-    update((kept) => {
-      download(fileName('history', Date.now(), 'csv'), 'text/csv', historyCsv(kept));
-      return kept;
-    });
+    const k = kept();
+    if (k !== undefined) download(fileName('history', Date.now(), 'csv'), 'text/csv', historyCsv(k.results));
   });
   $('#history-export-json').addEventListener('click', () => {
-    update((kept) => {
-      const store = storage();
-      const watches = typeof store === 'string' ? undefined : readWatches(store);
-      download(fileName('history', Date.now(), 'json'), 'application/json', historyJson(kept, watches?.ok === true ? watches.watches : []));
-      return kept;
-    });
+    const k = kept();
+    if (k !== undefined) download(fileName('history', Date.now(), 'json'), 'application/json', historyJson(k.results, k.watches));
   });
   $('#history-clear').addEventListener('click', () => {
     // Removed, not read and rewritten: this also clears a history that cannot be read.

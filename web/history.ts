@@ -7,13 +7,9 @@ import { decodeResult, encodeResult, type SharedResult } from '../src/speedtest/
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { worseLoaded } from './report.js';
 import { checkWatches, type WatchSummary } from './watch-history.js';
+import { readStored, type HistoryStorage } from './browser-storage.js';
 
-/** The part of the Web Storage API this needs (localStorage in the page, a Map in tests). */
-export interface HistoryStorage {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-  removeItem(key: string): void;
-}
+export type { HistoryStorage } from './browser-storage.js';
 
 export const HISTORY_KEY = 'netdiag.history';
 /** The most results kept: the oldest go first past it (about 60 bytes each). */
@@ -24,20 +20,10 @@ export type Read = { ok: true; results: SharedResult[] } | { ok: false; reason: 
 
 /** The kept results, oldest first; a stored value that cannot be read says why (and is left alone). */
 export function readHistory(storage: HistoryStorage): Read {
-  let raw: string | null;
-  try {
-    raw = storage.getItem(HISTORY_KEY);
-  } catch (err) {
-    return { ok: false, reason: `this browser refused its storage (${err instanceof Error ? err.message : String(err)})` };
-  }
-  if (raw === null) return { ok: true, results: [] };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return { ok: false, reason: 'what is stored is not JSON' };
-  }
-  const stored = parsed as { v?: unknown; results?: unknown };
+  const read = readStored(storage, HISTORY_KEY, 'what is stored is not JSON');
+  if (!read.ok) return read;
+  if (read.value === null) return { ok: true, results: [] };
+  const stored = read.value as { v?: unknown; results?: unknown };
   if (stored.v !== VERSION || !Array.isArray(stored.results)) return { ok: false, reason: `what is stored is not a version ${String(VERSION)} history (a newer netdiag may have written it)` };
   const results: SharedResult[] = [];
   for (const [i, item] of (stored.results as unknown[]).entries()) {

@@ -9,7 +9,7 @@ import { countTransfers, type Direction } from './live-transfers.js';
 import { axisScale, formatMbps } from './report.js';
 
 /** How often the live rate is read and drawn, ms: five times a second (at least four with a timer late). */
-export const LIVE_TICK_MS = 200;
+const LIVE_TICK_MS = 200;
 const HEIGHT = 90;
 const MARGIN = { left: 44, right: 6, top: 8, bottom: 8 };
 

@@ -3,7 +3,7 @@
 // target its median, p95 and jitter and how many polls failed or were refused. Stored beside the
 // speed-test results (web/history.ts), in its own key, as plain JSON checked on the way back in.
 // No DOM here (test/page-history.test.ts).
-import type { HistoryStorage } from './history.js';
+import { readStored, type HistoryStorage } from './browser-storage.js';
 
 export const WATCH_HISTORY_KEY = 'netdiag.watch-history';
 /** The most summaries kept: the oldest go first past it. */
@@ -31,13 +31,13 @@ export interface WatchSummary {
   targets: WatchTargetSummary[];
 }
 
-export type ReadWatches = { ok: true; watches: WatchSummary[] } | { ok: false; reason: string };
+type ReadWatches = { ok: true; watches: WatchSummary[] } | { ok: false; reason: string };
 
 const count = (v: unknown, max: number) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 const msOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX.ms);
 
 /** A summary as read back (stored or imported), or what is wrong with it. */
-export function checkWatch(item: unknown): WatchSummary | string {
+function checkWatch(item: unknown): WatchSummary | string {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return 'it is not an object';
   const w = item as Record<string, unknown>;
   if (typeof w.at !== 'number' || !Number.isFinite(w.at) || w.at < 0) return 'its at is not a time';
@@ -61,20 +61,10 @@ export function checkWatch(item: unknown): WatchSummary | string {
 
 /** The kept summaries, oldest first; stored data that cannot be read says why (and is left alone). */
 export function readWatches(storage: HistoryStorage): ReadWatches {
-  let raw: string | null;
-  try {
-    raw = storage.getItem(WATCH_HISTORY_KEY);
-  } catch (err) {
-    return { ok: false, reason: `this browser refused its storage (${err instanceof Error ? err.message : String(err)})` };
-  }
-  if (raw === null) return { ok: true, watches: [] };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return { ok: false, reason: 'the watch summaries stored are not JSON' };
-  }
-  const stored = parsed as { v?: unknown; watches?: unknown };
+  const read = readStored(storage, WATCH_HISTORY_KEY, 'the watch summaries stored are not JSON');
+  if (!read.ok) return read;
+  if (read.value === null) return { ok: true, watches: [] };
+  const stored = read.value as { v?: unknown; watches?: unknown };
   if (stored.v !== VERSION || !Array.isArray(stored.watches)) return { ok: false, reason: `the watch summaries stored are not version ${String(VERSION)} (a newer netdiag may have written them)` };
   return checkWatches(stored.watches as unknown[], 'watch summary');
 }
