@@ -5,7 +5,10 @@ import { testCsv, testJson, watchCsv, watchJson, type TestExport } from '../web/
 
 const TEST: TestExport = {
   shared: { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full', downloadBps: 95_000_000, uploadBps: 19_500_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 40, lossPercent: 0.5 },
-  transfers: { download: [{ bytes: 100_000, duration: 8, bps: 100_000_000 }], upload: [{ bytes: 1_000_000, duration: 400, bps: 20_000_000 }] },
+  transfers: {
+    download: [{ bytes: 100_000, duration: 8, bps: 100_000_000, ping: 2.5, countedBytes: 100_310, endMs: Date.UTC(2026, 10, 25, 18, 0, 1) }],
+    upload: [{ bytes: 1_000_000, duration: 400, bps: 20_000_000, ping: 400, countedBytes: 1_005_000, endMs: Date.UTC(2026, 10, 25, 18, 0, 2) }],
+  },
   roundTrips: { idle: [12, 13], loadedDown: [40], loadedUp: [] },
   loss: { sent: 1000, lost: 5 },
   classes: { streaming: 'great', gaming: 'good', video_call: 'great' },
@@ -34,7 +37,7 @@ describe('speed-test export', () => {
     );
   });
 
-  it('JSON: the same figures with the time, mode, grade, classes, loss and points', () => {
+  it('JSON: the same figures with the time, mode, grade, classes, loss and points, each transfer as the rate rules read it', () => {
     expect(JSON.parse(testJson(TEST))).toEqual({
       tested_at: '2026-11-25T18:00:00.000Z',
       mode: 'full',
@@ -42,7 +45,10 @@ describe('speed-test export', () => {
       bufferbloat: { grade: 'B', increase_ms: 27.5 },
       classes: { streaming: 'great', gaming: 'good', video_call: 'great' },
       packet_loss: { sent: 1000, lost: 5 },
-      transfers: { download: [{ bytes: 100_000, duration_ms: 8, mbps: 100 }], upload: [{ bytes: 1_000_000, duration_ms: 400, mbps: 20 }] },
+      transfers: {
+        download: [{ bytes: 100_000, counted_bytes: 100_310, duration_ms: 8, ttfb_ms: 2.5, ended_at_ms: Date.UTC(2026, 10, 25, 18, 0, 1), mbps: 100 }],
+        upload: [{ bytes: 1_000_000, counted_bytes: 1_005_000, duration_ms: 400, ttfb_ms: 400, ended_at_ms: Date.UTC(2026, 10, 25, 18, 0, 2), mbps: 20 }],
+      },
       round_trips_ms: { idle: [12, 13], loaded_down: [40], loaded_up: [] },
     });
   });

@@ -4,11 +4,18 @@
 import type { Poll } from '../src/latency/series.js';
 import type { SharedResult } from '../src/speedtest/share.js';
 
-/** A transfer as the engine reports it: its size, how long it took, its rate. */
+/**
+ * A transfer as the engine reports it (its size asked for, how long it took, its rate) and as
+ * the rate rules read it (src/speedtest/burst.ts): the bytes counted, its time to first byte and
+ * when it ended, so a reader can apply the rules to the export and get the page's figures.
+ */
 interface Transfer {
   bytes: number;
   duration: number;
   bps: number;
+  ping: number;
+  countedBytes: number;
+  endMs: number;
 }
 
 /** Everything a finished test measured, as the page keeps it until the next test or the tab closes. */
@@ -39,7 +46,7 @@ function figures(t: TestExport) {
 }
 
 export function testJson(t: TestExport): string {
-  const transfer = (x: Transfer) => ({ bytes: x.bytes, duration_ms: x.duration, mbps: x.bps / 1e6 });
+  const transfer = (x: Transfer) => ({ bytes: x.bytes, counted_bytes: x.countedBytes, duration_ms: x.duration, ttfb_ms: x.ping, ended_at_ms: x.endMs, mbps: x.bps / 1e6 });
   return JSON.stringify(
     {
       tested_at: new Date(t.shared.at).toISOString(),

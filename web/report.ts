@@ -58,6 +58,11 @@ export function timedTransfers(points: readonly EnginePoint[], direction: 'downl
   }));
 }
 
+/** The engine's transfers as an export keeps them: as reported, and as the burst rules read them. */
+export function exportedTransfers(points: readonly EnginePoint[], direction: 'download' | 'upload') {
+  return timedTransfers(points, direction).map((t, i) => ({ bytes: points[i]?.bytes ?? 0, duration: t.duration, bps: t.bps ?? 0, ping: t.ping, countedBytes: t.bytes, endMs: t.endMs }));
+}
+
 /** A bufferbloat grade with the latency it adds. */
 export const bloatText = (b: { grade: string; increaseMs: number }): string => `${b.grade} (+${formatMs(b.increaseMs)})`;
 

@@ -5,7 +5,7 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote, formatMbps, formatMs, timedTransfers } from './report.js';
+import { browserLimitNote, formatMbps, formatMs, exportedTransfers, timedTransfers } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
@@ -296,7 +296,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           eventId,
           config,
           shared: result.shared,
-          transfers: { download: downPoints, upload: upPoints },
+          transfers: { download: exportedTransfers(downPoints, 'download'), upload: exportedTransfers(upPoints, 'upload') },
           roundTrips: { idle: idlePoints, loadedDown: loadedDownPoints, loadedUp: loadedUpPoints },
           loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
           classes: result.classes,

@@ -6,14 +6,18 @@
 // the size of the queue (5 ms at 20 Mbit/s against 300 ms at 5 Mbit/s: at least 100 ms more under load, and the grade
 // with it), and with a 20 ms delay line its idle latency must be within 2 ms of curl's time to
 // first byte on a warm connection. The page is held to the same accuracy and the same bufferbloat
-// difference. Figures are printed for the closing note; bench/ has the same as a benchmark.
+// difference, and its headline figures to the CLI's rules applied to the transfers it exported. Figures are printed for the closing note; bench/ has the same as a benchmark.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bufferbloat } from '../../src/speedtest/bufferbloat.js';
+import { directionRates, type TimedTransfer } from '../../src/speedtest/burst.js';
+import { latencyOf } from '../../src/speedtest/metrics.js';
+import { sharedBps, sharedMs } from '../../src/speedtest/share.js';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
 import { canMakeNetns } from '../support/netns.js';
 import { CLI, runCli } from '../support/process.js';
@@ -93,6 +97,44 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     verdict: string | null;
     /** Each change of the live rate the page showed: when (ms, page clock), which direction, the rate. */
     live: { at: number; direction: string; bps: number }[];
+    /** The four headline figures' exact values (data-value), as the page showed them. */
+    headline: Record<'download' | 'upload' | 'latency' | 'bufferbloat', number | null>;
+    /** What the page's Export JSON wrote for the test. */
+    exported: Exported;
+  }
+
+  interface ExportedTransfer {
+    counted_bytes: number;
+    duration_ms: number;
+    ttfb_ms: number;
+    ended_at_ms: number;
+    mbps: number;
+  }
+  interface Exported {
+    transfers: { download: ExportedTransfer[]; upload: ExportedTransfer[] };
+    round_trips_ms: { idle: number[]; loaded_down: number[]; loaded_up: number[] };
+  }
+
+  /**
+   * The headline figures by the command line's own rules (src/speedtest/burst.ts, metrics.ts,
+   * bufferbloat.ts, the functions `netdiag speedtest` reports with) applied to the transfers and
+   * round trips the page exported, at the precision a share link keeps.
+   */
+  function cliRules(e: Exported): PageResult['headline'] {
+    const timed = (list: ExportedTransfer[]): TimedTransfer[] => list.map((t) => ({ bytes: t.counted_bytes, duration: t.duration_ms, ping: t.ttfb_ms, bps: t.mbps * 1e6, endMs: t.ended_at_ms }));
+    const rate = (list: ExportedTransfer[]) => {
+      const sustained = directionRates(timed(list)).sustained;
+      return sustained === undefined ? null : sharedBps(sustained.bps);
+    };
+    const median = (ms: number[]) => {
+      const m = latencyOf(ms);
+      return m === undefined ? undefined : sharedMs(m);
+    };
+    const idle = median(e.round_trips_ms.idle);
+    const down = median(e.round_trips_ms.loaded_down);
+    const up = median(e.round_trips_ms.loaded_up);
+    const loaded = down === undefined && up === undefined ? undefined : Math.max(down ?? -Infinity, up ?? -Infinity);
+    return { download: rate(e.transfers.download), upload: rate(e.transfers.upload), latency: idle ?? null, bufferbloat: bufferbloat(idle, loaded)?.increaseMs ?? null };
   }
 
   /**
@@ -136,6 +178,10 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
       const ms = Date.now() - clicked;
       if ((await page.textContent('#speed-status')) !== 'Done.') return { ok: false, error: (await page.textContent('#speed-error')) ?? '', log };
       const value = async (name: string) => Number(await page.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value')) / 1e6;
+      const exact = async (name: string) => page.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value').then((v) => (v === null ? null : Number(v)));
+      const [file] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-json')]);
+      const exportPath = join(scratch, `export-${String(Date.now())}.json`);
+      await file.saveAs(exportPath);
       return {
         ok: true,
         result: {
@@ -148,6 +194,8 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
           ms,
           verdict: (await page.isVisible('#speed-verdict')) ? await page.textContent('#speed-verdict') : null,
           live: await page.evaluate(() => (window as unknown as { live: { at: number; direction: string; bps: number }[] }).live),
+          headline: { download: await exact('download'), upload: await exact('upload'), latency: await exact('latency'), bufferbloat: await exact('bufferbloat') },
+          exported: JSON.parse(readFileSync(exportPath, 'utf8')) as Exported,
         },
       };
     } finally {
@@ -161,7 +209,7 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
     [5, 5_000_000],
     [20, 12_500_000],
     [200, 100_000_000],
-  ])('at %s Mbit/s, the default test in the CLI and in the page reads download and upload within 5% of curl\'s bulk transfers of %s bytes', async (rate, bytes) => {
+  ])('at %s Mbit/s, the default test in the CLI and in the page reads download and upload within 5% of curl\'s bulk transfers of %s bytes, and the page\'s headline is the CLI\'s rules on the transfers it exported', async (rate, bytes) => {
     // One round, no second try: a miss is the clients' (or the reference's) and fails the test.
     link.shape(rate, 20);
     const ref = await reference(bytes);
@@ -192,6 +240,10 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
       if (rate <= 20) expect(within(lateMedian, direction === 'download' ? page.down : page.up, 0.25), `${direction}: live ${lateMedian.toFixed(1)} against the result`).toBe(true);
     }
     expect(page.browserNote).toBe(false);
+    // The headline is the command line's rules on the same transfers: the export's transfers and
+    // round trips through the CLI's functions give exactly the figures the page shows.
+    expect(page.headline.download).not.toBeNull();
+    expect(cliRules(page.exported)).toEqual(page.headline);
     const misses = [
       within(cli.download_mbps, ref.down, 0.05) ? '' : `CLI download ${String(cli.download_mbps)} against ${ref.down.toFixed(1)}`,
       within(cli.upload_mbps, ref.up, 0.05) ? '' : `CLI upload ${String(cli.upload_mbps)} against ${ref.up.toFixed(1)}`,
