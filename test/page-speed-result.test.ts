@@ -4,7 +4,7 @@
 // whether it can be trusted, the verdict line, and the record shared and kept.
 import { describe, expect, it } from 'vitest';
 import type { EnginePoint } from '../web/report.js';
-import { NOT_MEASURED, NOT_TRUSTWORTHY, speedResult, type Readings } from '../web/speed-result.js';
+import { speedResult, type Readings } from '../web/speed-result.js';
 
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0);
 
@@ -84,9 +84,9 @@ describe('a finished speed test as the page shows it', () => {
 
   it('without latency under load: not measured, why, the classes pending, and no verdict claimed', () => {
     const r = speedResult(readings({ mode: 'light', loadedDown: [], loadedUp: [] }));
-    expect(r.figures.loaded.value).toBe(NOT_MEASURED);
+    expect(r.figures.loaded.value).toBe('not measured');
     expect(r.figures.loaded.detail).toMatch(/^no transfer lasted 250 ms/);
-    expect(r.figures.bufferbloat.value).toBe(NOT_MEASURED);
+    expect(r.figures.bufferbloat.value).toBe('not measured');
     expect(r.figures.classes).toEqual({ value: 'pending', detail: 'each waits for the latency under load, which this test could not take (the full test may)' });
     expect(r.verdict).toBeUndefined();
   });
@@ -99,12 +99,12 @@ describe('a finished speed test as the page shows it', () => {
     expect(counted.shared.lossPercent).toBe(5);
     expect(counted.lossCounted).toBe(true);
     const packed = speedResult(readings({ loss: { run: true, sent: 1000, lost: 176, sending: { messages: 1000, maxWaiting: 506, datagrams: 518 } } }));
-    expect(packed.figures.loss.value).toBe(NOT_TRUSTWORTHY);
+    expect(packed.figures.loss.value).toBe('not trustworthy');
     expect(packed.loss).toBeUndefined();
     expect(packed.shared.lossPercent).toBeUndefined();
-    expect(speedResult(readings({ loss: { run: true, error: 'the TURN server did not answer within 5 s' } })).figures.loss).toEqual({ value: NOT_MEASURED, detail: 'the TURN server did not answer within 5 s' });
+    expect(speedResult(readings({ loss: { run: true, error: 'the TURN server did not answer within 5 s' } })).figures.loss).toEqual({ value: 'not measured', detail: 'the TURN server did not answer within 5 s' });
     const skipped = speedResult(readings());
-    expect(skipped.figures.loss).toEqual({ value: NOT_MEASURED, detail: 'this server has no TURN server to measure it through' });
+    expect(skipped.figures.loss).toEqual({ value: 'not measured', detail: 'this server has no TURN server to measure it through' });
     expect(skipped.lossCounted).toBe(false);
   });
 

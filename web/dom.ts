@@ -12,6 +12,8 @@ export function text(selector: string, value: string): void {
   $(selector).textContent = value;
 }
 
+import { t } from './i18n/locale.js';
+
 export interface ProblemDoc {
   title?: string;
   detail?: string;
@@ -31,12 +33,12 @@ export async function api<T>(path: string): Promise<ApiResult<T>> {
     if (res.ok && body.data !== undefined) return { ok: true, data: body.data, ...limit };
     return { ok: false, problem: body, ...limit };
   } catch (err) {
-    return { ok: false, problem: { title: 'Network error', detail: err instanceof Error ? err.message : String(err) } };
+    return { ok: false, problem: { title: t('common.network-error'), detail: err instanceof Error ? err.message : String(err) } };
   }
 }
 
 export function problemText(problem: ProblemDoc): string {
-  return problem.detail ?? problem.title ?? 'The request failed.';
+  return problem.detail ?? problem.title ?? t('common.request-failed');
 }
 
 /**

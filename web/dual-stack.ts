@@ -3,6 +3,7 @@
 // times each, and shows both addresses, the family the browser chose, and the verdict.
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, showFigure } from './dom.js';
+import { familyWords } from './i18n/locale.js';
 import { isIpv6LiteralOrigin } from '../src/net/origin.js';
 import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, settleCheck, verdict, type Family, type FamilyCheck } from '../src/ip/families.js';
 
@@ -33,7 +34,7 @@ const fill = (cell: HTMLElement, { value, detail }: { value: string; detail: str
 
 function show(family: Family, result: FamilyCheck): void {
   const cell = $(`#families [data-family="${family}"]`);
-  fill(cell, describeCheck(family, result));
+  fill(cell, describeCheck(family, result, familyWords()));
   cell.dataset.state = result.state;
 }
 
@@ -41,7 +42,7 @@ function show(family: Family, result: FamilyCheck): void {
 export async function showFamilies(page: IpData | undefined): Promise<void> {
   const root = document.documentElement.dataset;
   const origins: Record<Family, string | undefined> = { ipv4: root.ipv4Url, ipv6: root.ipv6Url };
-  if (page !== undefined) fill($('#families [data-field="preferred"]'), preference(page.ip_version, location.hostname));
+  if (page !== undefined) fill($('#families [data-field="preferred"]'), preference(page.ip_version, location.hostname, familyWords()));
   const results = await Promise.all(
     (['ipv4', 'ipv6'] as const).map(async (family): Promise<FamilyCheck> => {
       const origin = origins[family];
@@ -56,7 +57,7 @@ export async function showFamilies(page: IpData | undefined): Promise<void> {
   const [v4, v6] = results as [FamilyCheck, FamilyCheck];
   show('ipv4', v4);
   show('ipv6', v6);
-  const found = verdict(v4, v6);
+  const found = verdict(v4, v6, familyWords());
   const line = $('#families-verdict');
   line.textContent = found.text;
   line.dataset.verdict = found.kind;

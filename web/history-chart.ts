@@ -2,7 +2,8 @@
 // latency under load (ms), one point per test in the order they ran. Drawn in the SVG's own pixel
 // size, as the speed test's chart is, so its text stays legible on a phone.
 import type { SharedResult } from '../src/speedtest/share.js';
-import { axisScale, worseLoaded } from './report.js';
+import { num, t } from './i18n/locale.js';
+import { axisScale, tickText, worseLoaded } from './report.js';
 import { element } from './svg.js';
 
 const PANEL = 120;
@@ -15,7 +16,6 @@ interface Series {
   values: (number | undefined)[];
 }
 
-const tickLabel = (v: number) => (v >= 100 || Number.isInteger(v) ? v.toFixed(0) : v.toPrecision(2));
 
 /** One panel: a y axis from 0 and a line per series (a gap where a test has no figure). */
 function panel(width: number, top: number, unit: string, series: Series[], count: number): SVGElement[] {
@@ -29,7 +29,7 @@ function panel(width: number, top: number, unit: string, series: Series[], count
   const nodes: SVGElement[] = [];
   for (let tick = 0; tick <= scale.top + scale.step / 2; tick += scale.step) {
     nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(tick), y2: y(tick), class: 'grid' }));
-    nodes.push(element('text', { x: MARGIN.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'tick' }, tickLabel(tick)));
+    nodes.push(element('text', { x: MARGIN.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'tick' }, tickText(tick)));
   }
   nodes.push(element('text', { x: 14, y: top + PANEL / 2, transform: `rotate(-90 14 ${String(top + PANEL / 2)})`, 'text-anchor': 'middle', class: 'axis' }, unit));
   for (const s of series) {
@@ -46,7 +46,7 @@ function panel(width: number, top: number, unit: string, series: Series[], count
       }
       run.push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
       const dot = element('circle', { cx: x(i), cy: y(v), r: 3, class: `trend-dot ${s.cls}` });
-      dot.append(element('title', {}, `${s.name}: ${tickLabel(v)} ${unit}`));
+      dot.append(element('title', {}, t('history.trend-point', { series: s.name, value: `${tickText(v)} ${unit}` })));
       nodes.push(dot);
     });
     flush();
@@ -65,14 +65,14 @@ function draw(svg: SVGSVGElement, results: readonly SharedResult[]): void {
   svg.style.height = `${String(height)}px`;
   const mbps = (bps: number | undefined) => (bps === undefined ? undefined : bps / 1e6);
   const rates: Series[] = [
-    { name: 'download', cls: 'down', values: results.map((r) => mbps(r.downloadBps)) },
-    { name: 'upload', cls: 'up', values: results.map((r) => mbps(r.uploadBps)) },
+    { name: t('speed.key-download'), cls: 'down', values: results.map((r) => mbps(r.downloadBps)) },
+    { name: t('speed.key-upload'), cls: 'up', values: results.map((r) => mbps(r.uploadBps)) },
   ];
-  const loaded: Series[] = [{ name: 'latency under load', cls: 'loaded', values: loadedValues }];
+  const loaded: Series[] = [{ name: t('history.key-loaded'), cls: 'loaded', values: loadedValues }];
   svg.replaceChildren(
-    ...panel(width, MARGIN.top, 'Mbit/s', rates, results.length),
-    ...(withLoaded ? panel(width, MARGIN.top + PANEL + GAP, 'ms', loaded, results.length) : []),
-    element('text', { x: MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis' }, `your last ${String(results.length)} tests, oldest first`),
+    ...panel(width, MARGIN.top, t('unit.mbit-axis'), rates, results.length),
+    ...(withLoaded ? panel(width, MARGIN.top + PANEL + GAP, t('unit.ms-axis'), loaded, results.length) : []),
+    element('text', { x: MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis' }, t('history.trend-axis', { count: num(results.length) })),
   );
 }
 

@@ -8,6 +8,7 @@ import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
 import { formatMbps, formatMs, worseLoaded } from './report.js';
+import { dateTime, num, t } from './i18n/locale.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from './watch-history.js';
 
 /** The page's storage, or why there is none (a browser or a setting may refuse it). */
@@ -15,7 +16,7 @@ function storage(): HistoryStorage | string {
   try {
     return window.localStorage;
   } catch (err) {
-    return `this browser refused its storage (${err instanceof Error ? err.message : String(err)})`;
+    return t('history.storage-refused', { reason: err instanceof Error ? err.message : String(err) });
   }
 }
 
@@ -40,8 +41,6 @@ function show(results: readonly SharedResult[]): void {
   table.hidden = empty;
   figure.hidden = results.length < 2;
   status({ results: results.length });
-  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
-  const whenInFull = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
   table.tBodies[0]?.replaceChildren(
     ...[...results].reverse().map((r) => {
       const row = document.createElement('tr');
@@ -52,8 +51,8 @@ function show(results: readonly SharedResult[]): void {
       remove.type = 'button';
       remove.className = 'secondary icon';
       remove.textContent = '✕';
-      remove.title = 'Delete this result';
-      remove.setAttribute('aria-label', `Delete the result of ${whenInFull.format(r.at)}`);
+      remove.title = t('history.delete-result');
+      remove.setAttribute('aria-label', t('history.delete-result-of', { when: dateTime(r.at, { dateStyle: 'full', timeStyle: 'medium' }) }));
       remove.addEventListener('click', () => {
         const key = resultKey(r);
         update((kept) => kept.filter((k) => resultKey(k) !== key));
@@ -61,8 +60,8 @@ function show(results: readonly SharedResult[]): void {
       const action = document.createElement('td');
       action.append(remove);
       row.append(
-        cell(when.format(r.at)),
-        cell(r.mode),
+        cell(dateTime(r.at, { dateStyle: 'short', timeStyle: 'short' })),
+        cell(t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full')),
         cell(formatMbps(r.downloadBps)),
         cell(formatMbps(r.uploadBps)),
         cell(r.latencyMs === undefined ? '–' : formatMs(r.latencyMs)),
@@ -87,11 +86,12 @@ function status(counts: { results?: number; watches?: number }): void {
   const watches = Number(line.dataset.watches ?? 0);
   $('#history-actions').hidden = results + watches === 0;
   if (results + watches === 0) {
-    line.textContent = 'No results kept yet: each test you run here is added.';
+    line.textContent = t('history.empty');
     return;
   }
-  const parts = [`${String(results)} result${results === 1 ? '' : 's'}`, ...(watches === 0 ? [] : [`${String(watches)} watch summar${watches === 1 ? 'y' : 'ies'}`])];
-  line.textContent = `${parts.join(' and ')} kept in this browser.`;
+  const resultsText = results === 1 ? t('history.results-one') : t('history.results-many', { count: num(results) });
+  const watchesText = watches === 1 ? t('history.watches-one') : t('history.watches-many', { count: num(watches) });
+  line.textContent = watches === 0 ? t('history.kept-results', { results: resultsText }) : t('history.kept-both', { results: resultsText, watches: watchesText });
 }
 
 const msText = (ms: number | null) => (ms === null ? '–' : formatMs(ms));
@@ -101,18 +101,23 @@ function showWatches(watches: readonly WatchSummary[]): void {
   const table = $<HTMLTableElement>('#history-watches');
   table.hidden = watches.length === 0;
   status({ watches: watches.length });
-  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  const when = (at: number) => dateTime(at, { dateStyle: 'short', timeStyle: 'short' });
   table.tBodies[0]?.replaceChildren(
     ...[...watches].reverse().map((w) => {
       const row = document.createElement('tr');
       row.dataset.at = String(w.at);
-      const targets = w.targets.map((t) => `${t.label}: median ${msText(t.median_ms)}, p95 ${msText(t.p95_ms)}, ${String(t.failed)} of ${String(t.polls)} failed${t.limited === 0 ? '' : `, ${String(t.limited)} limited`}`).join('; ');
+      const targets = w.targets
+        .map((target) => {
+          const figures = { label: target.label, median: msText(target.median_ms), p95: msText(target.p95_ms), failed: num(target.failed), polls: num(target.polls) };
+          return target.limited === 0 ? t('history.watch-target', figures) : t('history.watch-target-limited', { ...figures, limited: num(target.limited) });
+        })
+        .join(t('families.separator'));
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.className = 'secondary icon';
       remove.textContent = '✕';
-      remove.title = 'Delete this summary';
-      remove.setAttribute('aria-label', `Delete the watch summary of ${when.format(w.at)}`);
+      remove.title = t('history.delete-watch');
+      remove.setAttribute('aria-label', t('history.delete-watch-of', { when: dateTime(w.at, { dateStyle: 'full', timeStyle: 'medium' }) }));
       remove.addEventListener('click', () => {
         updateWatches((kept) => kept.filter((k) => k.at !== w.at));
       });
@@ -120,7 +125,7 @@ function showWatches(watches: readonly WatchSummary[]): void {
       action.append(remove);
       const targetsCell = cell(targets);
       targetsCell.className = 'wrap';
-      row.append(cell(when.format(w.at)), cell(`${String(w.interval_s)} s`), cell(`${String(Math.round(w.duration_s / 60))} min`), targetsCell, action);
+      row.append(cell(when(w.at)), cell(t('unit.s', { value: num(w.interval_s) })), cell(t('unit.min', { value: num(Math.round(w.duration_s / 60)) })), targetsCell, action);
       return row;
     }),
   );
@@ -130,12 +135,12 @@ function showWatches(watches: readonly WatchSummary[]): void {
 function updateWatches(change: (kept: WatchSummary[]) => WatchSummary[]): void {
   const store = storage();
   if (typeof store === 'string') {
-    problem(`Watch summaries cannot be kept: ${store}.`);
+    problem(t('history.cannot-keep-watches', { reason: store }));
     return;
   }
   const read = readWatches(store);
   if (!read.ok) {
-    problem(`The watch summaries kept in this browser cannot be read (${read.reason}); they are left as they are. "Delete all" removes them.`);
+    problem(t('history.unreadable-watches', { reason: read.reason }));
     $('#history-actions').hidden = false;
     return;
   }
@@ -143,7 +148,7 @@ function updateWatches(change: (kept: WatchSummary[]) => WatchSummary[]): void {
   try {
     writeWatches(store, next);
   } catch (err) {
-    problem(`The watch summary could not be saved: ${err instanceof Error ? err.message : String(err)}.`);
+    problem(t('history.watch-not-saved', { reason: err instanceof Error ? err.message : String(err) }));
     return;
   }
   showWatches(next);
@@ -158,14 +163,14 @@ export function keepWatch(summary: WatchSummary): void {
 function update(change: (kept: SharedResult[]) => SharedResult[]): void {
   const store = storage();
   if (typeof store === 'string') {
-    problem(`Results cannot be kept: ${store}.`);
+    problem(t('history.cannot-keep', { reason: store }));
     return;
   }
   const read = readHistory(store);
   if (!read.ok) {
     // Left as it is: overwriting what could not be read would lose it. "Delete all" stays
     // offered, the one way out that the person chooses.
-    problem(`The history kept in this browser cannot be read (${read.reason}); it is left as it is, and nothing is added to it. "Delete all" removes it.`);
+    problem(t('history.unreadable', { reason: read.reason }));
     $('#history-actions').hidden = false;
     $('#history-export-csv').hidden = true;
     $('#history-export-json').hidden = true;
@@ -177,7 +182,7 @@ function update(change: (kept: SharedResult[]) => SharedResult[]): void {
   try {
     writeHistory(store, next);
   } catch (err) {
-    problem(`The history could not be saved: ${err instanceof Error ? err.message : String(err)}.`);
+    problem(t('history.not-saved', { reason: err instanceof Error ? err.message : String(err) }));
     return;
   }
   problem(undefined);
@@ -227,7 +232,7 @@ export function setUpHistory(): void {
       input.value = '';
       const parsed = parseHistory(contents);
       if (!parsed.ok) {
-        problem(`${file.name} was not imported: ${parsed.reason}.`);
+        problem(t('history.not-imported', { file: file.name, reason: parsed.reason }));
         return;
       }
       update((kept) => mergeHistory(kept, parsed.results));

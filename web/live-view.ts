@@ -7,6 +7,7 @@ import { $ } from './dom.js';
 import { LiveRate } from './live-rate.js';
 import { countTransfers, type Direction } from './live-transfers.js';
 import { axisScale, formatMbps } from './report.js';
+import { num, t } from './i18n/locale.js';
 
 /** How often the live rate is read and drawn, ms: five times a second (at least four with a timer late). */
 const LIVE_TICK_MS = 200;
@@ -54,7 +55,7 @@ export function startLive(): Live {
   const elapsed = $('#speed-live-elapsed');
   const svg = $('#speed-live-chart') as unknown as SVGSVGElement;
   $('#speed-live').dataset.state = 'running';
-  rate.textContent = 'waiting for the first transfer';
+  rate.textContent = t('live.waiting');
   delete rate.dataset.direction;
   delete rate.dataset.bps;
   svg.replaceChildren();
@@ -65,12 +66,12 @@ export function startLive(): Live {
   });
   const tick = () => {
     const now = performance.now();
-    elapsed.textContent = `${((now - started) / 1000).toFixed(1)} s`;
+    elapsed.textContent = t('unit.s', { value: num((now - started) / 1000, 1) });
     // The direction whose bytes came last is the one running.
     const direction: Direction = last.upload > last.download ? 'upload' : 'download';
     const bps = meters[direction].bps(now);
     if (bps === undefined) return;
-    rate.textContent = `${direction === 'download' ? 'Download' : 'Upload'} now: ${formatMbps(bps)}`;
+    rate.textContent = t(direction === 'download' ? 'live.download-now' : 'live.upload-now', { rate: formatMbps(bps) });
     rate.dataset.direction = direction;
     rate.dataset.bps = String(Math.round(bps));
     samples.push({ at: now - started, direction, bps });
@@ -82,7 +83,7 @@ export function startLive(): Live {
       clearInterval(timer);
       uncount();
       $('#speed-live').dataset.state = 'done';
-      if (samples.length > 0) rate.textContent = 'The rate as it was measured, during the test:';
+      if (samples.length > 0) rate.textContent = t('live.after');
       else rate.textContent = '';
     },
   };

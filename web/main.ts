@@ -10,18 +10,20 @@ import { showShared } from './shared-view.js';
 import { setUpWatch } from './watch.js';
 import { $, api, problemText, text, type ApiResult } from './dom.js';
 import { formatMs } from './report.js';
+import { num, t } from './i18n/locale.js';
+import { setUpLanguage } from './i18n/page-text.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
 type IpData = Schemas['CallerIpData'];
 
-const joined = (parts: (string | null)[], none = 'unknown'): string => parts.filter((p) => p !== null && p !== '').join(', ') || none;
+const joined = (parts: (string | null)[], none = t('common.unknown')): string => parts.filter((p) => p !== null && p !== '').join(t('list.separator')) || none;
 
 /** The connection as this page's own origin sees it; its data, for the dual-stack check. */
 async function showConnection(): Promise<IpData | undefined> {
   const res = await api<IpData>('/v1/ip');
   if (!res.ok) {
     const error = $('#connection-error');
-    error.textContent = `Connection details unavailable: ${problemText(res.problem)}`;
+    error.textContent = t('conn.unavailable', { reason: problemText(res.problem) });
     error.hidden = false;
     return undefined;
   }
@@ -31,11 +33,11 @@ async function showConnection(): Promise<IpData | undefined> {
     text(`#connection [data-field="${name}"]`, value);
   };
   field('ip_version', d.ip_version === 'ipv6' ? 'IPv6' : 'IPv4');
-  field('reverse_hostname', d.reverse_hostname ?? 'none');
-  field('network', d.network.asn === null ? 'unknown' : joined([`AS${String(d.network.asn)}`, d.network.organization]));
+  field('reverse_hostname', d.reverse_hostname ?? t('common.none'));
+  field('network', d.network.asn === null ? t('common.unknown') : joined([`AS${String(d.network.asn)}`, d.network.organization]));
   field('location', joined([d.location.city, d.location.region, d.location.country]));
-  field('edge', d.connection.provider_colo ?? 'not reported');
-  field('protocol', joined([d.connection.http_protocol, d.connection.tls_version], 'not observed'));
+  field('edge', d.connection.provider_colo ?? t('conn.not-reported'));
+  field('protocol', joined([d.connection.http_protocol, d.connection.tls_version], t('conn.not-observed')));
   return d;
 }
 
@@ -49,7 +51,7 @@ function setUpDns(): void {
     const error = $('#dns-error');
     error.hidden = true;
     table.hidden = true;
-    text('#dns-status', `Looking up ${name} ${type}…`);
+    text('#dns-status', t('dns.looking-up', { name, type }));
     void api<Schemas['DnsData']>(`/v1/dns/resolve?name=${encodeURIComponent(name)}&type=${encodeURIComponent(type)}`).then((res) => {
       if (!res.ok) {
         text('#dns-status', '');
@@ -58,7 +60,8 @@ function setUpDns(): void {
         return;
       }
       const { answers, response_code } = res.data;
-      text('#dns-status', `${String(answers.length)} answer${answers.length === 1 ? '' : 's'} (${response_code.replace('_', ' ')}).`);
+      const code = response_code.replace('_', ' ');
+      text('#dns-status', answers.length === 1 ? t('dns.answers-one', { code }) : t('dns.answers-many', { count: num(answers.length), code }));
       const body = table.tBodies[0];
       if (body === undefined) return;
       body.replaceChildren(
@@ -105,7 +108,7 @@ async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>, n
   const available = res.data.regions.filter((r) => r.available);
   if (available.length === 0) {
     list.hidden = true;
-    note.textContent = 'This server has no regional probes configured.';
+    note.textContent = t('regions.none');
     note.hidden = false;
     return;
   }
@@ -137,8 +140,8 @@ async function showRegions(res: ApiResult<Schemas['RegionsResponse']['data']>, n
       detail.className = 'detail';
       detail.textContent =
         edge === undefined
-          ? `unavailable: ${problem ?? ''}`
-          : `you → server ${client === undefined ? 'not measured' : formatMs(client)}, server → region ${formatMs(edge)}`;
+          ? t('regions.unavailable', { reason: problem ?? '' })
+          : t('regions.detail', { client: client === undefined ? t('common.not-measured') : formatMs(client), edge: formatMs(edge) });
       item.append(label, bar, detail);
       return item;
     }),
@@ -150,11 +153,13 @@ function showCredits(): void {
   const credits = document.documentElement.dataset.credits;
   if (credits === undefined || credits === '') return;
   const element = $('#credits');
-  element.textContent = `Location and network data: ${credits.split('\n').join('; ')}.`;
+  element.textContent = t('page.credits', { credits: credits.split('\n').join(t('page.credits-separator')) });
   element.hidden = false;
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  // The reader's language first: every section writes its words in it (web/i18n/).
+  setUpLanguage();
   showCredits();
   showShared();
   setUpHistory();

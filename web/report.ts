@@ -5,15 +5,16 @@
 import { jitterOf, percentile } from '../src/statistics.js';
 import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/speedtest/metrics.js';
 import type { Burst, TimedTransfer } from '../src/speedtest/burst.js';
+import { listed, num, t } from './i18n/locale.js';
 
 export function formatMs(ms: number): string {
-  return `${ms < 10 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
+  return t('unit.ms', { value: num(ms, ms < 10 ? 1 : 0) });
 }
 
 export function formatMbps(bps: number | undefined): string {
   if (bps === undefined) return '–';
   const mbps = bps / 1e6;
-  return `${mbps < 10 ? mbps.toFixed(2) : mbps.toFixed(0)} Mbps`;
+  return t('unit.mbps', { value: num(mbps, mbps < 10 ? 2 : 0) });
 }
 
 /**
@@ -26,12 +27,13 @@ export function worseLoaded(downMs: number | undefined, upMs: number | undefined
 
 /** Latency under load per direction, as the result and a shared copy of it both show it. */
 export function loadedText(downMs: number | undefined, upMs: number | undefined): string {
-  const side = (ms: number | undefined, dir: string) => (ms === undefined ? `${dir} not measured` : `${formatMs(ms)} ${dir}`);
-  return `${side(downMs, 'down')}, ${side(upMs, 'up')}`;
+  if (downMs === undefined) return t('figure.loaded-down-missing', { up: upMs === undefined ? '' : formatMs(upMs) });
+  if (upMs === undefined) return t('figure.loaded-up-missing', { down: formatMs(downMs) });
+  return t('figure.loaded-both', { down: formatMs(downMs), up: formatMs(upMs) });
 }
 
 /** The burst a link gave before it settled, as the page says it under the rate: `burst: 38 Mbps for the first 3.8 MB`. */
-export const burstText = (b: Burst): string => `burst: ${formatMbps(b.peakBps)} for the first ${(b.bytes / 1e6).toFixed(1)} MB`;
+export const burstText = (b: Burst): string => t('figure.burst', { rate: formatMbps(b.peakBps), size: t('unit.mb', { value: num(b.bytes / 1e6, 1) }) });
 
 /** What the engine reports of one transfer: its timing, the bytes asked for and Resource Timing's, and when it was recorded. */
 export interface EnginePoint {
@@ -64,10 +66,10 @@ export function exportedTransfers(points: readonly EnginePoint[], direction: 'do
 }
 
 /** A bufferbloat grade with the latency it adds. */
-export const bloatText = (b: { grade: string; increaseMs: number }): string => `${b.grade} (+${formatMs(b.increaseMs)})`;
+export const bloatText = (b: { grade: string; increaseMs: number }): string => t('figure.bloat', { grade: b.grade, increase: formatMs(b.increaseMs) });
 
 /** Packet loss to the tenth of a percent. */
-export const lossText = (percent: number): string => `${percent.toFixed(1)}%`;
+export const lossText = (percent: number): string => t('unit.percent', { value: num(percent, 1) });
 
 /** The spread of a set of round trips in ms; undefined when there are none. */
 export interface Spread {
@@ -93,8 +95,7 @@ export function spread(samples: number[]): Spread | undefined {
 
 /** Why there is no latency under load: nothing lasted long enough to fill the link. */
 export function noLoadedLatency(mode: string): string {
-  const why = `no transfer lasted ${String(LOADED_REQUEST_MIN_MS)} ms, too short to fill the link`;
-  return mode === 'full' ? `${why}: the link is faster than even the full test's largest transfers can fill` : `${why}; the full test has longer ones`;
+  return t(mode === 'full' ? 'figure.no-loaded-full' : 'figure.no-loaded-light', { least: formatMs(LOADED_REQUEST_MIN_MS) });
 }
 
 export interface Classes {
@@ -110,9 +111,9 @@ export interface Classes {
  */
 export function classesWaitFor(classes: Classes, hasLatency: boolean, hasLoaded: boolean, mode: string): string | undefined {
   if (classes.streaming !== undefined && classes.gaming !== undefined && classes.videoCall !== undefined) return undefined;
-  if (!hasLatency) return 'each waits for the idle latency, which was not measured';
-  if (!hasLoaded) return `each waits for the latency under load, which this test could not take${mode === 'full' ? '' : ' (the full test may)'}`;
-  return 'they wait for a figure the engine did not report';
+  if (!hasLatency) return t('figure.classes-wait-idle');
+  if (!hasLoaded) return t(mode === 'full' ? 'figure.classes-wait-loaded' : 'figure.classes-wait-loaded-light');
+  return t('figure.classes-wait-other');
 }
 
 /**
@@ -123,11 +124,21 @@ export function classesWaitFor(classes: Classes, hasLatency: boolean, hasLoaded:
  */
 export const BROWSER_LIMIT_BPS = 500e6;
 
-/** A note when a result is in the range where the browser may be the limit, pointing to the CLI. */
-export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string): string | undefined {
+/**
+ * A note when a result is in the range where the browser may be the limit, and the command line
+ * to measure without one (shown apart from the words, left to right in every language, and copied
+ * as it is).
+ */
+export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string): { text: string; command: string } | undefined {
   const top = Math.max(downloadBps ?? 0, uploadBps ?? 0);
   if (top < BROWSER_LIMIT_BPS) return undefined;
-  return `At ${String(Math.round(top / 1e6))} Mbit/s your browser may be what limits the result rather than your connection: a browser times every transfer in JavaScript, and on an ordinary computer tops out somewhere between 1 and 4 Gbit/s. To measure without one: npx netdiag speedtest --url ${origin}`;
+  return { text: t('verdict.browser-limit', { rate: `${num(Math.round(top / 1e6))} ${t('unit.mbit-axis')}` }), command: `npx netdiag speedtest --url ${origin}` };
+}
+
+/** An axis tick as the language writes numbers: whole from 100 up or when whole, else two significant digits. */
+export function tickText(v: number): string {
+  if (v >= 100 || Number.isInteger(v)) return num(v);
+  return num(v, Math.max(0, 1 - Math.floor(Math.log10(v))));
 }
 
 /** A round top for the axis (1, 2 or 5 times a power of ten) and its step, in Mbit/s. */
@@ -174,19 +185,17 @@ export const LOSS_MIN_DATAGRAMS_PER_MESSAGE = 0.95;
 export function lossUntrusted(s: LossSending, lost: number): string | undefined {
   // None lost is none lost however they were packed: every datagram that carried one arrived.
   if (lost === 0) return undefined;
-  if (s.maxWaiting > LOSS_MAX_WAITING) return `the browser could not send at the step's pace: up to ${String(s.maxWaiting)} of its ${String(s.messages)} messages waited in the browser at once and left packed together, so one datagram lost took many`;
-  if (s.datagrams !== undefined && s.datagrams < s.messages * LOSS_MIN_DATAGRAMS_PER_MESSAGE) return `the browser packed its ${String(s.messages)} messages into ${String(s.datagrams)} datagrams, so one datagram lost took several`;
+  if (s.maxWaiting > LOSS_MAX_WAITING) return t('figure.loss-pacing', { waiting: num(s.maxWaiting), messages: num(s.messages) });
+  if (s.datagrams !== undefined && s.datagrams < s.messages * LOSS_MIN_DATAGRAMS_PER_MESSAGE) return t('figure.loss-packed', { messages: num(s.messages), datagrams: num(s.datagrams) });
   return undefined;
 }
 
 /** What each class is for, as the verdict names it. */
-const USES: readonly [keyof Classes, string][] = [
-  ['streaming', 'streaming video'],
-  ['videoCall', 'video calls'],
-  ['gaming', 'online games'],
+const USES: readonly [keyof Classes, 'verdict.use-streaming' | 'verdict.use-video-calls' | 'verdict.use-gaming'][] = [
+  ['streaming', 'verdict.use-streaming'],
+  ['videoCall', 'verdict.use-video-calls'],
+  ['gaming', 'verdict.use-gaming'],
 ];
-
-const listed = (names: string[]): string => (names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}`);
 
 /**
  * The result in one line of plain words, first above the figures: what the connection is good for
@@ -196,21 +205,21 @@ const listed = (names: string[]): string => (names.length <= 1 ? (names[0] ?? ''
  */
 export function verdictLine(classes: Classes, bloat: { grade: string; increaseMs: number } | undefined): string | undefined {
   const laggy = bloat !== undefined && ['C', 'D', 'F'].includes(bloat.grade);
-  const lag = bloat === undefined ? '' : `latency grows by ${formatMs(bloat.increaseMs)} while the line is busy (bufferbloat ${bloat.grade})`;
+  const grown = bloat === undefined ? undefined : { increase: formatMs(bloat.increaseMs), grade: bloat.grade };
   const known = USES.filter(([key]) => classes[key] !== undefined);
-  if (known.length < USES.length) return laggy ? `${capital(lag)}: calls and games will lag whenever something else uses the connection.` : undefined;
-  const by = (...qualities: Quality[]) => USES.filter(([key]) => qualities.includes(classes[key] ?? 'bad')).map(([, use]) => use);
+  if (known.length < USES.length) return laggy && grown !== undefined ? t('verdict.lag-only', grown) : undefined;
+  const by = (...qualities: Quality[]) => USES.filter(([key]) => qualities.includes(classes[key] ?? 'bad')).map(([, use]) => t(use));
   const good = by('great', 'good');
   const fair = by('average');
   const poor = by('poor', 'bad');
   const parts = [
-    ...(good.length === 0 ? [] : [`good for ${listed(good)}`]),
-    ...(fair.length === 0 ? [] : [`fair for ${listed(fair)}`]),
-    ...(poor.length === 0 ? [] : [`poor for ${listed(poor)}`]),
+    ...(good.length === 0 ? [] : [t('verdict.good-for', { uses: listed(good) })]),
+    ...(fair.length === 0 ? [] : [t('verdict.fair-for', { uses: listed(fair) })]),
+    ...(poor.length === 0 ? [] : [t('verdict.poor-for', { uses: listed(poor) })]),
   ];
-  const line = capital(parts.join('; '));
-  if (poor.length + fair.length === 0) return `${line}.`;
-  return laggy ? `${line}: ${lag}.` : `${line}.`;
+  const line = capital(parts.join(t('verdict.parts-separator')));
+  if (poor.length + fair.length === 0 || !laggy || grown === undefined) return t('verdict.line', { line });
+  return t('verdict.line-lag', { line, lag: t('verdict.lag', grown) });
 }
 
 const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

@@ -4,6 +4,7 @@
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { shareLink } from '../src/speedtest/share.js';
 import { $, text } from './dom.js';
+import { t } from './i18n/locale.js';
 import { sendEvent } from './events.js';
 import { download, fileName, testCsv, testJson, type TestExport } from './export.js';
 
@@ -32,14 +33,14 @@ export function setUpShare(): ShareOffer {
     // navigator.clipboard is [SecureContext] in the Clipboard API, so absent on plain HTTP off
     // localhost, whatever the DOM types say: the link is then shown to copy by hand, saying why.
     const clipboard = navigator.clipboard as Clipboard | undefined;
-    if (clipboard === undefined) text('#speed-status', 'This page cannot copy over plain HTTP; copy the link below by hand.');
+    if (clipboard === undefined) text('#speed-status', t('speed.copy-plain-http'));
     else {
       clipboard.writeText(link).then(
         () => {
-          text('#speed-status', 'Link copied. It carries the result itself: nothing is kept on the server.');
+          text('#speed-status', t('speed.copied'));
         },
         () => {
-          text('#speed-status', 'The browser refused to copy; copy the link below by hand.');
+          text('#speed-status', t('speed.copy-refused'));
         },
       );
     }

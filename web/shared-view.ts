@@ -4,9 +4,8 @@
 import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { decodeResult, type SharedResult } from '../src/speedtest/share.js';
 import { $, showFigure, text } from './dom.js';
+import { dateTime, t } from './i18n/locale.js';
 import { bloatText, formatMbps, formatMs, loadedText, lossText, worseLoaded } from './report.js';
-
-const NOT_MEASURED = 'not measured';
 
 /** Each figure by the result's own formatters (web/report.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {
@@ -14,8 +13,9 @@ function figure(name: string, value: string): void {
 }
 
 function show(result: SharedResult): void {
-  const when = new Date(result.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  text('#shared-label', `A shared copy of a ${result.mode} test run on ${when}. It is read-only, and it came in the link itself: this server keeps no results.`);
+  const when = dateTime(result.at, { dateStyle: 'medium', timeStyle: 'short' });
+  text('#shared-label', t('shared.label', { mode: t(result.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'), when }));
+  const NOT_MEASURED = t('common.not-measured');
   const ms = (v: number | undefined) => (v === undefined ? NOT_MEASURED : formatMs(v));
   figure('download', result.downloadBps === undefined ? NOT_MEASURED : formatMbps(result.downloadBps));
   figure('upload', result.uploadBps === undefined ? NOT_MEASURED : formatMbps(result.uploadBps));
@@ -41,7 +41,7 @@ export function showShared(): void {
   if (decoded.ok) show(decoded.result);
   else {
     const error = $('#shared-error');
-    error.textContent = `This link's result cannot be read: ${decoded.reason}.`;
+    error.textContent = t('shared.unreadable', { reason: decoded.reason });
     error.hidden = false;
   }
 }

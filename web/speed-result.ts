@@ -6,11 +6,9 @@ import { bufferbloat } from '../src/speedtest/bufferbloat.js';
 import { directionRates, type Burst } from '../src/speedtest/burst.js';
 import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/speedtest/metrics.js';
 import { sharedBps, sharedMs, type SharedResult } from '../src/speedtest/share.js';
+import { t } from './i18n/locale.js';
 import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, verdictLine, worseLoaded, type Classes, type EnginePoint, type LossSending, type Spread } from './report.js';
 
-export const NOT_MEASURED = 'not measured';
-/** Measured, but what was counted is not the network's loss, and the detail says why. */
-export const NOT_TRUSTWORTHY = 'not trustworthy';
 
 /** What the engine read, as the page hands it over when the test ends. */
 export interface Readings {
@@ -56,8 +54,10 @@ export interface SpeedResult {
 }
 
 /** min, p90 and jitter of a set of round trips, in words. */
-const spreadText = (s: Spread, what: string): string =>
-  `min ${formatMs(s.min)}, p90 ${formatMs(s.p90)}${s.jitter === null ? '' : `, jitter ${formatMs(s.jitter)}`}; ${String(s.count)} ${what}`;
+const spreadText = (s: Spread): string =>
+  s.jitter === null
+    ? t('figure.spread', { min: formatMs(s.min), p90: formatMs(s.p90), count: String(s.count) })
+    : t('figure.spread-jitter', { min: formatMs(s.min), p90: formatMs(s.p90), jitter: formatMs(s.jitter), count: String(s.count) });
 
 /**
  * How a rate was reached: the engine's rule, the 90th percentile of transfers of 10 ms or more
@@ -66,17 +66,19 @@ const spreadText = (s: Spread, what: string): string =>
  * where every transfer is shorter, all of them, said as such.
  */
 const basis = (b: Bandwidth): string => {
-  const least = `${String(MIN_BANDWIDTH_REQUEST_MS)} ms`;
-  if (b.shortRequestsOnly) return `all ${String(b.counted)} transfers, each under ${least} (next to the server): a rough figure`;
-  return b.counted === 1 ? `the one transfer of ${least} or more` : `90th percentile of ${String(b.counted)} transfers of ${least} or more`;
+  const least = formatMs(MIN_BANDWIDTH_REQUEST_MS);
+  if (b.shortRequestsOnly) return t('figure.basis-short', { count: String(b.counted), least });
+  return b.counted === 1 ? t('figure.basis-one', { least }) : t('figure.basis-p90', { count: String(b.counted), least });
 };
 
-const CLASS_NAMES: [keyof Classes, string][] = [['streaming', 'streaming'], ['gaming', 'gaming'], ['videoCall', 'video calls']];
+
+/** A quality class's word, or pending. */
+const quality = (q: Quality | undefined): string => (q === undefined ? t('common.pending') : t(`quality.${q}`));
 
 /** A rate, with the burst before it in the line under it when the link gave one. */
 function rateFigure(b: Bandwidth | undefined, burst: Burst | undefined): Figure {
-  const how = b === undefined ? 'no transfer was timed' : basis(b);
-  return { value: formatMbps(b?.bps), detail: burst === undefined ? how : `${burstText(burst)}; sustained: ${how}`, exact: b?.bps, burst };
+  const how = b === undefined ? t('figure.no-transfer') : basis(b);
+  return { value: formatMbps(b?.bps), detail: burst === undefined ? how : t('figure.burst-then', { burst: burstText(burst), how }), exact: b?.bps, burst };
 }
 
 /** The finished test's figures from what the engine read. */
@@ -98,23 +100,27 @@ export function speedResult(r: Readings): SpeedResult {
   const loaded = worseLoaded(loadedDown?.median, loadedUp?.median);
   const bloat = bufferbloat(idle?.median, loaded);
 
-  const p90 = (x: Spread | undefined, dir: string) => (x === undefined ? `${dir}: no ${dir === 'up' ? 'upload' : 'download'} lasted ${String(LOADED_REQUEST_MIN_MS)} ms` : `${dir} p90 ${formatMs(x.p90)} of ${String(x.count)}`);
+  const least = formatMs(LOADED_REQUEST_MIN_MS);
+  const p90 = (x: Spread | undefined, dir: 'down' | 'up') =>
+    x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up', { least }) : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: String(x.count) });
   let loss: SpeedResult['loss'];
   let lossSending: LossSending | undefined;
   let lossFigure: Figure;
+  const NOT_MEASURED = t('common.not-measured');
   if (!r.loss.run) lossFigure = { value: NOT_MEASURED, detail: r.loss.why };
   else if ('error' in r.loss) lossFigure = { value: NOT_MEASURED, detail: r.loss.error };
   else {
     const { sent, lost, sending } = r.loss;
     lossSending = sending;
     const untrusted = sending === undefined ? undefined : lossUntrusted(sending, lost);
-    if (sent === 0) lossFigure = { value: NOT_MEASURED, detail: 'the packet-loss step sent nothing' };
+    if (sent === 0) lossFigure = { value: NOT_MEASURED, detail: t('figure.loss-none-sent') };
     // No number: the count would be the browser's bundling more than the network's loss.
-    else if (untrusted !== undefined) lossFigure = { value: NOT_TRUSTWORTHY, detail: untrusted };
+    // Measured, but what was counted is not the network's loss, and the detail says why.
+    else if (untrusted !== undefined) lossFigure = { value: t('common.not-trustworthy'), detail: untrusted };
     else {
       // To the hundredth of a percent, as a share link keeps it.
       loss = { sent, lost, percent: Math.round((10_000 * lost) / sent) / 100 };
-      lossFigure = { value: lossText(loss.percent), detail: `${String(lost)} of ${String(sent)} datagrams through this server's TURN server`, exact: (100 * lost) / sent };
+      lossFigure = { value: lossText(loss.percent), detail: t('figure.loss-count', { lost: String(lost), sent: String(sent) }), exact: (100 * lost) / sent };
     }
   }
 
@@ -127,11 +133,11 @@ export function speedResult(r: Readings): SpeedResult {
     figures: {
       download: rateFigure(down, downRates.burst),
       upload: rateFigure(up, upRates.burst),
-      latency: idle === undefined ? { value: NOT_MEASURED, detail: 'no round trip was timed' } : { value: formatMs(idle.median), detail: spreadText(idle, 'round trips'), exact: idle.median },
-      loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency(r.mode) } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: `${p90(loadedDown, 'down')}; ${p90(loadedUp, 'up')}`, exact: loaded },
-      bufferbloat: bloat === undefined ? { value: NOT_MEASURED, detail: 'it is the latency under load less the idle one, and there is no latency under load' } : { value: bloatText(bloat), detail: bloat.meaning, exact: bloat.increaseMs },
+      latency: idle === undefined ? { value: NOT_MEASURED, detail: t('figure.no-round-trip') } : { value: formatMs(idle.median), detail: spreadText(idle), exact: idle.median },
+      loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency(r.mode) } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: t('figure.loaded-parts', { down: p90(loadedDown, 'down'), up: p90(loadedUp, 'up') }), exact: loaded },
+      bufferbloat: bloat === undefined ? { value: NOT_MEASURED, detail: t('figure.no-bloat') } : { value: bloatText(bloat), detail: t(`bloat.${bloat.grade}`), exact: bloat.increaseMs },
       loss: lossFigure,
-      classes: { value: waiting === undefined ? CLASS_NAMES.map(([key, name]) => `${name} ${classes[key] ?? 'pending'}`).join(', ') : 'pending', detail: waiting },
+      classes: { value: waiting === undefined ? t('figure.classes', { streaming: quality(classes.streaming), gaming: quality(classes.gaming), videoCall: quality(classes.videoCall) }) : t('common.pending'), detail: waiting },
     },
     // The answer first: what the connection is good for, in one line above the figures.
     verdict: verdictLine(classes, bloat),

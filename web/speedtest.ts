@@ -12,7 +12,8 @@ import { sendEvent } from './events.js';
 import { directionRates } from '../src/speedtest/burst.js';
 import type { RunRecord, ShareOffer } from './share.js';
 import type { SharedResult } from '../src/speedtest/share.js';
-import { NOT_MEASURED, speedResult, type SpeedResult } from './speed-result.js';
+import { speedResult, type SpeedResult } from './speed-result.js';
+import { num, t } from './i18n/locale.js';
 import { startLive } from './live-view.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
@@ -46,13 +47,13 @@ type Turn = { ok: true; hostPort: string; username: string; credential: string }
  * TCP-only server is out of its reach; WebRTC turned off is said as such.
  */
 async function turnFor(): Promise<Turn> {
-  if (document.documentElement.dataset.turn !== 'on') return { ok: false, reason: 'this server has no TURN server to measure it through' };
-  if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: 'this browser has WebRTC turned off' };
+  if (document.documentElement.dataset.turn !== 'on') return { ok: false, reason: t('loss.no-turn') };
+  if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: t('loss.no-webrtc') };
   const res = await api<Schemas['TurnCredentials']>('/v1/speed-test/turn-credentials');
-  if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? 'this server has no TURN server to measure it through' : problemText(res.problem) };
+  if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? t('loss.no-turn') : problemText(res.problem) };
   const url = res.data.urls[0] ?? '';
   const match = /^turn:([^?]+)(?:\?transport=udp)?$/.exec(url);
-  if (match === null) return { ok: false, reason: `the TURN server (${url}) is not reachable over plain UDP, which the engine needs` };
+  if (match === null) return { ok: false, reason: t('loss.not-udp', { url }) };
   return { ok: true, hostPort: match[1] ?? '', username: res.data.username, credential: res.data.credential };
 }
 
@@ -90,8 +91,15 @@ function showResult(result: SpeedResult): void {
   verdict.textContent = result.verdict ?? '';
   verdict.hidden = result.verdict === undefined;
   const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin);
-  $('#speed-note').hidden = note === undefined;
-  text('#speed-note', note ?? '');
+  const noteElement = $('#speed-note');
+  noteElement.hidden = note === undefined;
+  if (note === undefined) noteElement.replaceChildren();
+  else {
+    const command = document.createElement('code');
+    command.dir = 'ltr';
+    command.textContent = note.command;
+    noteElement.replaceChildren(`${note.text} `, command);
+  }
 }
 
 /** The contract's speed_test_completed properties: rates in Mbit/s and times in ms to the hundredth, unmeasured ones left out. */
@@ -112,6 +120,11 @@ function completedProperties(result: SpeedResult, mode: string, durationMs: numb
   return Object.fromEntries(Object.entries(properties).filter((entry): entry is [string, string | number] => entry[1] !== undefined));
 }
 
+/** A mode's name as the selector lists it: the page's word for the two it knows, else the server's id. */
+const modeName = (id: string): string => (id === 'light' ? t('speed.mode-light') : id === 'full' ? t('speed.mode-full') : id);
+/** What a mode does: the page's words for the two it knows, else the server's description. */
+const modeHint = (id: string, description: string): string => (id === 'light' ? t('speed.mode-light-hint') : id === 'full' ? t('speed.mode-full-hint') : description);
+
 /** What a finished test is handed to: Share and Export, and the history this browser keeps. */
 export interface AfterTest {
   share: ShareOffer;
@@ -126,7 +139,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
   const cancel = $<HTMLButtonElement>('#speed-cancel');
   const error = $('#speed-error');
   if (!res.ok) {
-    error.textContent = `The speed test is unavailable: ${problemText(res.problem)}`;
+    error.textContent = t('speed.unavailable', { reason: problemText(res.problem) });
     error.hidden = false;
     start.disabled = true;
     return;
@@ -136,14 +149,15 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
     ...config.modes.map((m) => {
       const option = document.createElement('option');
       option.value = m.id;
-      option.textContent = m.id;
+      option.textContent = modeName(m.id);
       return option;
     }),
   );
   // The full test is the default: it measures every figure the page shows, in about 25 s at most.
   if (config.modes.some((m) => m.id === 'full')) select.value = 'full';
   const describe = () => {
-    text('#speed-mode-hint', config.modes.find((m) => m.id === select.value)?.description ?? '');
+    const mode = config.modes.find((m) => m.id === select.value);
+    text('#speed-mode-hint', mode === undefined ? '' : modeHint(mode.id, mode.description));
   };
   select.addEventListener('change', describe);
   describe();
@@ -167,7 +181,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
     start.disabled = true;
     select.disabled = true;
     cancel.hidden = false;
-    text('#speed-status', 'Starting…');
+    text('#speed-status', t('speed.starting'));
 
     // Packet loss needs the deployment's TURN server: credentials first, or the reason it cannot run.
     void turnFor().then((turn) => {
@@ -192,7 +206,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
       const fail = (reason: 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout', message: string) => {
         if (settled) return;
         finish();
-        text('#speed-status', 'The test did not finish.');
+        text('#speed-status', t('speed.not-finished'));
         error.textContent = message;
         error.hidden = false;
         sendEvent(config, 'speed_test_failed', eventId, { mode: mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - started) });
@@ -201,7 +215,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         clearTimeout(stall);
         stall = setTimeout(() => {
           engine.pause();
-          fail('timeout', `No progress for ${String(STALL_MS / 1000)} s; the test was stopped.`);
+          fail('timeout', t('speed.stalled', { time: t('unit.s', { value: num(STALL_MS / 1000) }) }));
         }, STALL_MS);
       };
 
@@ -217,13 +231,13 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
         });
       } catch (err) {
-        fail('engine_load_error', `The speed-test engine could not start: ${err instanceof Error ? err.message : String(err)}`);
+        fail('engine_load_error', t('speed.engine-start', { reason: err instanceof Error ? err.message : String(err) }));
         return;
       }
       sendEvent(config, 'speed_test_started', eventId, { mode: mode.id });
       cancel.onclick = () => {
         engine.pause();
-        fail('cancelled', 'The test was cancelled.');
+        fail('cancelled', t('speed.cancelled'));
       };
       // Progress is a finished transfer or round trip. The round trips taken while a transfer runs
       // change the results too, so a transfer that hangs while they go on would never be given up.
@@ -242,7 +256,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           finished = now;
           watch();
         }
-        text('#speed-status', `Measuring ${type}…`);
+        text('#speed-status', t(type === 'download' ? 'speed.measuring-download' : type === 'upload' ? 'speed.measuring-upload' : type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
         if (type === 'download') metric('download', formatMbps(directionRates(timedTransfers(r.getDownloadBandwidthPoints(), 'download')).sustained?.bps));
         if (type === 'upload') metric('upload', formatMbps(directionRates(timedTransfers(r.getUploadBandwidthPoints(), 'upload')).sustained?.bps));
         if (type === 'latency') {
@@ -250,18 +264,18 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           if (latency !== undefined) metric('latency', formatMs(latency));
         }
       };
-      if (!turn.ok) metric('loss', NOT_MEASURED, turn.reason);
+      if (!turn.ok) metric('loss', t('common.not-measured'), turn.reason);
       let lossError: string | undefined;
       // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
       // except the packet-loss step's, after which it goes on to the next step by itself.
       engine.onError = (message: string, status?: number) => {
         if (/packet loss/i.test(message)) {
-          lossError = /timeout/i.test(message) ? 'the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)' : message;
-          metric('loss', NOT_MEASURED, lossError);
+          lossError = /timeout/i.test(message) ? t('loss.turn-timeout') : message;
+          metric('loss', t('common.not-measured'), lossError);
           return;
         }
         engine.pause();
-        fail(status === undefined ? 'network_error' : 'engine_error', `The test failed: ${message}`);
+        fail(status === undefined ? 'network_error' : 'engine_error', t('speed.failed', { reason: message }));
       };
       engine.onFinish = (results) => {
         if (settled) return;
@@ -291,7 +305,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
         $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
         drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: result.shared.downloadBps, upload: result.shared.uploadBps } });
-        text('#speed-status', 'Done.');
+        text('#speed-status', t('speed.done'));
         const record: RunRecord = {
           eventId,
           config,

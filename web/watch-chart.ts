@@ -2,7 +2,8 @@
 // the median as a line and the min-max band around it, with failed and limited polls marked
 // along the top. Drawn at the SVG's own pixel size so its text stays legible on a phone.
 import { buckets, type Poll } from '../src/latency/series.js';
-import { axisScale } from './report.js';
+import { num, t } from './i18n/locale.js';
+import { axisScale, tickText } from './report.js';
 import { element } from './svg.js';
 
 const HEIGHT = 170;
@@ -10,12 +11,13 @@ const MARGIN = { left: 52, right: 8, top: 16, bottom: 30 };
 /** At most this many spans across: fewer polls than that are drawn one span each. */
 const MAX_BUCKETS = 60;
 
-const seconds = (ms: number) => (ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`);
+const seconds = (ms: number) => (ms >= 120_000 ? t('unit.min', { value: num(Math.round(ms / 60_000)) }) : t('unit.s', { value: num(Math.round(ms / 1000)) }));
 
-export function drawWatchChart(svg: SVGSVGElement, target: string, polls: readonly Poll[]): void {
+/** Draws one target's polls; `label` is what the page calls the target. */
+export function drawWatchChart(svg: SVGSVGElement, label: string, polls: readonly Poll[]): void {
   const width = Math.max(280, Math.round(svg.getBoundingClientRect().width));
   svg.setAttribute('viewBox', `0 0 ${String(width)} ${String(HEIGHT)}`);
-  svg.setAttribute('aria-label', `Round trips to ${target} over time, in ms: median line, min-max band, failed polls marked`);
+  svg.setAttribute('aria-label', t('watch.chart-label', { target: label }));
   const spans = buckets(polls, Math.min(MAX_BUCKETS, polls.length));
   const highest = Math.max(0, ...spans.map((b) => b.max ?? 0));
   const { top, step } = axisScale(highest === 0 ? 1 : highest * 1.1);
@@ -25,9 +27,9 @@ export function drawWatchChart(svg: SVGSVGElement, target: string, polls: readon
   const nodes: SVGElement[] = [];
   for (let v = 0; v <= top + step / 2; v += step) {
     nodes.push(element('line', { class: 'grid', x1: MARGIN.left, x2: width - MARGIN.right, y1: y(v), y2: y(v) }));
-    nodes.push(element('text', { class: 'tick', x: MARGIN.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, Number.isInteger(v) ? String(v) : v.toPrecision(2)));
+    nodes.push(element('text', { class: 'tick', x: MARGIN.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, tickText(v)));
   }
-  nodes.push(element('text', { x: 4, y: 12 }, 'ms'));
+  nodes.push(element('text', { x: 4, y: 12 }, t('unit.ms-axis')));
   const slot = spans.length === 0 ? plotW : plotW / spans.length;
   const median: string[] = [];
   spans.forEach((b, i) => {
@@ -44,8 +46,8 @@ export function drawWatchChart(svg: SVGSVGElement, target: string, polls: readon
   nodes.push(element('line', { class: 'baseline', x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0) }));
   const first = spans[0]?.from ?? 0;
   const last = spans.at(-1)?.to ?? first;
-  nodes.push(element('text', { class: 'tick', x: MARGIN.left, y: HEIGHT - 10 }, '0 s'));
+  nodes.push(element('text', { class: 'tick', x: MARGIN.left, y: HEIGHT - 10 }, seconds(0)));
   nodes.push(element('text', { class: 'tick', x: width - MARGIN.right, y: HEIGHT - 10, 'text-anchor': 'end' }, seconds(last - first)));
-  nodes.push(element('text', { class: 'tick', x: MARGIN.left + plotW / 2, y: HEIGHT - 10, 'text-anchor': 'middle' }, 'time since the first poll'));
+  nodes.push(element('text', { class: 'tick', x: MARGIN.left + plotW / 2, y: HEIGHT - 10, 'text-anchor': 'middle' }, t('watch.chart-axis')));
   svg.replaceChildren(...nodes);
 }

@@ -7,6 +7,7 @@ import type { Schemas } from '../src/generated/openapi-types.js';
 import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../src/latency/series.js';
 import { $, text } from './dom.js';
 import { formatMs } from './report.js';
+import { num, t } from './i18n/locale.js';
 import { download, fileName, watchCsv, watchJson } from './export.js';
 import { drawWatchChart } from './watch-chart.js';
 import type { WatchSummary } from './watch-history.js';
@@ -84,14 +85,16 @@ function showBudget(state: WatchState): void {
   const regions = chosenRegions().length;
   const interval = chosenInterval();
   const limit = probeLimit ?? DEFAULT_PROBE_LIMIT;
-  const theirs = probeLimit === undefined ? `the ${String(DEFAULT_PROBE_LIMIT)} a deployment allows by default` : `this server's ${String(probeLimit)}`;
+  const theirs = probeLimit === undefined ? t('watch.budget-default', { limit: num(DEFAULT_PROBE_LIMIT) }) : t('watch.budget-server', { limit: num(probeLimit) });
   const { perMinute, fits, leastSeconds } = probeBudget(regions, interval, limit);
   const line = $('#watch-budget');
   line.dataset.fits = String(fits);
-  if (regions === 0) text('#watch-budget', 'Only this server: no probe requests.');
-  else if (fits) text('#watch-budget', `${String(Math.round(perMinute))} probe requests a minute, within ${theirs} per minute.`);
+  const seconds = (s: number) => t('unit.s', { value: num(s) });
+  if (regions === 0) text('#watch-budget', t('watch.only-server'));
+  else if (fits) text('#watch-budget', t('watch.budget-fits', { perMinute: num(Math.round(perMinute)), theirs }));
   else {
-    text('#watch-budget', `${String(regions)} region${regions === 1 ? '' : 's'} every ${String(interval)} s is ${String(Math.round(perMinute))} probe requests a minute, more than ${theirs}: some polls will be refused and shown as limited. Every ${String(leastSeconds)} s or more fits.`);
+    const counted = regions === 1 ? t('watch.regions-one') : t('watch.regions-many', { count: num(regions) });
+    text('#watch-budget', t('watch.budget-over', { regions: counted, interval: seconds(interval), perMinute: num(Math.round(perMinute)), theirs, least: seconds(leastSeconds) }));
   }
 }
 
@@ -103,7 +106,7 @@ const cell = (value: string) => {
 const msOr = (v: number | null) => (v === null ? '–' : formatMs(v));
 
 /** What a target is called in the table and over its chart: the same words in both. */
-const targetLabel = (state: WatchState, target: string): string => (target === SERVER ? 'you → this server' : `this server → ${state.regionNames.get(target) ?? target}`);
+const targetLabel = (state: WatchState, target: string): string => (target === SERVER ? t('watch.you-server') : t('watch.server-region', { region: state.regionNames.get(target) ?? target }));
 
 function render(state: WatchState, targets: string[]): void {
   const { polls } = state;
@@ -113,13 +116,13 @@ function render(state: WatchState, targets: string[]): void {
       const s = summarize(polls.filter((p) => p.target === target));
       const row = document.createElement('tr');
       row.dataset.target = target;
-      row.append(cell(targetLabel(state, target)), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(`${String(s.failed)} of ${String(s.polls)}`), cell(String(s.limited)));
+      row.append(cell(targetLabel(state, target)), cell(msOr(s.last)), cell(msOr(s.min)), cell(msOr(s.median)), cell(msOr(s.p95)), cell(msOr(s.jitter)), cell(t('watch.of', { failed: num(s.failed), polls: num(s.polls) })), cell(num(s.limited)));
       return row;
     }),
   );
   for (const target of targets) {
     const svg = document.querySelector<SVGSVGElement>(`#watch-charts svg[data-target="${target}"]`);
-    if (svg !== null) drawWatchChart(svg, target, polls.filter((p) => p.target === target));
+    if (svg !== null) drawWatchChart(svg, targetLabel(state, target), polls.filter((p) => p.target === target));
   }
 }
 
@@ -151,7 +154,7 @@ function start(state: WatchState, noteLimit: (limit: number) => void): void {
   $('#watch-results').hidden = false;
   $<HTMLButtonElement>('#watch-start').hidden = true;
   $<HTMLButtonElement>('#watch-stop').hidden = false;
-  text('#watch-status', `Watching every ${String(interval)} s.`);
+  text('#watch-status', t('watch.watching', { interval: t('unit.s', { value: num(interval) }) }));
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const deadline = Math.min(interval * 1000, 10_000);
   const began = performance.now();
@@ -195,11 +198,11 @@ function stop(state: WatchState): void {
   state.running = undefined;
   $<HTMLButtonElement>('#watch-start').hidden = false;
   $<HTMLButtonElement>('#watch-stop').hidden = true;
-  text('#watch-status', `Stopped after ${String(state.polls.length)} polls.`);
+  text('#watch-status', t('watch.stopped', { count: num(state.polls.length) }));
   const keep = $<HTMLButtonElement>('#watch-keep');
   keep.hidden = state.polls.length === 0;
   keep.disabled = false;
-  keep.textContent = 'Keep a summary in my history';
+  keep.textContent = t('watch.keep');
 }
 
 /** The stopped watch in a few figures a target, as the history keeps it (web/watch-history.ts). */
@@ -265,7 +268,7 @@ export function setUpWatch(available: readonly Schemas['RegionsResponse']['data'
     keep(kept);
     const button = event.currentTarget as HTMLButtonElement;
     button.disabled = true;
-    button.textContent = 'Kept in your history';
+    button.textContent = t('watch.kept');
   });
   $('#watch-export-csv').addEventListener('click', () => {
     download(fileName('watch', Date.now(), 'csv'), 'text/csv', watchCsv(state.polls));

@@ -1,0 +1,54 @@
+// The page's words and numbers in the reader's language. The language is the one the page's root
+// element carries (`<html lang>`, set once at start by web/i18n/page-text.ts), so there is no
+// language state to share between sections; outside a browser (unit tests) it is English.
+import { fill, type Params } from '../../src/i18n/template.js';
+import type { FamilyWords } from '../../src/ip/families.js';
+import type { MessageKey } from './en.js';
+import { LANGUAGES, type Language } from './languages.js';
+
+export function language(): Language {
+  const code = typeof document === 'undefined' ? 'en' : document.documentElement.lang;
+  return LANGUAGES.find((l) => l.code === code) ?? LANGUAGES[0];
+}
+
+/** A message in the page's language, its placeholders filled. */
+export function t(key: MessageKey, params?: Params): string {
+  return fill(language().messages[key], params);
+}
+
+// Intl formatters are costly to make and the live rate formats five times a second: one per
+// language and precision, made once. A cache of pure values, not state anyone reads.
+const formats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * A number with `digits` decimals, as the language writes it (its decimal sign, its digits:
+ * Arabic uses Arabic-Indic ones). Thousands are grouped only from five digits up, so a rate of
+ * 1000 Mbps reads as one figure.
+ */
+export function num(value: number, digits = 0): string {
+  const code = language().code;
+  const key = `${code}/${String(digits)}`;
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(code, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: 'min2' });
+    formats.set(key, format);
+  }
+  return format.format(value);
+}
+
+/** A date and time as the language writes it. */
+export function dateTime(at: number, style: Intl.DateTimeFormatOptions): string {
+  return new Intl.DateTimeFormat(language().code, style).format(at);
+}
+
+/** Names joined as the language lists them: `a`, `a and b`, `a, b and c`. */
+export function listed(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? '';
+  if (names.length === 2) return t('list.pair', { first: names[0] ?? '', second: names[1] ?? '' });
+  return t('list.last', { rest: names.slice(0, -1).join(t('list.separator')), last: names.at(-1) ?? '' });
+}
+
+/** The both-families check's words (src/ip/families.ts) in the page's language. */
+export function familyWords(): FamilyWords {
+  return { messages: language().messages, time: (ms) => (ms >= 1000 ? t('unit.s', { value: num(ms / 1000, 1) }) : t('unit.ms', { value: num(ms) })) };
+}
