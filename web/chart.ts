@@ -4,7 +4,7 @@
 
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText } from './report.js';
-import { element } from './svg.js';
+import { drawToWidth, element } from './svg.js';
 const HEIGHT = 200;
 const MARGIN = { left: 56, right: 8, top: 12, bottom: 30 };
 
@@ -74,14 +74,9 @@ function draw(svg: SVGSVGElement, data: ChartData): void {
   svg.replaceChildren(...nodes);
 }
 
-let observer: ResizeObserver | undefined;
-
 /** Draws `data` into `svg`, and again whenever the SVG's width changes. */
 export function drawChart(svg: SVGSVGElement, data: ChartData): void {
-  observer?.disconnect();
-  draw(svg, data);
-  observer = new ResizeObserver(() => {
+  drawToWidth(svg, () => {
     draw(svg, data);
   });
-  observer.observe(svg);
 }

@@ -4,7 +4,7 @@
 import type { SharedResult } from '../src/speedtest/share.js';
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText, worseLoaded } from './report.js';
-import { element } from './svg.js';
+import { drawToWidth, element } from './svg.js';
 
 const PANEL = 120;
 const GAP = 26;
@@ -76,14 +76,9 @@ function draw(svg: SVGSVGElement, results: readonly SharedResult[]): void {
   );
 }
 
-let observer: ResizeObserver | undefined;
-
 /** Draws the trend into `svg`, and again whenever its width changes. */
 export function drawTrend(svg: SVGSVGElement, results: readonly SharedResult[]): void {
-  observer?.disconnect();
-  draw(svg, results);
-  observer = new ResizeObserver(() => {
+  drawToWidth(svg, () => {
     draw(svg, results);
   });
-  observer.observe(svg);
 }

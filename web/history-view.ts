@@ -33,6 +33,27 @@ const cell = (value: string): HTMLTableCellElement => {
   return td;
 };
 
+/**
+ * One kept result as its table row shows it (when, mode, download, upload, idle latency, the
+ * worse latency under load, the bufferbloat grade from those two), and the delete button's label.
+ */
+export function resultRowView(r: SharedResult): { cells: string[]; deleteLabel: string } {
+  const loaded = worseLoaded(r.loadedDownMs, r.loadedUpMs);
+  const grade = bufferbloat(r.latencyMs, loaded)?.grade;
+  return {
+    cells: [
+      dateTime(r.at, { dateStyle: 'short', timeStyle: 'short' }),
+      t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'),
+      formatMbps(r.downloadBps),
+      formatMbps(r.uploadBps),
+      r.latencyMs === undefined ? '–' : formatMs(r.latencyMs),
+      loaded === undefined ? '–' : formatMs(loaded),
+      grade ?? '–',
+    ],
+    deleteLabel: t('history.delete-result-of', { when: dateTime(r.at, { dateStyle: 'full', timeStyle: 'medium' }) }),
+  };
+}
+
 /** The kept results in the table and the chart, newest first in the table. */
 function show(results: readonly SharedResult[]): void {
   const table = $<HTMLTableElement>('#history-table');
@@ -43,32 +64,22 @@ function show(results: readonly SharedResult[]): void {
   status({ results: results.length });
   table.tBodies[0]?.replaceChildren(
     ...[...results].reverse().map((r) => {
+      const view = resultRowView(r);
       const row = document.createElement('tr');
       row.dataset.at = String(r.at);
-      const loaded = worseLoaded(r.loadedDownMs, r.loadedUpMs);
-      const grade = bufferbloat(r.latencyMs, loaded)?.grade;
       const remove = document.createElement('button');
       remove.type = 'button';
       remove.className = 'secondary icon';
       remove.textContent = '✕';
       remove.title = t('history.delete-result');
-      remove.setAttribute('aria-label', t('history.delete-result-of', { when: dateTime(r.at, { dateStyle: 'full', timeStyle: 'medium' }) }));
+      remove.setAttribute('aria-label', view.deleteLabel);
       remove.addEventListener('click', () => {
         const key = resultKey(r);
         update((kept) => kept.filter((k) => resultKey(k) !== key));
       });
       const action = document.createElement('td');
       action.append(remove);
-      row.append(
-        cell(dateTime(r.at, { dateStyle: 'short', timeStyle: 'short' })),
-        cell(t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full')),
-        cell(formatMbps(r.downloadBps)),
-        cell(formatMbps(r.uploadBps)),
-        cell(r.latencyMs === undefined ? '–' : formatMs(r.latencyMs)),
-        cell(loaded === undefined ? '–' : formatMs(loaded)),
-        cell(grade ?? '–'),
-        action,
-      );
+      row.append(...view.cells.map(cell), action);
       return row;
     }),
   );

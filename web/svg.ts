@@ -8,3 +8,15 @@ export function element<K extends keyof SVGElementTagNameMap>(name: K, attribute
   if (text !== undefined) node.textContent = text;
   return node;
 }
+
+/** Each chart's own redraw on resize, kept with its element: a chart drawn again replaces its observer. */
+const resizing = new WeakMap<SVGSVGElement, ResizeObserver>();
+
+/** Draws a chart now, and again whenever the SVG's width changes (it is drawn to its own width). */
+export function drawToWidth(svg: SVGSVGElement, draw: () => void): void {
+  resizing.get(svg)?.disconnect();
+  draw();
+  const observer = new ResizeObserver(draw);
+  observer.observe(svg);
+  resizing.set(svg, observer);
+}

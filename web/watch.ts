@@ -25,18 +25,24 @@ interface WatchState {
   running: { stop: () => void } | undefined;
   /** The watch's start (ms since the epoch), interval and targets, for its summary. */
   session: { at: number; interval: number; targets: string[] } | undefined;
+  /** The server polls waiting for their Resource Timing round trip, by URL. */
+  timed: Map<string, (ms: number) => void>;
 }
 
-/** Round trips of /v1/health polls by URL, as Resource Timing reports them (an observer sees them even when the timeline's buffer is full). */
-const timed = new Map<string, (ms: number) => void>();
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries() as PerformanceResourceTiming[]) {
-    const done = timed.get(entry.name);
-    if (done !== undefined && entry.responseStart > 0) done(entry.responseStart - entry.requestStart);
-  }
-}).observe({ type: 'resource' });
+/**
+ * Hands each server poll its round trip as Resource Timing reports it (an observer sees entries
+ * even when the timeline's buffer is full, or while the speed test holds it).
+ */
+function observeTimings(timed: ReadonlyMap<string, (ms: number) => void>): void {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as PerformanceResourceTiming[]) {
+      const done = timed.get(entry.name);
+      if (done !== undefined && entry.responseStart > 0) done(entry.responseStart - entry.requestStart);
+    }
+  }).observe({ type: 'resource' });
+}
 
-async function pollServer(n: number, deadlineMs: number): Promise<Poll> {
+async function pollServer(timed: Map<string, (ms: number) => void>, n: number, deadlineMs: number): Promise<Poll> {
   const at = Date.now();
   const url = new URL(`/v1/health?watch=${String(at)}-${String(n)}`, location.href).href;
   const timing = new Promise<number | undefined>((resolve) => {
@@ -172,7 +178,7 @@ function start(state: WatchState, noteLimit: (limit: number) => void): void {
       render(state, targets);
     });
   const round = (n: number) => {
-    record(pollServer(n, deadline));
+    record(pollServer(state.timed, n, deadline));
     // The regions' polls spread across the interval, never a burst at its start.
     regions.forEach((region, i) => {
       later(((i + 1) * interval * 1000) / (regions.length + 1), () => {
@@ -230,7 +236,8 @@ export interface Watch {
 
 /** Wires the watch's form; `available` are the regions with a probe (the page asks for the list once). */
 export function setUpWatch(available: readonly Schemas['RegionsResponse']['data']['regions'][number][], keep: (summary: WatchSummary) => void): Watch {
-  const state: WatchState = { regionNames: new Map(available.map((r) => [r.id, r.name])), probeLimit: undefined, polls: [], running: undefined, session: undefined };
+  const state: WatchState = { regionNames: new Map(available.map((r) => [r.id, r.name])), probeLimit: undefined, polls: [], running: undefined, session: undefined, timed: new Map() };
+  observeTimings(state.timed);
   const budget = () => {
     showBudget(state);
   };
