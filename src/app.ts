@@ -87,7 +87,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     ipRoute(facts),
     familiesRoute(options.families),
     ...textRoutes(facts),
-    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [] })),
+    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [] }, ports.compress)),
     dnsRoute(ports.dns),
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),
@@ -179,7 +179,9 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     });
     const headers = headerPairs(reply.headers);
     if (request.method === 'HEAD') return new Response(null, { status: reply.status, headers });
-    if (reply.stream !== undefined) return new Response(streamOf(reply.stream.chunks()), { status: reply.status, headers });
+    // Workers code a body by its Content-Encoding unless told it already is (`encodeBody`); other
+    // Response implementations ignore the option.
+    if (reply.stream !== undefined) return new Response(streamOf(reply.stream.chunks()), { status: reply.status, headers, ...(reply.encoded === true ? { encodeBody: 'manual' } : {}) });
     return new Response(reply.body, { status: reply.status, headers });
   };
 

@@ -1,3 +1,4 @@
+import type { PrecompressedAsset, TextCompressor } from './http/static-asset.js';
 import type { LimiterStore } from './ratelimit/store.js';
 import type { Limits } from './ratelimit/limits.js';
 import type { TrustPolicy } from './net/trust.js';
@@ -42,9 +43,15 @@ export interface RuntimePorts {
   probes: LatencyProbes;
   /** Where request counts and durations and 429s go; NO_METRICS when off. */
   metrics: Metrics;
-  /** The OpenAPI document served at /v1/openapi.json, read the way this runtime reads its files. */
-  openapi: unknown;
+  /** The OpenAPI document served at /v1/openapi.json: its text and compressed forms (made at build). */
+  openapi: PrecompressedAsset;
+  /**
+   * Compresses a text answer made per request (the page's HTML); undefined where the platform
+   * compresses answers itself (Workers).
+   */
+  compress?: TextCompressor;
 }
+
 
 /** What an operator sets: plain values from the runtime's configuration table, no behaviour. */
 export interface OperatorOptions {

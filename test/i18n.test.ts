@@ -2,21 +2,27 @@
 // other, each with the same placeholders; the HTML's own (English) words are the catalogue's; the
 // mode descriptions say what the server's do; the language a reader gets; and the placeholder
 // filling the page and the command line share (src/i18n/template.ts).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fill, placeholders } from '../src/i18n/template.js';
 import { SPEED_TEST_CONFIGURATION } from '../src/speedtest/configuration.js';
 import { en } from '../web/i18n/en.js';
 import { chooseLanguage, LANGUAGES } from '../web/i18n/languages.js';
+import { catalogue } from './support/catalogues.js';
 
 const englishKeys = Object.keys(en).sort();
 
 describe('the message catalogues', () => {
-  it.each(LANGUAGES.map((l) => [l.code, l.messages] as const))('%s has exactly the messages English has', (_code, messages) => {
+  it('are one file per language the page lists, each exporting its catalogue by its code', () => {
+    const files = readdirSync(new URL('../web/i18n/', import.meta.url)).filter((f) => /^[a-z]{2}\.ts$/.test(f)).map((f) => f.slice(0, 2)).sort();
+    expect(files).toEqual(LANGUAGES.map((l) => l.code).sort());
+  });
+
+  it.each(LANGUAGES.map((l) => [l.code, catalogue(l.code)] as const))('%s has exactly the messages English has', (_code, messages) => {
     expect(Object.keys(messages).sort()).toEqual(englishKeys);
   });
 
-  it.each(LANGUAGES.map((l) => [l.code, l.messages] as const))('%s: each message has the placeholders the English one has, and is not empty', (_code, messages) => {
+  it.each(LANGUAGES.map((l) => [l.code, catalogue(l.code)] as const))('%s: each message has the placeholders the English one has, and is not empty', (_code, messages) => {
     const mismatched = Object.entries(en).filter(([key, english]) => placeholders(english).join() !== placeholders((messages as Record<string, string>)[key] ?? '').join());
     expect(mismatched.map(([key]) => key)).toEqual([]);
     expect(Object.entries(messages).filter(([, message]) => message.trim() === '').map(([key]) => key)).toEqual([]);

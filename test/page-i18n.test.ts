@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES, type Language } from '../web/i18n/languages.js';
+import { catalogue } from './support/catalogues.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 
@@ -44,7 +45,7 @@ describe.skipIf(!ready)('the page in each language', () => {
     await page.waitForSelector('#speed-start:not([disabled])');
     await page.selectOption('#speed-mode', 'light');
     await page.click('#speed-start');
-    await expect.poll(() => page.textContent('#speed-status'), { timeout: 60_000, interval: 250 }).toBe(language.messages['speed.done']);
+    await expect.poll(() => page.textContent('#speed-status'), { timeout: 60_000, interval: 250 }).toBe(catalogue(language.code)['speed.done']);
   }
 
   /** Each fixed text that is not its message in `language`: `key: shown`. */
@@ -52,7 +53,7 @@ describe.skipIf(!ready)('the page in each language', () => {
     page.$$eval(
       '[data-i18n]',
       (elements, messages) => elements.filter((e) => e.textContent !== messages[(e as HTMLElement).dataset.i18n as string]).map((e) => `${(e as HTMLElement).dataset.i18n ?? ''}: ${e.textContent}`),
-      language.messages as Record<string, string>,
+      catalogue(language.code) as Record<string, string>,
     );
 
   it.each(LANGUAGES.map((l) => [l.code, l] as const))('%s: every text its own, no overflow, no axe violation, at 1280 and 390 px, light and dark', async (code, language) => {
@@ -66,7 +67,7 @@ describe.skipIf(!ready)('the page in each language', () => {
       expect(await page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir, title: document.title }))).toEqual({
         lang: code,
         dir: code === 'ar' ? 'rtl' : 'ltr',
-        title: language.messages['page.title'],
+        title: catalogue(code)['page.title'],
       });
       expect(await misread(page, language)).toEqual([]);
       // Every message the page wrote had its placeholders filled.
@@ -95,19 +96,55 @@ describe.skipIf(!ready)('the page in each language', () => {
     }
   }, 180_000);
 
+  it('carries English in its script and fetches only the language the reader reads', async () => {
+    const script = await (await fetch(`${server.url}/app.js`)).text();
+    expect(script).toContain(catalogue('en')['speed.heading']);
+    for (const code of ['de', 'es', 'ja', 'ar']) {
+      expect(script, code).not.toContain(catalogue(code)['history.where']);
+      expect(await (await fetch(`${server.url}/i18n/${code}.json`)).json()).toEqual(catalogue(code));
+    }
+    const context = await browser.newContext({ locale: 'es-ES' });
+    try {
+      const page = await context.newPage();
+      const asked: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/i18n/')) asked.push(new URL(request.url()).pathname);
+      });
+      await page.goto(`${server.url}/`);
+      await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('es');
+      expect(asked).toEqual(['/i18n/es.json']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('without its catalogue, reads in English and says why', async () => {
+    const context = await browser.newContext({ locale: 'ja-JP' });
+    try {
+      const page = await context.newPage();
+      await page.route('**/i18n/ja.json', (route) => route.fulfill({ status: 503, body: '' }));
+      await page.goto(`${server.url}/`);
+      await page.waitForSelector('#speed-start:not([disabled])');
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+      expect(await page.textContent('#speed-h')).toBe(catalogue('en')['speed.heading']);
+      expect(await page.textContent('#language-error')).toBe("The page's 日本語 texts could not be loaded (the server answered 503); it is shown in English.");
+    } finally {
+      await context.close();
+    }
+  });
+
   it("follows the browser's own languages, and the reader's choice over them, kept across a reload", async () => {
     const context = await browser.newContext({ locale: 'de-AT' });
     try {
       const page = await context.newPage();
       await page.goto(`${server.url}/`);
-      const de = LANGUAGES.find((l) => l.code === 'de');
-      const ja = LANGUAGES.find((l) => l.code === 'ja');
+
       expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
-      expect(await page.textContent('#speed-h')).toBe(de?.messages['speed.heading']);
+      expect(await page.textContent('#speed-h')).toBe(catalogue('de')['speed.heading']);
       // The selector reloads the page in the language chosen, and the choice stays.
       await Promise.all([page.waitForEvent('load'), page.selectOption('#language', 'ja')]);
       await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('ja');
-      expect(await page.textContent('#speed-h')).toBe(ja?.messages['speed.heading']);
+      expect(await page.textContent('#speed-h')).toBe(catalogue('ja')['speed.heading']);
       await page.reload();
       expect(await page.evaluate(() => document.documentElement.lang)).toBe('ja');
       expect(await page.inputValue('#language')).toBe('ja');

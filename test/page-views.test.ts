@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectionView, type IpData } from '../web/connection.js';
 import { dnsView } from '../web/dns.js';
 import { resultRowView } from '../web/history-view.js';
+import { addCatalogue } from '../web/i18n/locale.js';
 import { regionsView } from '../web/regions.js';
+import { catalogue } from './support/catalogues.js';
 
 const caller: IpData = {
   address: '192.0.2.10',
@@ -17,8 +19,9 @@ const caller: IpData = {
   connection: { http_protocol: 'HTTP/2', tls_version: null, provider_colo: null },
 } as unknown as IpData;
 
-/** The page's language, as web/i18n/page-text.ts sets it on the root element. */
+/** The page's language, as web/i18n/page-text.ts sets it: its catalogue at hand, its code on the root element. */
 function pageLanguage(code: string): void {
+  addCatalogue(code, catalogue(code));
   (globalThis as { document?: unknown }).document = { documentElement: { lang: code } };
 }
 

@@ -26,8 +26,12 @@ function showCredits(): void {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  // The reader's language first: every section writes its words in it (web/i18n/).
-  setUpLanguage();
+  // The reader's language first (its catalogue fetched when it is not English): every section
+  // writes its words in it (web/i18n/).
+  void setUpLanguage().then(startSections);
+});
+
+function startSections(): void {
   showCredits();
   showShared();
   setUpHistory();
@@ -42,4 +46,4 @@ document.addEventListener('DOMContentLoaded', () => {
       watch.noteProbeLimit(limit);
     });
   });
-});
+}

@@ -71,6 +71,11 @@ export interface HttpReply {
   /** Written instead of `body` when present (never for HEAD). */
   stream?: StreamedBody;
   /**
+   * The body is already content-coded (its Content-Encoding says how): a runtime that would code
+   * a body itself by that header (Workers) must send these bytes as they are.
+   */
+  encoded?: boolean;
+  /**
    * The request body was not read to its end (a 413 or 415): the runtime closes the connection
    * after this reply instead of reading the rest to reuse it (HTTP/1.1 `Connection: close`).
    */

@@ -1,12 +1,12 @@
 import { CACHE } from '../http/headers.js';
-import { jsonReply } from '../http/respond.js';
+import { assetHandler, type PrecompressedAsset } from '../http/static-asset.js';
 import type { RouteDefinition } from '../http/router.js';
 
 /**
  * The OpenAPI document, served as is (not in the `{data, meta}` envelope) so that tools that
- * read OpenAPI documents can load it straight from the service.
+ * read OpenAPI documents can load it straight from the service; compressed at build and
+ * revalidated by ETag like the page's assets (src/http/static-asset.ts).
  */
-export function openApiRoute(document: unknown): RouteDefinition {
-  const body = JSON.stringify(document);
-  return { path: '/v1/openapi.json', GET: { limit: null, handle: (ctx) => jsonReply(ctx, 200, body, 'application/json', CACHE.openapi) } };
+export function openApiRoute(document: PrecompressedAsset): RouteDefinition {
+  return { path: '/v1/openapi.json', GET: { limit: null, handle: assetHandler(document, 'application/json', CACHE.openapi) } };
 }

@@ -1,6 +1,7 @@
-import { PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_HEAD, PAGE_HTML_MIDDLE, PAGE_JS } from '../generated/page-assets.js';
+import { PAGE_CATALOGUES, PAGE_CSS, PAGE_HTML_AFTER, PAGE_HTML_HEAD, PAGE_HTML_MIDDLE, PAGE_JS } from '../generated/page-assets.js';
 import { CACHE } from '../http/headers.js';
 import { jsonReply } from '../http/respond.js';
+import { assetHandler, chosenCoding, encodedReply, type TextCompressor } from '../http/static-asset.js';
 import type { RouteDefinition } from '../http/router.js';
 import type { HttpReply, RequestContext } from '../http/types.js';
 import type { ParsedAddress } from '../net/address.js';
@@ -26,7 +27,7 @@ const attribute = (value: string): string => value.replace(/&/g, '&amp;').replac
  * of its root element, and its Content-Security-Policy lets it connect to this origin and to the
  * family origins, nothing else. Never cached: it carries the caller's address.
  */
-export function pageHandler(settings: PageSettings): (ctx: RequestContext, address: ParsedAddress) => HttpReply {
+export function pageHandler(settings: PageSettings, compress: TextCompressor | undefined): (ctx: RequestContext, address: ParsedAddress) => HttpReply {
   const { ipv4, ipv6 } = settings.families;
   const attributes = [
     `data-turn="${settings.turn ? 'on' : 'off'}"`,
@@ -45,18 +46,29 @@ export function pageHandler(settings: PageSettings): (ctx: RequestContext, addre
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };
+  // Every answer that could have been coded says so, coded or not (RFC 9110 §12.5.5).
+  const compressible = { ...headers, Vary: 'Accept, Accept-Encoding' };
   // The canonical address text holds only hex digits, dots and colons: nothing to escape.
-  return (ctx, address) => jsonReply(ctx, 200, before + address.text + PAGE_HTML_AFTER, 'text/html; charset=utf-8', CACHE.noStore, headers);
+  return (ctx, address) => {
+    const html = before + address.text + PAGE_HTML_AFTER;
+    // Compressed per request where the runtime can (the address makes each page its own): about
+    // 15 kB of HTML to 4 kB. Workers leave it to the platform, which compresses HTML itself.
+    const coding = compress === undefined ? 'identity' : chosenCoding(ctx);
+    const reply = jsonReply(ctx, 200, html, 'text/html; charset=utf-8', CACHE.noStore, compress === undefined ? headers : compressible);
+    return compress === undefined || coding === 'identity' ? reply : encodedReply(reply, coding, compress(html, coding));
+  };
 }
 
-/** The page's script and style: the same for everyone, so cacheable like the regions list. */
-function asset(body: string, contentType: string) {
-  return (ctx: RequestContext): HttpReply => jsonReply(ctx, 200, body, contentType, CACHE.regions, { 'X-Content-Type-Options': 'nosniff' });
-}
-
+/**
+ * The page's script, style and language catalogues: the same for everyone, so cacheable like
+ * the regions list, compressed at build and revalidated by ETag (src/http/static-asset.ts).
+ */
 export function pageAssetRoutes(): RouteDefinition[] {
+  const nosniff = { 'X-Content-Type-Options': 'nosniff' };
   return [
-    { path: '/app.js', GET: { limit: null, handle: asset(PAGE_JS, 'text/javascript; charset=utf-8') } },
-    { path: '/app.css', GET: { limit: null, handle: asset(PAGE_CSS, 'text/css; charset=utf-8') } },
+    { path: '/app.js', GET: { limit: null, handle: assetHandler(PAGE_JS, 'text/javascript; charset=utf-8', CACHE.regions, nosniff) } },
+    { path: '/app.css', GET: { limit: null, handle: assetHandler(PAGE_CSS, 'text/css; charset=utf-8', CACHE.regions, nosniff) } },
+    // Each language but English, fetched by the page for a reader who reads it (web/i18n/page-text.ts).
+    ...Object.entries(PAGE_CATALOGUES).map(([code, catalogue]) => ({ path: `/i18n/${code}.json`, GET: { limit: null, handle: assetHandler(catalogue, 'application/json', CACHE.regions, nosniff) } })),
   ];
 }

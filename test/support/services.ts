@@ -10,7 +10,7 @@ import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
 import type { OperatorOptions, RuntimePorts, Services } from '../../src/services.js';
 import type { Logger } from '../../src/ports.js';
 import { NO_METRICS } from '../../src/metrics/port.js';
-import { openapi } from './contract.js';
+import { loadOpenApi } from '../../src/runtime/node/openapi.js';
 import { ManualClock } from './limiter-conformance.js';
 
 export interface LogEntry {
@@ -53,7 +53,7 @@ export function testServices(overrides: Partial<RuntimePorts & OperatorOptions> 
     probes: NO_PROBES,
     events: NONE_SINK,
     metrics: NO_METRICS,
-    openapi,
+    openapi: loadOpenApi(),
   };
   const options: OperatorOptions = {
     trust: TRUST_NONE,

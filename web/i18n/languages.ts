@@ -1,11 +1,8 @@
 // The languages the page speaks, and which one a reader gets: the one they chose with the page's
 // selector (kept in this browser), else the first of the browser's languages the page has (by
-// its primary subtag, so `de-AT` reads German), else English.
-import { ar } from './ar.js';
-import { de } from './de.js';
-import { en, type Catalogue } from './en.js';
-import { es } from './es.js';
-import { ja } from './ja.js';
+// its primary subtag, so `de-AT` reads German), else English. English is in the page's script;
+// each other language's catalogue is fetched when a reader needs it (`/i18n/<code>.json`, built
+// from web/i18n/<code>.ts by scripts/generate.mjs), so no reader downloads the other four.
 
 export interface Language {
   /** BCP 47 tag, for `lang` and Intl. */
@@ -13,15 +10,14 @@ export interface Language {
   /** The language's name in itself, as the selector lists it. */
   name: string;
   dir: 'ltr' | 'rtl';
-  messages: Catalogue;
 }
 
 export const LANGUAGES: readonly [Language, ...Language[]] = [
-  { code: 'en', name: 'English', dir: 'ltr', messages: en },
-  { code: 'de', name: 'Deutsch', dir: 'ltr', messages: de },
-  { code: 'es', name: 'Español', dir: 'ltr', messages: es },
-  { code: 'ja', name: '日本語', dir: 'ltr', messages: ja },
-  { code: 'ar', name: 'العربية', dir: 'rtl', messages: ar },
+  { code: 'en', name: 'English', dir: 'ltr' },
+  { code: 'de', name: 'Deutsch', dir: 'ltr' },
+  { code: 'es', name: 'Español', dir: 'ltr' },
+  { code: 'ja', name: '日本語', dir: 'ltr' },
+  { code: 'ar', name: 'العربية', dir: 'rtl' },
 ];
 
 /** Where the reader's own choice is kept in this browser (localStorage); never sent. */

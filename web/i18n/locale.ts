@@ -1,19 +1,32 @@
 // The page's words and numbers in the reader's language. The language is the one the page's root
 // element carries (`<html lang>`, set once at start by web/i18n/page-text.ts), so there is no
-// language state to share between sections; outside a browser (unit tests) it is English.
+// language state to share between sections; outside a browser (unit tests) it is English, unless
+// a test sets the root element's language as the page does.
 import { fill, type Params } from '../../src/i18n/template.js';
 import type { FamilyWords } from '../../src/ip/families.js';
-import type { MessageKey } from './en.js';
-import { LANGUAGES, type Language } from './languages.js';
+import { en, type Catalogue, type MessageKey } from './en.js';
 
-export function language(): Language {
-  const code = typeof document === 'undefined' ? 'en' : document.documentElement.lang;
-  return LANGUAGES.find((l) => l.code === code) ?? LANGUAGES[0];
+// The catalogues at hand: English, and the reader's once fetched (page-text.ts adds it before any
+// section writes a word). Written once at start, read by every t() after.
+const catalogues = new Map<string, Catalogue>([['en', en]]);
+
+/** Makes a language's catalogue the one t() reads for it. */
+export function addCatalogue(code: string, messages: Catalogue): void {
+  catalogues.set(code, messages);
+}
+
+function code(): string {
+  return typeof document === 'undefined' ? 'en' : document.documentElement.lang;
+}
+
+/** The page's messages: its language's, or English's until that is at hand. */
+function messages(): Catalogue {
+  return catalogues.get(code()) ?? en;
 }
 
 /** A message in the page's language, its placeholders filled. */
 export function t(key: MessageKey, params?: Params): string {
-  return fill(language().messages[key], params);
+  return fill(messages()[key], params);
 }
 
 // Intl formatters are costly to make and the live rate formats five times a second: one per
@@ -21,16 +34,15 @@ export function t(key: MessageKey, params?: Params): string {
 const formats = new Map<string, Intl.NumberFormat>();
 
 /**
- * A number with `digits` decimals, as the language writes it (its decimal sign, its digits:
- * Arabic uses Arabic-Indic ones). Thousands are grouped only from five digits up, so a rate of
- * 1000 Mbps reads as one figure.
+ * A number with `digits` decimals, as the language writes it (its decimal sign, its digits).
+ * Thousands are grouped only from five digits up, so a rate of 1000 Mbps reads as one figure.
  */
 export function num(value: number, digits = 0): string {
-  const code = language().code;
-  const key = `${code}/${String(digits)}`;
+  const language = code();
+  const key = `${language}/${String(digits)}`;
   let format = formats.get(key);
   if (format === undefined) {
-    format = new Intl.NumberFormat(code, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: 'min2' });
+    format = new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: 'min2' });
     formats.set(key, format);
   }
   return format.format(value);
@@ -38,7 +50,7 @@ export function num(value: number, digits = 0): string {
 
 /** A date and time as the language writes it. */
 export function dateTime(at: number, style: Intl.DateTimeFormatOptions): string {
-  return new Intl.DateTimeFormat(language().code, style).format(at);
+  return new Intl.DateTimeFormat(code(), style).format(at);
 }
 
 /** Names joined as the language lists them: `a`, `a and b`, `a, b and c`. */
@@ -50,5 +62,5 @@ export function listed(names: readonly string[]): string {
 
 /** The both-families check's words (src/ip/families.ts) in the page's language. */
 export function familyWords(): FamilyWords {
-  return { messages: language().messages, time: (ms) => (ms >= 1000 ? t('unit.s', { value: num(ms / 1000, 1) }) : t('unit.ms', { value: num(ms) })) };
+  return { messages: messages(), time: (ms) => (ms >= 1000 ? t('unit.s', { value: num(ms / 1000, 1) }) : t('unit.ms', { value: num(ms) })) };
 }

@@ -5,9 +5,9 @@
 // section replaces as it goes, such as a status line; `data-i18n-label` for an aria-label); the
 // HTML's own words are the English ones, checked equal to the catalogue by
 // test/i18n.test.ts, so a page whose script fails still reads in English.
-import type { MessageKey } from './en.js';
-import { chooseLanguage, LANGUAGE_KEY, LANGUAGES } from './languages.js';
-import { language, t } from './locale.js';
+import { en, type Catalogue, type MessageKey } from './en.js';
+import { chooseLanguage, LANGUAGE_KEY, LANGUAGES, type Language } from './languages.js';
+import { addCatalogue, t } from './locale.js';
 
 /** The reader's own choice: one in the address (`?lang=de`), else one this browser keeps, if it lets the page read it. */
 function chosen(): string | null {
@@ -20,7 +20,24 @@ function chosen(): string | null {
   }
 }
 
-const isKey = (key: string | undefined): key is MessageKey => key !== undefined && key in LANGUAGES[0].messages;
+const isKey = (key: string | undefined): key is MessageKey => key !== undefined && key in en;
+
+/**
+ * A language's catalogue from this server (`/i18n/<code>.json`), checked to have every message
+ * English has, each a string: a catalogue that does not is refused whole, with the reason.
+ */
+async function fetchCatalogue(code: string): Promise<Catalogue | string> {
+  try {
+    const res = await fetch(`/i18n/${code}.json`);
+    if (!res.ok) return `the server answered ${String(res.status)}`;
+    const body = (await res.json()) as unknown;
+    if (typeof body !== 'object' || body === null) return 'it is not a catalogue';
+    const missing = Object.keys(en).filter((key) => typeof (body as Record<string, unknown>)[key] !== 'string');
+    return missing.length === 0 ? (body as Catalogue) : `it lacks ${String(missing.length)} messages (${missing.slice(0, 3).join(', ')}…)`;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
 
 /** Every fixed text under `root` in the page's language. */
 function translate(root: ParentNode): void {
@@ -35,12 +52,25 @@ function translate(root: ParentNode): void {
 
 /**
  * Sets the page's language (its `lang` and, for Arabic, right-to-left `dir`) before any section
- * writes a word, puts the fixed texts in it, and fills the selector. A choice is kept in this
- * browser and the page reloads in it: every section then writes in the new language from the
- * start (a test or a watch running is stopped by the reload; the history is kept).
+ * writes a word, its catalogue fetched first, puts the fixed texts in it, and fills the selector.
+ * A catalogue that cannot be had leaves the page in English and says why (in English, the one
+ * language at hand). A choice is kept in this browser and the page reloads in it: every section
+ * then writes in the new language from the start (a test or a watch running is stopped by the
+ * reload; the history is kept).
  */
-export function setUpLanguage(): void {
-  const found = chooseLanguage(chosen(), navigator.languages);
+export async function setUpLanguage(): Promise<void> {
+  let found: Language = chooseLanguage(chosen(), navigator.languages);
+  if (found.code !== 'en') {
+    const catalogue = await fetchCatalogue(found.code);
+    if (typeof catalogue === 'string') {
+      const error = document.querySelector<HTMLElement>('#language-error');
+      if (error !== null) {
+        error.textContent = `The page's ${found.name} texts could not be loaded (${catalogue}); it is shown in English.`;
+        error.hidden = false;
+      }
+      found = LANGUAGES[0];
+    } else addCatalogue(found.code, catalogue);
+  }
   document.documentElement.lang = found.code;
   document.documentElement.dir = found.dir;
   translate(document);
@@ -55,7 +85,7 @@ export function setUpLanguage(): void {
       return option;
     }),
   );
-  select.value = language().code;
+  select.value = found.code;
   select.addEventListener('change', () => {
     const url = new URL(location.href);
     try {

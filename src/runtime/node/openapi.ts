@@ -1,9 +1,10 @@
-import { OPENAPI_JSON } from '../../generated/openapi-document.js';
+import { OPENAPI_ENCODED, OPENAPI_JSON } from '../../generated/openapi-document.js';
+import type { PrecompressedAsset } from '../../http/static-asset.js';
 
 /** The source of the document: the generated module is built from it (scripts/generate.mjs). */
 export const OPENAPI_PATH = new URL('../../../openapi/openapi.yaml', import.meta.url);
 
-/** Parsed once at start-up and handed to the core as data. */
-export function loadOpenApi(): unknown {
-  return JSON.parse(OPENAPI_JSON);
+/** The document's text with its compressed forms, made at build, handed to the core as data. */
+export function loadOpenApi(): PrecompressedAsset {
+  return { text: OPENAPI_JSON, ...OPENAPI_ENCODED };
 }

@@ -11,6 +11,7 @@ import { HttpEventSink } from '../../events/http-sink.js';
 import { undiciPoster } from './events/batch-poster.js';
 import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
 import { loadOpenApi } from './openapi.js';
+import { nodeCompress } from './compress.js';
 import { nodeProbes, type NodeProbes } from './probes/client.js';
 import type { NodeMetrics } from './metrics/metrics.js';
 import { NO_METRICS } from '../../metrics/port.js';
@@ -62,6 +63,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     probes: metrics === undefined ? probes : metrics.probes(probes),
     metrics: metrics?.metrics ?? NO_METRICS,
     openapi: loadOpenApi(),
+    compress: nodeCompress,
   };
   const options: OperatorOptions = {
     trust: config.trust,

@@ -12,7 +12,7 @@ import { OPERATIONS, type Operation } from '../../ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../ratelimit/memory-store.js';
 import type { Services } from '../../services.js';
 import type { Clock, Defer, Logger } from '../../ports.js';
-import { OPENAPI_JSON } from '../../generated/openapi-document.js';
+import { OPENAPI_ENCODED, OPENAPI_JSON } from '../../generated/openapi-document.js';
 import { analyticsEngineSink } from './analytics-engine-sink.js';
 import { LIMIT_BINDINGS, type WorkersConfig } from './config.js';
 import type { WorkerEnv } from './env.js';
@@ -89,7 +89,7 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
     geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
     events: eventSink(config, env, logger),
     probes: config.probes.size === 0 ? NO_PROBES : workersProbes(config.probes, env.REGION_PROBE, logger),
-    openapi: JSON.parse(OPENAPI_JSON) as unknown,
+    openapi: { text: OPENAPI_JSON, ...OPENAPI_ENCODED },
     // The platform's analytics (Workers Analytics, Logpush) take the place of /metrics here.
     metrics: NO_METRICS,
   };
