@@ -3,7 +3,8 @@
 // PROXY protocol v2 over TCP (plain and terminating TLS) and forwarding by X-Forwarded-For in
 // HTTP mode. Clients are curl processes bound to their own loopback addresses (127.0.0.x), so
 // "the client" and "the proxy" (127.0.0.1) are different addresses, as they are in production.
-// The configurations are the README's examples ("Behind a reverse proxy"). HAProxy
+// The configurations are the files docs/proxies/ gives operators (docs/operations.md, "Behind a
+// reverse proxy"), read from there with only addresses, ports and certificates replaced. HAProxy
 // on a dual-stack bind (`bind :::PORT v4v6`), which writes IPv4 clients as `::ffff:a.b.c.d` in
 // PROXY v1 and v2, and HAProxy's own headers that name no client: v1 UNKNOWN and v2 LOCAL for a
 // client on a UNIX socket, v2 LOCAL for its health checks.
@@ -16,7 +17,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from './support/doh-relay.js';
-import { startHaproxy, startNginx, type Proxy } from './support/proxies.js';
+import { documentedConfig } from './support/documented-config.js';
+import { startHaproxy, startHaproxyWith, startNginx, type Proxy } from './support/proxies.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually, freePort } from './support/wait.js';
@@ -88,54 +90,42 @@ describe.skipIf(!ready)('behind real reverse proxies', () => {
     const [xff, realIp, proxyV2, haproxyXff] = [await behind({}), await behind({ NETDIAG_TRUST_PROXY_HEADER: 'x-real-ip' }), await behind({ NETDIAG_PROXY_PROTOCOL: 'on' }), await behind({})];
     const [n1, n2, n3, h1, h2, h3] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
 
+    // The documented files (docs/proxies/), with only addresses, ports and certificates replaced.
+    const certificates: [string, string][] = [
+      ['/etc/ssl/netdiag.pem;', `${cert.certFile};`],
+      ['/etc/ssl/netdiag.key;', `${cert.keyFile};`],
+    ];
+    const byForwardedFor = documentedConfig('nginx.conf', [
+      ['server 127.0.0.1:8080;', `server 127.0.0.1:${String(xff)};`],
+      ['listen 443 ssl http2;', `listen 127.0.0.1:${String(n1)};\n  listen 127.0.0.1:${String(n2)} ssl http2;`],
+      ...certificates,
+    ]);
+    // The X-Real-IP variant the docs give: the same file with that one header line instead.
+    const byRealIp = documentedConfig('nginx.conf', [
+      ['upstream netdiag {', 'upstream netdiag_real_ip {'],
+      ['proxy_pass http://netdiag;', 'proxy_pass http://netdiag_real_ip;'],
+      ['server 127.0.0.1:8080;', `server 127.0.0.1:${String(realIp)};`],
+      ['listen 443 ssl http2;', `listen 127.0.0.1:${String(n3)};`],
+      ['proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;', 'proxy_set_header X-Real-IP $remote_addr;'],
+      ...certificates,
+    ]);
+    proxies.push(await startNginx(`${byForwardedFor}\n${byRealIp}`, [n1, n2, n3]));
     proxies.push(
-      await startNginx(
-        `  upstream netdiag {
-    server 127.0.0.1:${String(xff)};
-    keepalive 8;
-  }
-  server {
-    listen 127.0.0.1:${String(n1)};
-    listen 127.0.0.1:${String(n2)} ssl http2;
-    ssl_certificate ${cert.certFile};
-    ssl_certificate_key ${cert.keyFile};
-    location / {
-      proxy_pass http://netdiag;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-    }
-  }
-  server {
-    listen 127.0.0.1:${String(n3)};
-    location / {
-      proxy_pass http://127.0.0.1:${String(realIp)};
-      proxy_set_header X-Real-IP $remote_addr;
-    }
-  }`,
-        [n1, n2, n3],
+      await startHaproxyWith(
+        documentedConfig('haproxy-tcp.cfg', [
+          ['bind :443 ssl crt /etc/ssl/netdiag.pem', `bind 127.0.0.1:${String(h1)}\n  bind 127.0.0.1:${String(h2)} ssl crt ${pem}`],
+          ['server netdiag 127.0.0.1:8080', `server netdiag 127.0.0.1:${String(proxyV2)}`],
+        ]),
+        [h1, h2],
       ),
     );
     proxies.push(
-      await startHaproxy(
-        `frontend netdiag_tcp
-  mode tcp
-  bind 127.0.0.1:${String(h1)}
-  bind 127.0.0.1:${String(h2)} ssl crt ${pem} alpn http/1.1
-  default_backend netdiag_proxy_v2
-backend netdiag_proxy_v2
-  mode tcp
-  server netdiag 127.0.0.1:${String(proxyV2)} send-proxy-v2 proxy-v2-options ssl
-frontend netdiag_http
-  mode http
-  bind 127.0.0.1:${String(h3)}
-  option forwardfor
-  default_backend netdiag_http
-backend netdiag_http
-  mode http
-  server netdiag 127.0.0.1:${String(haproxyXff)}`,
-        [h1, h2, h3],
+      await startHaproxyWith(
+        documentedConfig('haproxy-http.cfg', [
+          ['bind :80', `bind 127.0.0.1:${String(h3)}`],
+          ['server netdiag 127.0.0.1:8080', `server netdiag 127.0.0.1:${String(haproxyXff)}`],
+        ]),
+        [h3],
       ),
     );
 

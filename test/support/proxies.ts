@@ -88,6 +88,11 @@ ${http}
   );
 }
 
+/** HAProxy in the foreground (`-db`) with a whole configuration (a documented file, say). */
+export function startHaproxyWith(config: string, ports: number[]): Promise<Proxy> {
+  return start('haproxy', (dir) => ['-db', '-f', join(dir, 'haproxy.cfg')], () => config, 'haproxy.cfg', ports);
+}
+
 /**
  * HAProxy in the foreground (`-db`); `config` is everything after its global and defaults, and
  * `global` more lines of the global section (a stats socket, say).
