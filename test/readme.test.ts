@@ -1,22 +1,23 @@
 // The README as a stranger reads it: every `$ curl` example of its tour is run, as written, against
-// the deployment the tour describes (Knot as the DNS upstream, a probe as weur, a collector, the
-// loopback proxy trusted), and its output compared with what the README shows; so is the CLI
-// example. curl's --connect-to sends `localhost:8080` to the test's port and leaves the URL (and so
+// the deployment `npm run tour` starts (scripts/tour.mjs: Knot as the DNS upstream, a probe as
+// weur, the loopback proxy trusted), and its output compared with what the README shows; so is the
+// CLI example. curl's --connect-to sends `localhost:8080` to the test's port and leaves the URL (and so
 // the Host, which problem `type` URIs are built from) as the README writes it.
 //
 // Compared as JSON when the README shows JSON (it indents what curl prints on one line), as text
 // otherwise. Normalised on both sides, because they differ on every request and are not facts of
 // the README: `request_id`, `requested_at` (a fresh id and the time), and `edge_to_region_rtt_ms`
 // (a round trip on this machine). Everything else must match.
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeployment, type Deployment } from './support/deployment.js';
 import { CLI } from './support/process.js';
 import { requireCommands } from './support/system.js';
+import { freePort } from './support/wait.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -86,29 +87,51 @@ describe('README.md', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("docs/operations.md shows each file of docs/proxies/ exactly as the proxy suites run it", () => {
+    const operations = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    for (const file of readdirSync(join(ROOT, 'docs', 'proxies'))) {
+      expect(operations, file).toContain(`\n${readFileSync(join(ROOT, 'docs', 'proxies', file), 'utf8').trimEnd()}\n\`\`\``);
+    }
+  });
+
   it('shows its tour with examples to run', () => {
     expect(examples().filter((e) => e.command.startsWith('curl')).length).toBeGreaterThanOrEqual(6);
   });
 });
 
-describe.skipIf(!ready)("README.md's tour, run against the deployment it describes", () => {
-  let deployment: Deployment;
+describe.skipIf(!ready)("README.md's tour, run against the deployment `npm run tour` starts", () => {
+  let tour: ChildProcess;
+  let port: number;
 
   beforeAll(async () => {
-    deployment = await startDeployment({ NETDIAG_TRUST_PROXY: 'loopback' });
+    // The script `npm run tour` runs, on a free port rather than 8080.
+    tour = spawn(process.execPath, [join(ROOT, 'scripts', 'tour.mjs'), '--port', String(await freePort())], { stdio: ['ignore', 'ignore', 'pipe'] });
+    port = await new Promise<number>((resolve, reject) => {
+      let said = '';
+      tour.stderr?.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        const ready = /ready on http:\/\/localhost:(\d+)/.exec(said);
+        if (ready !== null) resolve(Number(ready[1]));
+      });
+      tour.on('exit', (code) => {
+        reject(new Error(`the tour exited with ${String(code)}: ${said}`));
+      });
+    });
   }, 60_000);
 
   afterAll(async () => {
-    await deployment.close();
+    if (tour.exitCode !== null) return;
+    tour.kill('SIGTERM');
+    await once(tour, 'exit');
   });
 
   it.each(examples().map((e) => [e.command, e] as const))('$ %s', async (_command, example) => {
     const args = argv(example.command);
     let stdout: string;
     if (args[0] === 'curl') {
-      ({ stdout } = await run('curl', ['--connect-to', `localhost:8080:127.0.0.1:${String(deployment.server.port)}`, ...args.slice(1)]));
+      ({ stdout } = await run('curl', ['--connect-to', `localhost:8080:127.0.0.1:${String(port)}`, ...args.slice(1)]));
     } else {
-      const cliArgs = args.slice(2).map((a) => (a === 'http://localhost:8080' ? deployment.server.url : a));
+      const cliArgs = args.slice(2).map((a) => (a === 'http://localhost:8080' ? `http://127.0.0.1:${String(port)}` : a));
       ({ stdout } = await run(process.execPath, [CLI, ...cliArgs], { env: { PATH: process.env.PATH ?? '' } }));
     }
     expect(comparable(stdout)).toEqual(comparable(example.shown));
