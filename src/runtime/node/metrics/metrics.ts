@@ -139,7 +139,7 @@ export function nodeMetrics(): NodeMetrics {
       if (events instanceof HttpEventSink) {
         new Gauge({ name: 'netdiag_events_queue_depth', help: 'Events waiting for the collector.', registers, collect() { this.set(events.depth); } });
         new Counter({ name: 'netdiag_events_delivered_total', help: 'Events the collector accepted.', registers, collect() { this.reset(); this.inc(events.delivered); } });
-        new Counter({ name: 'netdiag_events_dropped_total', help: 'Events dropped at the queue bound (NETDIAG_EVENTS_QUEUE_SIZE), never delivered.', registers, collect() { this.reset(); this.inc(events.dropped); } });
+        new Counter({ name: 'netdiag_events_dropped_total', help: 'Events dropped at the queue bound (NETDIAG_EVENTS_QUEUE), never delivered.', registers, collect() { this.reset(); this.inc(events.dropped); } });
       }
       new Gauge({
         name: 'netdiag_probe_up',
