@@ -1,0 +1,159 @@
+// `npm run pack:client`: the `netdiag` client commands alone as a package of their own,
+// netdiag-client (docs/command-line.md, "Installing the client alone"). The whole package is
+// mostly geo tables and the servers' dependencies, none of which the client reads. esbuild
+// bundles the compiled client entry (dist/cli/client-main.js, so run after a build: the npm
+// script builds first when a source changed) with its packages into one file, so the package has
+// no dependencies and installs from its tarball without a registry. Writes
+// dist/client/netdiag-client-<version>.tgz and prints its size.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const entry = join(root, 'dist', 'cli', 'client-main.js');
+const out = join(root, 'dist', 'client');
+const BIN = 'netdiag.mjs';
+
+/** The run-time dependencies the client commands use; every other one is the servers'. */
+const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici'];
+const SERVER_PACKAGES = Object.keys(pkg.dependencies).filter((name) => !CLIENT_PACKAGES.includes(name));
+/** Compiled modules only the servers use: an import of one from the client's code would bring the server with it. */
+const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/http\//, /^dist\/data\//, /^dist\/(app|services)\.js$/, /^dist\/cli\/(main|server-process)\.js$/];
+
+/** The package a bundled file comes from (`node_modules/<name>/…`, scoped or nested), or undefined for this project's own. */
+function packageOf(path) {
+  const match = /^(.*?node_modules\/((?:@[^/]+\/)?[^/]+))\/(?!.*\/node_modules\/)/.exec(path);
+  return match === null ? undefined : { name: match[2], dir: join(root, match[1]) };
+}
+
+const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
+
+/** A failure of the packing, said in one line (no stack trace: nothing is wrong with this script). */
+class PackFailure extends Error {}
+
+/** Bundles into `stage`, writes the package's other files there, and packs it into dist/client/. */
+async function pack(stage) {
+  // A fresh folder each time: neither an older version's tarball nor, after a failure here, the
+  // last good one is left to pass for this build's.
+  rmSync(out, { recursive: true, force: true });
+  if (!existsSync(entry)) throw new PackFailure('dist/cli/client-main.js is not built; run `npm run pack:client`, which builds first');
+  const bundle = join(stage, BIN);
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    // The client's floor (engines below): esbuild lowers any newer syntax; Node APIs it cannot
+    // lower, so test/client-package.test.ts runs the installed command on Node 20 and 22.
+    target: 'node20',
+    format: 'esm',
+    // Without the package.json that src/cli/version.ts reads beside dist/, the version is written in.
+    define: { NETDIAG_BUNDLED_VERSION: JSON.stringify(pkg.version) },
+    // The CommonJS packages (undici, cli-progress) require Node's modules, which an ES module
+    // bundle can only do through a require of its own.
+    banner: { js: "import { createRequire as netdiagCreateRequire } from 'node:module';\nconst require = netdiagCreateRequire(import.meta.url);" },
+    minify: true,
+    // Minified, yet class and function names stay as written (an error's name is printed).
+    keepNames: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  chmodSync(bundle, 0o755);
+
+  // What went in: never a server module or package (a top-level import of one from the client's
+  // code would bring it), and each package's share of the bundle, to see what the size is made of.
+  const inputs = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].inputs;
+  const server = Object.keys(inputs).filter((path) => SERVER_MODULES.some((re) => re.test(path)) || SERVER_PACKAGES.includes(packageOf(path)?.name));
+  if (server.length > 0) throw new PackFailure(`the client bundle pulled in server code:\n${server.map((p) => `  ${p}`).join('\n')}`);
+  const shares = new Map();
+  const packages = new Map();
+  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
+    const from = packageOf(path);
+    if (from !== undefined) packages.set(from.name, from.dir);
+    const name = from?.name ?? 'netdiag';
+    shares.set(name, (shares.get(name) ?? 0) + bytesInOutput);
+  }
+
+  // The bundled packages' licences travel with their code (each is MIT or alike: it asks for its notice).
+  const notices = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, dir]) => {
+    const { version, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+    if (file === undefined) throw new PackFailure(`${name} has no licence file to ship with its code`);
+    return `## ${name} ${version} (${license})\n\n${readFileSync(join(dir, file), 'utf8').trim()}\n`;
+  });
+  writeFileSync(join(stage, 'THIRD-PARTY-LICENSES.md'), `# Licences of the packages bundled into ${BIN}\n\n${notices.join('\n')}`);
+  writeFileSync(join(stage, 'LICENSE'), readFileSync(join(root, 'LICENSE')));
+  writeFileSync(
+    join(stage, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'netdiag-client',
+        version: pkg.version,
+        description: 'The netdiag command-line client alone: ip, dns, latency, speedtest, config and watch against any netdiag deployment',
+        license: pkg.license,
+        type: 'module',
+        engines: { node: '>=20' },
+        bin: { netdiag: BIN },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(join(stage, 'README.md'), readme(pkg.version));
+
+  // Its .npmignore keeps the tarball out of the full package, whose `files` take all of dist/.
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, '.npmignore'), '*\n');
+  const packed = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (packed.status !== 0) throw new PackFailure(`npm pack failed (exit ${String(packed.status)})`);
+  const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(packed.stdout);
+  const parts = [...shares].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `${name} ${kB(bytes)}`);
+  process.stdout.write(`dist/client/${filename}: ${kB(size)} packed (${kB(unpackedSize)} unpacked, ${String(entryCount)} files)\n`);
+  process.stdout.write(`${BIN}: ${parts.join(', ')}\n`);
+}
+
+const stage = mkdtempSync(join(tmpdir(), 'netdiag-client-'));
+try {
+  await pack(stage);
+} catch (err) {
+  if (!(err instanceof PackFailure)) throw err;
+  process.stderr.write(`pack-client: ${err.message}\n`);
+  process.exitCode = 1;
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+
+/** The client package's own README: what it is, how to install it, its commands. */
+function readme(version) {
+  return `# netdiag-client
+
+The \`netdiag\` command-line client alone: it asks any netdiag deployment, yours or anyone's, over
+its public API. One bundled file with no dependencies, for Node 20 or newer. The servers
+(\`netdiag serve\`, \`netdiag probe\`) and their geo data are in the full netdiag package.
+
+\`\`\`sh
+npm install -g netdiag-client-${version}.tgz   # from the tarball that \`npm run pack:client\` writes
+npm install -g netdiag-client                # or from the registry, once it is published there
+\`\`\`
+
+| command | what it does |
+|---|---|
+| \`netdiag ip [-4\\|-6\\|--both]\` | your address, reverse name, network, location and connection as the deployment sees them |
+| \`netdiag dns NAME [TYPE]\` | resolves through the deployment's resolver (A, AAAA, CNAME, MX, NS, TXT or PTR) |
+| \`netdiag latency [REGION]\` | the deployment's round trip to its regions, and yours to the deployment |
+| \`netdiag speedtest [--mode light\\|full] [--no-analytics] [--no-packet-loss] [--share]\` | download, upload, latency, jitter, bufferbloat and packet loss |
+| \`netdiag config\` | the speed-test configuration: each mode's steps |
+| \`netdiag watch [REGION...] [--interval S] [--count N] [--max-rtt MS] [--max-loss PERCENT]\` | round trips over time; exit 3 when a threshold was crossed |
+
+Every command takes \`--url URL\` (else \`NETDIAG_URL\`, else \`http://localhost:8080\`), \`--json\`,
+\`--timeout SECONDS\` and \`--help\`. Exit status: 0 success, 1 the API or the network failed, 2 bad
+usage, 3 a \`watch\` threshold crossed. More: docs/command-line.md in the netdiag repository.
+
+MIT licence (LICENSE); the bundled packages' licences are in THIRD-PARTY-LICENSES.md.
+`;
+}
