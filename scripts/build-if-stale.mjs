@@ -46,6 +46,11 @@ if (!existsSync(compiler)) {
   process.exit(1);
 }
 
+// Said before the wait: the first build of a clone takes about half a minute (the geo tables),
+// and `npm start` printed nothing until it was done.
+const started = Date.now();
+process.stderr.write(`netdiag: building dist/ (${state.built === undefined ? 'the first build takes about 30 s' : 'sources changed since the last build'})…\n`);
+
 // The modules compiled from the OpenAPI document come first: the build imports them.
 const generate = spawnSync(process.execPath, [join(root, 'scripts', 'generate.mjs')], { stdio: 'inherit' });
 if (generate.status !== 0) process.exit(generate.status ?? 1);
@@ -57,3 +62,4 @@ removeOrphans(join(root, 'dist'), join(root, 'src'));
 const geo = spawnSync(process.execPath, ['--experimental-strip-types', join(root, 'scripts', 'compile-geo.mjs')], { stdio: 'inherit' });
 if (geo.status !== 0) process.exit(geo.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);
+process.stderr.write(`netdiag: built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

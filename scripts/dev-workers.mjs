@@ -22,7 +22,9 @@ if (process.env.NETDIAG_RATE_LIMIT_KEY !== undefined) args.push('--var', `NETDIA
 const child = spawn(join(root, 'node_modules', '.bin', 'wrangler'), [...args, ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_TOKEN: '' },
+  // Offline: no metrics sent, and miniflare's placeholder request.cf used as it is rather than
+  // fetched from workers.cloudflare.com first (which printed two ENOTFOUND stack traces).
+  env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_TOKEN: '', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 0)));

@@ -119,6 +119,13 @@ describe('netdiag watch', () => {
     expect(res.stderr).toContain('error: unknown region "mars"');
   });
 
+  it('a region this deployment has no probe for is refused at once (exit 1), naming the ones it has', async () => {
+    const res = await runCli(['watch', 'weur', 'apac-ne', '--count', '1', '--url', limited.url]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe('netdiag: this deployment has no probe for "apac-ne": it has probes for "weur"\n');
+    expect(res.stdout).toBe('');
+  });
+
   it('Ctrl-C ends the watch normally: the polls so far, the summary, exit 0', async () => {
     const child = spawn(process.execPath, [CLI, 'watch', '--interval', '1', '--json', '--url', server.url], { stdio: 'pipe' });
     let stdout = '';

@@ -57,18 +57,22 @@ describe.skipIf(!haveKnot)('npm run dev:workers', () => {
     return { status: res.status, headers: res.headers, text, body: text === '' ? null : (JSON.parse(text) as unknown) };
   };
 
+  it('prints no error and no stack trace while offline (no fetch of the real request.cf)', () => {
+    expect(output).not.toMatch(/ENOTFOUND|getaddrinfo|^\s+at /m);
+  });
+
   it('/v1/health is 200 on 127.0.0.1 at PORT', async () => {
     const res = await get('/v1/health');
     expect(res.status).toBe(200);
     expectContract('GET', '/v1/health', res);
   });
 
-  it("/v1/ip answers CF-Connecting-IP with the placeholder request.cf's colo, location, network, protocol and TLS", async () => {
+  it("/v1/ip answers CF-Connecting-IP with the placeholder request.cf's colo, location, network and protocol, and no TLS over plain HTTP", async () => {
     const res = await get('/v1/ip', { headers: { 'CF-Connecting-IP': '203.0.113.9' } });
     expectContract('GET', '/v1/ip', res);
     const data = (res.body as { data: Record<string, unknown> }).data;
     expect(data.address).toBe('203.0.113.9');
-    expect(data.connection).toEqual({ provider_colo: 'DFW', http_protocol: 'HTTP/1.1', tls_version: 'TLSv1.3' });
+    expect(data.connection).toEqual({ provider_colo: 'DFW', http_protocol: 'HTTP/1.1', tls_version: null });
     expect(data.location).toMatchObject({ city: 'Austin', country_code: 'US', latitude: 30.2713, longitude: -97.7426 });
     expect(data.network).toMatchObject({ asn: 395747 });
   });

@@ -128,8 +128,17 @@ export function addClientCommands(root: Command): void {
       const { watchCommand, unknownRegions } = await import('./watch.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
       const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000);
-      const unknown = await unknownRegions(client, regions);
-      if (unknown !== undefined && unknown.length > 0) command.error(`error: unknown region ${unknown.map((r) => `"${r}"`).join(', ')} (netdiag latency lists the deployment's regions)`, { exitCode: 2 });
+      const checked = await unknownRegions(client, regions);
+      const quoted = (list: string[]) => list.map((r) => `"${r}"`).join(', ');
+      if (checked !== undefined && checked.unknown.length > 0) command.error(`error: unknown region ${quoted(checked.unknown)} (netdiag latency lists the deployment's regions)`, { exitCode: 2 });
+      // A region this deployment has no probe for would only ever fail: refused at once, exit 1
+      // (the deployment's state, not the command's usage).
+      if (checked !== undefined && checked.unprobed.length > 0) {
+        const offered = checked.available.length === 0 ? 'it has no regional probes' : `it has probes for ${quoted(checked.available)}`;
+        process.stderr.write(`netdiag: this deployment has no probe for ${quoted(checked.unprobed)}: ${offered}\n`);
+        process.exitCode = 1;
+        return;
+      }
       const json = options.json === true || !process.stdout.isTTY;
       process.exitCode = await watchCommand(client, outputFor(json), {
         regions,

@@ -52,13 +52,20 @@ async function poll(client: Client, target: string): Promise<PollLine> {
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-/** The regions named must exist; checked against the deployment's list when it answers. */
-export async function unknownRegions(client: Client, regions: string[]): Promise<string[] | undefined> {
-  if (regions.length === 0) return [];
+/**
+ * The regions named must exist and have a probe on this deployment; checked against its list
+ * when it answers: those it does not know, those it has no probe for, and those it has.
+ */
+export async function unknownRegions(client: Client, regions: string[]): Promise<{ unknown: string[]; unprobed: string[]; available: string[] } | undefined> {
+  if (regions.length === 0) return { unknown: [], unprobed: [], available: [] };
   try {
     const { regions: known } = await client.get<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
-    const ids = known.map((r) => r.id);
-    return regions.filter((r) => !ids.includes(r as (typeof ids)[number]));
+    const byId = new Map<string, boolean>(known.map((r) => [r.id, r.available]));
+    return {
+      unknown: regions.filter((r) => !byId.has(r)),
+      unprobed: regions.filter((r) => byId.get(r) === false),
+      available: known.filter((r) => r.available).map((r) => r.id),
+    };
   } catch {
     // Nothing answers yet: the watch goes on, and each poll says what failed.
     return undefined;

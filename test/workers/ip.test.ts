@@ -35,6 +35,12 @@ describe('/v1/ip in workerd', () => {
     expect(res.headers.get('ratelimit-limit')).toBe('120');
   });
 
+  it('over plain HTTP: no TLS version, whatever request.cf says (local development says TLSv1.3 for every request)', async () => {
+    const res = await worker.send('/v1/ip', { caller: '203.0.113.9', cf: FULL_CF, scheme: 'http' });
+    expectContract('GET', '/v1/ip', res);
+    expect((res.body as { data: { connection: unknown } }).data.connection).toEqual({ provider_colo: 'AMS', http_protocol: 'HTTP/2', tls_version: null });
+  });
+
   it('with a partial request.cf: what is there, null for the rest, malformed fields dropped', async () => {
     const res = await worker.send('/v1/ip', {
       caller: '2001:db8::1',

@@ -10,10 +10,10 @@ const worker = workerWith();
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const CODES = Object.keys(PROBLEMS) as ProblemCode[];
 
-/** The worker's requests are made to http://netdiag.test: a type URI there is a path of this Worker. */
+/** The worker's requests are made to https://netdiag.test: a type URI there is a path of this Worker. */
 function pathOf(type: string): string {
   const url = new URL(type);
-  expect(url.origin).toBe('http://netdiag.test');
+  expect(url.origin).toBe('https://netdiag.test');
   return url.pathname;
 }
 

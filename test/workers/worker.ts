@@ -33,6 +33,8 @@ export interface SendOptions extends RequestInit {
   cf?: Record<string, unknown>;
   /** The platform's verified caller; absent means no `CF-Connecting-IP` at all. */
   caller?: string;
+  /** The scheme the client used; a deployed Worker is reached over HTTPS (the default here). */
+  scheme?: 'http' | 'https';
 }
 
 /**
@@ -46,10 +48,10 @@ export function workerWith(vars: Record<string, unknown> = {}) {
   return {
     env: bound,
     async send(path: string, options: SendOptions = {}): Promise<Reply> {
-      const { cf, caller, ...init } = options;
+      const { cf, caller, scheme = 'https', ...init } = options;
       const headers = new Headers(init.headers);
       if (caller !== undefined) headers.set('cf-connecting-ip', caller);
-      const request = new Request(`http://netdiag.test${path}`, { ...init, headers, ...(cf === undefined ? {} : { cf }) });
+      const request = new Request(`${scheme}://netdiag.test${path}`, { ...init, headers, ...(cf === undefined ? {} : { cf }) });
       const res = await worker.fetch(request, bound);
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';

@@ -24,13 +24,27 @@ export interface RunningServer {
   drain(graceMs?: number): Promise<void>;
 }
 
+/** The oldest Node the service is built and tested on (package.json `engines`). */
+const SUPPORTED_NODE = '22.12';
+
+/** Whether `version` (`process.versions.node`) is at least SUPPORTED_NODE. */
+export function nodeIsSupported(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 12);
+}
+
 /**
  * `netdiag serve`: with NETDIAG_WORKERS > 1 this process becomes the cluster's primary and its
  * workers, forked from it (node:cluster re-runs the same command in each), run the server.
  */
 export function startServe(config: Config, logger: pino.Logger): Promise<{ drain(graceMs: number): Promise<void> }> {
   // Said once, by the process the operator started (a cluster's workers are its copies).
-  if (cluster.isPrimary) logger.info(configurationSummary(config, workerCount(config)), 'configuration');
+  if (cluster.isPrimary) {
+    logger.info(configurationSummary(config, workerCount(config)), 'configuration');
+    // A production install runs on the machine's own Node, which may be older than the one it was
+    // built and tested on (a clone's npm scripts bring their own Node 22); said, not refused.
+    if (!nodeIsSupported(process.versions.node)) logger.warn({ node: process.versions.node, supported: SUPPORTED_NODE }, `Node ${process.versions.node} is older than the ${SUPPORTED_NODE} netdiag is built and tested on`);
+  }
   return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
 }
 

@@ -43,8 +43,11 @@ function asn(value: unknown): number | null {
 export function workersConnection(request: Request): ConnectionFacts {
   const cf = (request.cf ?? {}) as CfFields;
   const protocol = typeof cf.httpProtocol === 'string' && HTTP_PROTOCOLS.has(cf.httpProtocol) ? cf.httpProtocol : null;
-  // Over plain HTTP the platform sends "" for tlsVersion: nothing was negotiated.
-  const tls = typeof cf.tlsVersion === 'string' && TLS_VERSION.test(cf.tlsVersion) ? cf.tlsVersion : null;
+  // Over plain HTTP nothing was negotiated: the platform sends "" for tlsVersion, and local
+  // development (miniflare's placeholder `cf`) says TLSv1.3 whatever the scheme, so the request's
+  // own scheme decides first.
+  const overTls = request.url.startsWith('https:');
+  const tls = overTls && typeof cf.tlsVersion === 'string' && TLS_VERSION.test(cf.tlsVersion) ? cf.tlsVersion : null;
   const zone = text(cf.timezone, 64);
   return {
     peerAddress: request.headers.get('cf-connecting-ip') ?? undefined,
