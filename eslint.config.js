@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { layerConfigs } from './eslint.layers.js';
 
-/** Node's globals, which the runtime-free core must not use (ARCHITECTURE.md §1). */
+/** Node's globals, which the runtime-free core must not use (docs/design.md, "Layout": the core runs on Workers too). */
 const NODE_GLOBALS = ['Buffer', 'process', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate', 'clearImmediate'].map((name) => ({
   name,
   message: `${name} is Node's: the core runs on Workers too (use a port, or a Web API)`,

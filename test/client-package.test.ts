@@ -4,8 +4,7 @@
 // real server with Knot as its DNS upstream, on the Node this suite runs on (22) and on the
 // system's Node 20 (CI's, .ci/run), each put first on PATH as a user's would be. It holds no geo
 // data and offers no server.
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnot, type Knot } from './support/knot.js';
-import type { Finished } from './support/process.js';
+import { runProcess, type Finished } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 
@@ -72,16 +71,8 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
   });
 
   /** The installed `netdiag`, run as its shebang runs it: by the first `node` on PATH, here `node`. */
-  async function netdiag(node: string, args: string[], timeoutMs = 30_000): Promise<Finished> {
-    const child = spawn(join(dir, 'node_modules', '.bin', 'netdiag'), args, { env: { PATH: `${dirname(node)}:${process.env.PATH ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const [code] = (await once(child, 'close')) as [number | null];
-    clearTimeout(timer);
-    return { code, stdout, stderr };
+  function netdiag(node: string, args: string[], timeoutMs = 30_000): Promise<Finished> {
+    return runProcess(join(dir, 'node_modules', '.bin', 'netdiag'), args, { PATH: `${dirname(node)}:${process.env.PATH ?? ''}` }, timeoutMs);
   }
 
   it('the tarball is under 1 MB, and the script says its size', () => {

@@ -2,21 +2,14 @@
 // chromium, after a speed test and with a history kept, at desktop and phone width, in light and
 // dark: no violation. axe is injected into the page for the check, so the context bypasses the
 // page's Content-Security-Policy (which, rightly, refuses any script but its own).
-import { createRequire } from 'node:module';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/server.js';
+import { addAxe, axeViolations } from './support/axe.js';
 import { requireCommands } from './support/system.js';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const ready = requireCommands('page accessibility in chromium', ['chromium'], 'chromium');
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe.skipIf(!ready)('the page under axe-core', () => {
   let server: TestServer;
@@ -50,12 +43,8 @@ describe.skipIf(!ready)('the page under axe-core', () => {
         await expect.poll(() => page.textContent('#speed-status'), { timeout: 60_000, interval: 250 }).toBe('Done.');
       }
       await page.waitForSelector('#history-chart-figure:not([hidden])');
-      await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
-        const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-        return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
-      });
+      await addAxe(page);
+      const violations = await axeViolations(page);
       expect(violations).toEqual([]);
     } finally {
       await context.close();

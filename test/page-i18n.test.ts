@@ -5,25 +5,18 @@
 // language comes from the browser's own list, from `?lang=`, or from the selector (kept across a
 // reload). Screenshots of each language go to test-results/i18n/.
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES, type Language } from '../web/i18n/languages.js';
 import { catalogue } from './support/catalogues.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { addAxe, axeViolations } from './support/axe.js';
 import { requireCommands } from './support/system.js';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SHOTS = fileURLToPath(new URL('../test-results/i18n/', import.meta.url));
 const ready = requireCommands('page languages in chromium', ['chromium'], 'chromium');
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe.skipIf(!ready)('the page in each language', () => {
   let server: TestServer;
@@ -74,18 +67,14 @@ describe.skipIf(!ready)('the page in each language', () => {
       expect(await page.evaluate(() => /\{[a-z][a-zA-Z0-9]*\}/.exec(document.body.innerText)?.[0] ?? null)).toBeNull();
       // The figures and the verdict are in the language's own words.
       expect(await page.textContent('#speed-results [data-metric="loaded"] .value')).not.toBe('–');
-      await page.addScriptTag({ path: AXE });
+      await addAxe(page);
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         for (const colorScheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme });
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect(overflow, `${code} at ${String(width)} px: wider than the window by ${String(overflow)} px`).toBeLessThanOrEqual(0);
-          const violations = await page.evaluate(async () => {
-            const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Violation[] }> } }).axe;
-            const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-            return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
-          });
+          const violations = await axeViolations(page);
           expect(violations, `${code} at ${String(width)} px, ${colorScheme}`).toEqual([]);
         }
         await page.emulateMedia({ colorScheme: 'light' });

@@ -24,7 +24,8 @@ describe('the live rate', () => {
   it('falls to nothing once no byte came within the window', () => {
     const rate = new LiveRate();
     rate.add(1000, 0);
-    expect(rate.bps(500)).toBeDefined();
+    // 1000 bytes in the 500 ms since the first byte.
+    expect(rate.bps(500)).toBeCloseTo((1000 * 8) / 0.5, 6);
     expect(rate.bps(LIVE_WINDOW_MS + 1)).toBeUndefined();
   });
 

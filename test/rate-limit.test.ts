@@ -15,11 +15,17 @@ async function start(env: Record<string, string> = {}): Promise<TestServer> {
   return server;
 }
 
+/** A header as a number; NaN when it is missing (Number(null) would be 0, and pass for "none remaining"). */
+const headerNumber = (res: Reply, name: string): number => {
+  const value = res.headers.get(name);
+  return value === null ? Number.NaN : Number(value);
+};
+
 function limitHeaders(res: Reply) {
   return {
-    limit: Number(res.headers.get('ratelimit-limit')),
-    remaining: Number(res.headers.get('ratelimit-remaining')),
-    reset: Number(res.headers.get('ratelimit-reset')),
+    limit: headerNumber(res, 'ratelimit-limit'),
+    remaining: headerNumber(res, 'ratelimit-remaining'),
+    reset: headerNumber(res, 'ratelimit-reset'),
   };
 }
 

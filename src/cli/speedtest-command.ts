@@ -6,7 +6,7 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
-import { qualities } from '../speedtest/metrics.js';
+import { qualitiesOf, type Figures } from '../speedtest/metrics.js';
 import { bufferbloat } from '../speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
@@ -46,17 +46,22 @@ function rateText(value: number | null, burst: ReturnType<typeof burstJson>): st
   return burst === null ? rate : `${rate} sustained (burst: ${formatMbps(burst.peak_mbps)} for the first ${(burst.bytes / 1e6).toFixed(1)} MB)`;
 }
 
+/** A result's figures, as a share link carries them and the quality classes read them. */
+function figuresOf(r: Result, loss: PacketLoss): Figures {
+  return {
+    downloadBps: r.download?.bps,
+    uploadBps: r.upload?.bps,
+    latencyMs: r.latency,
+    jitterMs: r.jitter,
+    loadedDownMs: r.downLoadedLatency,
+    loadedUpMs: r.upLoadedLatency,
+    lossPercent: loss.measured ? loss.lossPercent : undefined,
+  };
+}
+
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
 function report(mode: string, r: Result, loss: PacketLoss) {
-  const classes = qualities({
-    download: r.download?.bps,
-    upload: r.upload?.bps,
-    latency: r.latency,
-    jitter: r.jitter,
-    downLoadedLatency: r.downLoadedLatency,
-    upLoadedLatency: r.upLoadedLatency,
-    packetLoss: loss.measured ? loss.lossPercent / 100 : undefined,
-  });
+  const classes = qualitiesOf(figuresOf(r, loss));
   const notes: string[] = [];
   for (const [name, bw] of [['download', r.download], ['upload', r.upload]] as const) {
     if (bw?.shortRequestsOnly === true) notes.push(`every ${name} request took under 10 ms, so the ${name} rate counts them all (the engine counts only requests of 10 ms or more); a full test gives a firmer figure`);
@@ -204,16 +209,5 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
  */
 async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
   const address = withAddress ? (await client.get<Schemas['CallerIpData']>('/v1/ip')).address : undefined;
-  return shareLink(`${client.base}/`, {
-    at,
-    mode: mode === 'light' ? 'light' : 'full',
-    downloadBps: r.download?.bps,
-    uploadBps: r.upload?.bps,
-    latencyMs: r.latency,
-    jitterMs: r.jitter,
-    loadedDownMs: r.downLoadedLatency,
-    loadedUpMs: r.upLoadedLatency,
-    lossPercent: loss.measured ? loss.lossPercent : undefined,
-    ...(address === undefined ? {} : { address }),
-  });
+  return shareLink(`${client.base}/`, { at, mode: mode === 'light' ? 'light' : 'full', ...figuresOf(r, loss), ...(address === undefined ? {} : { address }) });
 }

@@ -4,7 +4,8 @@
  * bounds and messages on Node and on Workers. Each runtime's table names every variable it reads,
  * taking these rows where the meaning is shared.
  */
-import { familyOrigin, logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
+import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits } from '../ratelimit/limits.js';
+import { bounded, familyOrigin, logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
 import { fail, variable } from './table.js';
 
 export type { LogLevel };
@@ -26,6 +27,17 @@ export const SHARED = {
   NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials may open new allocations', parse: wholeNumber(60, 86_400), default: 600 }),
   NETDIAG_IPV4_URL: variable<string | undefined>({ about: "an origin of this deployment with only an A record, for the dual-stack check", parse: familyOrigin('ipv4'), default: undefined }),
   NETDIAG_IPV6_URL: variable<string | undefined>({ about: "an origin of this deployment with only an AAAA record, for the dual-stack check", parse: familyOrigin('ipv6'), default: undefined }),
+  NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
+} as const;
+
+/** The features both runtimes configure alike: the speed-test targets, TURN credentials, the family origins. */
+export const SHARED_FEATURES = {
+  NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
+  NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
+  NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
+  NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
+  NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
+  NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
 } as const;
 
 /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`); null where not set. */

@@ -1,6 +1,7 @@
 // The speed test's figures from its raw timings, computed as the browser engine the
 // configuration names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
 // ScoresCalculations), so `netdiag speedtest` and the page report the same quantities.
+import type { SharedResult } from './share.js';
 import { percentile } from '../statistics.js';
 
 /** One request's timing, in milliseconds. */
@@ -94,6 +95,22 @@ interface Summary {
   upLoadedLatency?: number;
   /** Share of datagrams lost through the TURN server (0..1), when it was measured. */
   packetLoss?: number;
+}
+
+/** A result's figures in the form a share link keeps (src/speedtest/share.ts), without its time, mode and address. */
+export type Figures = Omit<SharedResult, 'at' | 'mode' | 'address'>;
+
+/** The quality classes of a result given in its shared form (the command line's result, say). */
+export function qualitiesOf(f: Figures): ReturnType<typeof qualities> {
+  return qualities({
+    download: f.downloadBps,
+    upload: f.uploadBps,
+    latency: f.latencyMs,
+    jitter: f.jitterMs,
+    downLoadedLatency: f.loadedDownMs,
+    upLoadedLatency: f.loadedUpMs,
+    packetLoss: f.lossPercent === undefined ? undefined : f.lossPercent / 100,
+  });
 }
 
 /**

@@ -12,8 +12,13 @@ export interface Finished {
 }
 
 /** Runs `netdiag <args>` to completion (bounded by `timeoutMs`). */
-export async function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000): Promise<Finished> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 10_000): Promise<Finished> {
+  return runProcess(process.execPath, [CLI, ...args], { PATH: process.env.PATH ?? '', ...env }, timeoutMs);
+}
+
+/** Runs `file` with `args` and exactly `env`, to its end or `timeoutMs` (then killed): its exit code and output. */
+export async function runProcess(file: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<Finished> {
+  const child = spawn(file, args, { env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

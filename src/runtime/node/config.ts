@@ -7,11 +7,11 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../config/table.js';
-import { SHARED, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
+import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../net/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../net/trust.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
-import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits } from '../../ratelimit/limits.js';
+import type { Limits } from '../../ratelimit/limits.js';
 
 export { ConfigError, type Env, type LogLevel };
 
@@ -165,13 +165,8 @@ export const SERVE_VARIABLES = {
   NETDIAG_COLO: variable<string | null>({ about: "this node's location code", parse: colo, default: null }),
   NETDIAG_GEOIP_CITY: variable<string | undefined>({ about: 'a MaxMind City .mmdb replacing the embedded data', parse: path, default: undefined }),
   NETDIAG_GEOIP_ASN: variable<string | undefined>({ about: 'a MaxMind ASN .mmdb replacing the embedded data', parse: path, default: undefined }),
-  NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
-  NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
-  NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
-  NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
-  NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
-  NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
-  NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
+  NETDIAG_RATE_LIMITS: SHARED.NETDIAG_RATE_LIMITS,
+  ...SHARED_FEATURES,
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_WORKERS: variable({ about: 'server processes on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,

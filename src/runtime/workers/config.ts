@@ -1,8 +1,8 @@
-import { MAKE_A_KEY, bounded, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
+import { MAKE_A_KEY, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../config/table.js';
-import { SHARED, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
+import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
 import { isRegionId, type RegionId } from '../../latency/regions.js';
-import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits, type Operation } from '../../ratelimit/limits.js';
+import type { Limits, Operation } from '../../ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
 
 export type WorkersProbe = { kind: 'durable-object' } | { kind: 'url'; url: string };
@@ -111,19 +111,14 @@ export const WORKERS_VARIABLES = {
   NETDIAG_DNS_CACHE_BYTES: { ...SHARED.NETDIAG_DNS_CACHE_BYTES, default: WORKERS_DNS_CACHE_BYTES },
   NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES: SHARED.NETDIAG_DNS_CACHE_MAX_ENTRY_BYTES,
   NETDIAG_DNS_MAX_OUTSTANDING: SHARED.NETDIAG_DNS_MAX_OUTSTANDING,
-  NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
+  NETDIAG_RATE_LIMITS: SHARED.NETDIAG_RATE_LIMITS,
   NETDIAG_LIMITER: variable<LimiterKind>({ about: 'durable-object (exact, global) or binding (approximate, per location)', parse: either('durable-object', 'binding'), default: 'durable-object' }),
   NETDIAG_PROBES: variable({ about: 'region=durable-object or region=https://… pairs, comma-separated', parse: workersProbes, default: new Map<RegionId, WorkersProbe>() }),
   NETDIAG_EVENTS_SINK: variable<WorkersEventsSink>({ about: 'log, none, analytics-engine, or an http(s):// collector URL', parse: workersEventsSink, default: { kind: 'log' } }),
   NETDIAG_EVENTS_QUEUE: SHARED.NETDIAG_EVENTS_QUEUE,
   NETDIAG_LOG_LEVEL: SHARED.NETDIAG_LOG_LEVEL,
   NETDIAG_ACCESS_LOG: SHARED.NETDIAG_ACCESS_LOG,
-  NETDIAG_SPEEDTEST_TARGETS: SHARED.NETDIAG_SPEEDTEST_TARGETS,
-  NETDIAG_TURN_URL: SHARED.NETDIAG_TURN_URL,
-  NETDIAG_TURN_SECRET: SHARED.NETDIAG_TURN_SECRET,
-  NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
-  NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
-  NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
+  ...SHARED_FEATURES,
 };
 
 /** A binding the configuration relies on must exist: a missing one is named, never skipped. */
