@@ -114,7 +114,7 @@ describe.skipIf(!ready)('netdiag prints what servers chose with its controls esc
   });
 
   it('latency: a region\'s name a deployment sends is escaped', async () => {
-    const run = await terminalBytes(['latency', '--url', hostile.url], { NO_COLOR: '1' });
+    const run = await terminalBytes(['latency', 'weur', '--url', hostile.url], { NO_COLOR: '1' });
     expect(run.code).toBe(0);
     expect(controls(run.bytes)).toEqual([]);
     expect(run.bytes.toString()).toMatch(new RegExp(`\\nweur +${HOSTILE_SHOWN.replace(/[\\[\]().*+?^$|]/g, '\\$&')} +[\\d.]+ ms +12\\.5 ms +[\\d.]+ ms\\r\\n`));

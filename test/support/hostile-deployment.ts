@@ -42,8 +42,9 @@ export async function startHostileDeployment(): Promise<HostileDeployment> {
         meta,
       });
     }
-    // weur answers (`netdiag latency` shows its name); eeur, unavailable, fails (`netdiag watch eeur`).
-    if (path === '/v1/latency/regions') return send(res, 200, { data: { regions: [{ id: 'weur', name: HOSTILE_TEXT, available: true }, { id: 'eeur', name: HOSTILE_TEXT, available: false }] }, meta });
+    // weur answers (`netdiag latency weur` shows its name); eeur is listed as probed but its probe
+    // fails with a hostile problem (`netdiag watch eeur`).
+    if (path === '/v1/latency/regions') return send(res, 200, { data: { regions: [{ id: 'weur', name: HOSTILE_TEXT, available: true }, { id: 'eeur', name: HOSTILE_TEXT, available: true }] }, meta });
     if (path === '/v1/latency/regions/weur/probe') {
       return send(res, 200, { data: { region: 'weur', edge_to_region_rtt_ms: 12.5, client_to_api_rtt_ms: null, client_observed_total_rtt_ms: null, measurement_scope: 'provider_edge_to_regional_probe' }, meta });
     }
