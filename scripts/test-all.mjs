@@ -21,6 +21,8 @@ const reportArgs = (file) => ['--reporter=default', '--reporter=json', `--output
 
 /** The steps of `npm test`, after npm's own `pretest` (the build). */
 const STEPS = [
+  // First: the contract in-process, seconds on any machine (no root, no system package).
+  { name: 'contract (in-process)', command: 'vitest', args: ['run', '--config', 'vitest.contract.config.ts', ...reportArgs('contract.json')], report: 'contract.json' },
   { name: 'typecheck', command: 'npm', args: ['run', 'typecheck'] },
   { name: 'lint', command: 'npm', args: ['run', 'lint'] },
   { name: 'node suites', command: 'vitest', args: ['run', ...reportArgs('node.json')], report: 'node.json' },
