@@ -50,6 +50,37 @@ function forbiddenFor(layer) {
   }));
 }
 
+/**
+ * What the clients (the page in web/, and the command line's client commands in src/cli/) may take
+ * from the server's folders: the rules they share with it and the contract's types, nothing that
+ * serves. Paths from src/, without `.js`. scripts/pack-client.mjs also refuses a client bundle
+ * that took in a server module.
+ */
+export const SHARED_WITH_CLIENTS = [
+  'generated/openapi-types',
+  'speedtest/share',
+  'speedtest/bufferbloat',
+  'speedtest/burst',
+  'speedtest/metrics',
+  'speedtest/configuration',
+  'latency/series',
+  'ip/families',
+  'dns/answer-text',
+  'net/origin',
+  'i18n/template',
+  'statistics',
+];
+
+/** The server's folders and root files, as a client's import would reach them: refused but for SHARED_WITH_CLIENTS. */
+const SERVER_PARTS = [...new Set([...Object.keys(LAYERS), ...CAPABILITIES, 'runtime', 'config', 'generated', 'i18n'])];
+// `prefixes`: how a client import names src/ (any path ending in src/ from web/; ../ and ../../ from src/cli/).
+const clientPatterns = (where, prefixes) => [
+  {
+    group: prefixes.flatMap((at) => [...SERVER_PARTS.flatMap((name) => [`${at}${name}/**`, `${at}${name}.js`]), ...SHARED_WITH_CLIENTS.map((path) => `!${at}${path}.js`)]),
+    message: `${where} may import from the server's folders only what the clients share with it (eslint.layers.js, SHARED_WITH_CLIENTS)`,
+  },
+];
+
 /** The core runs on Workers too: Node's and Cloudflare's modules stay in their runtime folders. */
 const RUNTIME_MODULES = [
   { group: ['node:*'], message: 'node: imports belong in src/runtime/node or src/cli' },
@@ -73,6 +104,17 @@ export function layerConfigs() {
       files: ['src/runtime/node/**/*.ts', 'src/cli/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runtime/workers/**', '**/workers/**', 'cloudflare:*'], message: "Workers' runtime is not Node's" }] }] },
+    },
+    // The clients: the page, and the command line but for the two files that start the servers.
+    {
+      files: ['web/**/*.ts'],
+      ignores: ['web/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: clientPatterns('web/', ['**/src/']) }] },
+    },
+    {
+      files: ['src/cli/**/*.ts'],
+      ignores: ['src/**/*.test.ts', 'src/cli/main.ts', 'src/cli/server-process.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES.filter((m) => m.group[0] === 'cloudflare:*'), ...clientPatterns("The command line's client code", ['../', '../../'])] }] },
     },
     {
       files: ['src/runtime/workers/**/*.ts'],

@@ -1,5 +1,6 @@
-// The layers of src/ (eslint.layers.js, docs/design.md "Layout") are enforced by ESLint: a
-// forbidden import fails `npm test`'s lint step. Shown here on text linted as if it stood in
+// The layers of src/, and what the clients (web/, the command line's client code) may take from
+// it (eslint.layers.js, docs/design.md "Layout"), are enforced by ESLint: a forbidden import fails
+// `npm test`'s lint step. Shown here on text linted as if it stood in
 // the folder named, with the project's own layer rules.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -33,6 +34,11 @@ describe('the import arrows of src/', () => {
     ['src/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
     ['src/runtime/node/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
     ['src/runtime/workers/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
+    // The clients take from the server's folders only what they share with it.
+    ['web/report.ts', "import { jsonReply } from '../src/http/respond.js';", 'web/ may import from the server'],
+    ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import from the server'],
+    ['src/cli/watch.ts', "import { createApp } from '../app.js';", "The command line's client code may import from the server"],
+    ['src/cli/turn/loss.ts', "import { resolverFor } from '../../dns/resolver.js';", "The command line's client code may import from the server"],
   ])('%s: %s is refused', async (file, code, message) => {
     const problems = await problemsOf(file, code);
     expect(problems).toHaveLength(1);
@@ -45,16 +51,23 @@ describe('the import arrows of src/', () => {
     ['src/http/rate-limit.ts', "import { sourceOf } from '../net/address.js';\nimport type { Limits } from '../ratelimit/limits.js';\nimport type { Clock } from '../ports.js';"],
     ['src/app.ts', "import { dnsRoute } from './dns/route.js';\nimport { Router } from './http/router.js';"],
     ['src/runtime/node/serve.ts', "import { createApp } from '../../app.js';\nimport { readFileSync } from 'node:fs';"],
+    ['web/report.ts', "import { directionRates } from '../src/speedtest/burst.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
+    ['src/cli/watch.ts', "import { summarize } from '../latency/series.js';\nimport { print } from './output.js';"],
+    ['src/cli/main.ts', "import { loadConfig } from '../runtime/node/config.js';"],
   ])('%s: the arrows that run down are allowed', async (file, code) => {
     expect(await problemsOf(file, code)).toEqual([]);
   });
 });
 
-describe('the import graph of src/', () => {
-  /** Every import (type-only ones too) of every source file in src/, as TypeScript reads them. */
+describe('the import graph of src/ and web/', () => {
+  /** Every import (type-only ones too) of every source file in src/ and web/, as TypeScript reads them, by path from the repository. */
   function graph(): Map<string, string[]> {
-    const root = fileURLToPath(new URL('../src/', import.meta.url));
-    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'));
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const files = ['src', 'web'].flatMap((folder) =>
+      readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
+        .map((f) => join(folder, f)),
+    );
     const edges = new Map<string, string[]>();
     for (const file of files) {
       const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
@@ -93,13 +106,15 @@ describe('the import graph of src/', () => {
 
   it('has no import circle, type-only imports included', () => {
     const edges = graph();
-    expect(edges.size).toBeGreaterThan(50);
+    expect(edges.size).toBeGreaterThan(150);
+    // web/ is in it, and its arrows into src/ are read.
+    expect(edges.get('web/report.ts')).toContain('src/speedtest/burst.ts');
     expect(findCycle(edges)).toBeUndefined();
   });
 
   it('the circle check finds a circle when there is one', () => {
     const edges = graph();
-    edges.set('ports.ts', ['services.ts']);
-    expect(findCycle(edges)).toEqual(expect.arrayContaining(['ports.ts', 'services.ts']));
+    edges.set('src/ports.ts', ['src/services.ts']);
+    expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/ports.ts', 'src/services.ts']));
   });
 });
