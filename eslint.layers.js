@@ -1,85 +1,73 @@
 // @ts-check
 /**
- * The layers of src/, lowest first, and what each may import (docs/design.md, "Layout"). Every
- * arrow runs one way: runtime → app → capabilities → http → net, ratelimit, metrics, ports. A
- * folder named here may import only the folders its row allows, besides its own files and
- * packages; `npm test` lints it (eslint.config.js) and test/layers.test.ts shows a forbidden
- * import is caught.
+ * The layers of src/ and what each may import (docs/design.md, "Layout"). The folders name them:
+ *
+ *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/ and the ports
+ *   src/shared/    the rules the clients (the page, the command line) share with the server
+ *   src/features/  one capability each, with its routes: ip/, dns/, latency/, events/, speedtest/,
+ *                  page, health, openapi, problem-docs
+ *   src/app/       the assembly: createApp and the Services it is built from
+ *   src/runtime/   each runtime's adapter and its implementations of the core's ports: node/, workers/
+ *   src/cli/       the command line (its client code a client like the page)
+ *
+ * Every arrow runs one way: runtime → app → features → core, shared. LAYERS below is checked on
+ * the resolved import graph by test/layers.test.ts (an import string cannot tell
+ * core/metrics.ts from shared/speedtest/metrics.ts once folders nest, a resolved path can);
+ * ESLint (layerConfigs) refuses the imports that an import string does tell: Node's and
+ * Cloudflare's modules outside their runtime, one runtime in the other, and a client reaching
+ * past src/shared/.
  */
-
-/** The capabilities: one folder each, with its routes. */
-export const CAPABILITIES = ['ip', 'dns', 'latency', 'events', 'speedtest', 'page', 'problem-docs', 'health', 'openapi'];
-
-/** Shared building blocks at the root of src/, below http/. */
-const UTILITIES = ['ports', 'coalescer', 'deferred-timer', 'failure-reason', 'statistics'];
-const LOW = ['net', 'ratelimit', 'metrics', 'generated', ...UTILITIES];
 
 /**
- * Folder (or root file) → what it may import. Anything in src/ not listed as allowed is refused.
- * Two capabilities lean on another: `ip` on `dns` (/v1/ip asks the caller's PTR through the
- * resolver and keeps DNS's name rules), `speedtest` on `events` (its configuration names the
- * analytics events a client may send). A capability never sees `Services` (src/services.ts):
- * the app hands each route only the ports and options it reads.
+ * A source file's unit, by its path from the repository: a folder of core/ or features/, a file
+ * standing alone in either, or a top folder (shared, app, generated, cli, runtime/node,
+ * runtime/workers); web/ is one unit.
+ * @param {string} path
+ * @returns {string}
  */
-export const LAYERS = {
-  ports: [],
-  'failure-reason': [],
-  statistics: [],
-  net: ['ports'],
-  generated: [],
-  coalescer: ['ports'],
-  'deferred-timer': ['ports'],
-  ratelimit: ['ports', 'failure-reason', 'deferred-timer'],
-  metrics: ['ratelimit', 'ports'],
-  config: ['net', 'ratelimit', 'ports', 'generated'],
-  http: [...LOW],
-  ...Object.fromEntries(CAPABILITIES.map((c) => [c, [...LOW, 'http', ...({ ip: ['dns'], speedtest: ['events'] }[c] ?? [])]])),
-  services: [...LOW, 'http', ...CAPABILITIES],
-  app: [...LOW, 'http', 'services', ...CAPABILITIES],
-};
-
-/** Every name a relative import can reach in src/: folders and root files (without .js). */
-const ALL = [...new Set([...Object.keys(LAYERS), ...CAPABILITIES, 'runtime', 'cli', 'config'])];
-
-/** no-restricted-imports patterns refusing what `layer` may not import. */
-function forbiddenFor(layer) {
-  const allowed = new Set([layer, ...(LAYERS[layer] ?? [])]);
-  return ALL.filter((name) => !allowed.has(name)).map((name) => ({
-    group: [`**/${name}/**`, `**/${name}.js`],
-    message: `src/${layer} may not import src/${name} (docs/design.md, "Layout": the arrows run one way)`,
-  }));
+export function unitOf(path) {
+  const parts = path.split('/');
+  if (parts[0] === 'web') return 'web';
+  if (parts[1] === 'runtime') return parts.slice(1, 3).join('/');
+  if (parts[1] === 'core' || parts[1] === 'features') return parts.length > 3 ? parts.slice(1, 3).join('/') : parts.slice(1).join('/').replace(/\.ts$/, '');
+  return parts[1] ?? path;
 }
 
-/**
- * What the clients (the page in web/, and the command line's client commands in src/cli/) may take
- * from the server's folders: the rules they share with it and the contract's types, nothing that
- * serves. Paths from src/, without `.js`. scripts/pack-client.mjs also refuses a client bundle
- * that took in a server module.
- */
-export const SHARED_WITH_CLIENTS = [
-  'generated/openapi-types',
-  'speedtest/share',
-  'speedtest/bufferbloat',
-  'speedtest/burst',
-  'speedtest/metrics',
-  'speedtest/configuration',
-  'latency/series',
-  'ip/families',
-  'dns/answer-text',
-  'net/origin',
-  'i18n/template',
-  'statistics',
-];
+const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs'];
+const CORE_LOW = ['core/ports', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
+const CORE = [...CORE_LOW, 'core/http'];
+const SERVER = ['app', ...CORE, ...FEATURES, 'shared', 'generated'];
 
-/** The server's folders and root files, as a client's import would reach them: refused but for SHARED_WITH_CLIENTS. */
-const SERVER_PARTS = [...new Set([...Object.keys(LAYERS), ...CAPABILITIES, 'runtime', 'config', 'generated', 'i18n'])];
-// `prefixes`: how a client import names src/ (any path ending in src/ from web/; ../ and ../../ from src/cli/).
-const clientPatterns = (where, prefixes) => [
-  {
-    group: prefixes.flatMap((at) => [...SERVER_PARTS.flatMap((name) => [`${at}${name}/**`, `${at}${name}.js`]), ...SHARED_WITH_CLIENTS.map((path) => `!${at}${path}.js`)]),
-    message: `${where} may import from the server's folders only what the clients share with it (eslint.layers.js, SHARED_WITH_CLIENTS)`,
-  },
-];
+/**
+ * Unit → the units it may import (besides its own files). Two features lean on another: `ip` on
+ * `dns` (/v1/ip asks the caller's PTR through the resolver and keeps DNS's name rules),
+ * `speedtest` on `events` (its configuration names the analytics events a client may send). A
+ * feature never sees `Services` (src/app/services.ts): the app hands each route only the ports
+ * and options it reads. The clients (web/ and the command line's client code) take only what
+ * src/shared/ and the contract's generated types give.
+ * @type {Readonly<Record<string, readonly string[]>>}
+ */
+export const LAYERS = {
+  'core/ports': [],
+  'core/failure-reason': [],
+  generated: [],
+  shared: [],
+  'core/net': ['core/ports'],
+  'core/coalescer': ['core/ports'],
+  'core/deferred-timer': ['core/ports'],
+  'core/ratelimit': ['core/ports', 'core/failure-reason', 'core/deferred-timer'],
+  'core/metrics': ['core/ratelimit', 'core/ports'],
+  'core/config': ['core/net', 'core/ratelimit', 'core/ports', 'generated'],
+  'core/http': [...CORE_LOW, 'generated'],
+  ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, 'shared', 'generated', ...({ 'features/ip': ['features/dns'], 'features/speedtest': ['features/events'] }[f] ?? [])]])),
+  app: [...CORE, ...FEATURES, 'shared', 'generated'],
+  'runtime/node': SERVER,
+  'runtime/workers': SERVER,
+  // The command line: its two server starters (main.ts, server-process.ts) reach the Node runtime
+  // and the configuration tables; its client code is held to shared/ by ESLint (below).
+  cli: ['shared', 'generated', 'runtime/node', 'core/config'],
+  web: ['shared', 'generated'],
+};
 
 /** The core runs on Workers too: Node's and Cloudflare's modules stay in their runtime folders. */
 const RUNTIME_MODULES = [
@@ -87,39 +75,50 @@ const RUNTIME_MODULES = [
   { group: ['cloudflare:*'], message: 'cloudflare: imports belong in src/runtime/workers' },
 ];
 
-const filesOf = (layer) => (layer in { ports: 1, coalescer: 1, 'deferred-timer': 1, 'failure-reason': 1, statistics: 1, services: 1, app: 1 } ? [`src/${layer}.ts`] : [`src/${layer}/**/*.ts`]);
+/** What a client may import of src/, as its import strings say it (`prefixes`: how it names src/). */
+const clientPatterns = (/** @type {string} */ where, /** @type {string[]} */ prefixes) => [
+  {
+    group: prefixes.flatMap((at) => [`${at}*/**`, `${at}*.js`, `!${at}shared/**`, `!${at}generated/openapi-types.js`, `!${at}cli/**`]),
+    message: `${where} may import only src/shared/ and the contract's types (docs/design.md, "Layout")`,
+  },
+];
 
 /**
- * ESLint config blocks: one per layer of the core (its arrows and the runtime-free rule), and the
- * runtimes kept apart from each other. Tests are exempt: they may reach any layer.
+ * ESLint config blocks: the runtime-free core, the runtimes kept apart, and the clients kept to
+ * src/shared/. Tests are exempt: they may reach any layer.
  */
 export function layerConfigs() {
   return [
-    ...Object.keys(LAYERS).map((layer) => ({
-      files: filesOf(layer),
+    {
+      files: ['src/core/**/*.ts', 'src/shared/**/*.ts', 'src/features/**/*.ts', 'src/app/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES, ...forbiddenFor(layer)] }] },
-    })),
+      rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES, { group: ['**/runtime/**', '**/cli/**'], message: 'the core does not import a runtime or the command line (docs/design.md, "Layout")' }] }] },
+    },
     {
       files: ['src/runtime/node/**/*.ts', 'src/cli/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runtime/workers/**', '**/workers/**', 'cloudflare:*'], message: "Workers' runtime is not Node's" }] }] },
     },
-    // The clients: the page, and the command line but for the two files that start the servers.
-    {
-      files: ['web/**/*.ts'],
-      ignores: ['web/**/*.test.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: clientPatterns('web/', ['**/src/']) }] },
-    },
-    {
-      files: ['src/cli/**/*.ts'],
-      ignores: ['src/**/*.test.ts', 'src/cli/main.ts', 'src/cli/server-process.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES.filter((m) => m.group[0] === 'cloudflare:*'), ...clientPatterns("The command line's client code", ['../', '../../'])] }] },
-    },
     {
       files: ['src/runtime/workers/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/runtime/node/**', '**/node/**', '**/cli/**', 'node:*'], message: "Node's runtime is not Workers'" }] }] },
+    },
+    // The clients: the page, and the command line but for the two files that start the servers.
+    {
+      files: ['web/**/*.ts'],
+      ignores: ['web/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: clientPatterns('web/', ['../src/', '../../src/']) }] },
+    },
+    {
+      files: ['src/cli/*.ts'],
+      ignores: ['src/**/*.test.ts', 'src/cli/main.ts', 'src/cli/server-process.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [RUNTIME_MODULES[1], ...clientPatterns("The command line's client code", ['../'])] }] },
+    },
+    {
+      files: ['src/cli/*/**/*.ts'],
+      ignores: ['src/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [RUNTIME_MODULES[1], ...clientPatterns("The command line's client code", ['../../'])] }] },
     },
   ];
 }

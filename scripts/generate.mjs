@@ -35,7 +35,7 @@ function write(path, text) {
 
 /**
  * A text served as is to everyone, made ready once: a strong entity tag (a hash of the text) and
- * its Brotli (best quality) and gzip (level 9) forms as base64 (src/http/static-asset.ts).
+ * its Brotli (best quality) and gzip (level 9) forms as base64 (src/core/http/static-asset.ts).
  */
 function precompressed(text) {
   const bytes = Buffer.from(text, 'utf8');
@@ -72,7 +72,7 @@ function ajvFor(allErrors) {
 
 // The document itself, as JSON text parsed once at start-up (cheaper than an object literal to
 // type-check and to parse: V8 reads JSON faster than JavaScript).
-// With its Brotli and gzip forms and entity tag, made here once (src/http/static-asset.ts serves them).
+// With its Brotli and gzip forms and entity tag, made here once (src/core/http/static-asset.ts serves them).
 const openapiText = JSON.stringify(document);
 write('src/generated/openapi-document.ts', `${HEADER}export const OPENAPI_JSON = ${JSON.stringify(openapiText)};\nexport const OPENAPI_ENCODED = ${JSON.stringify(precompressed(openapiText))};\n`);
 
@@ -83,7 +83,7 @@ write(
 );
 
 // The event validator, and the `properties` keys the document declares (the rest are dropped).
-// Every error is collected, so the intake can report the most specific one (src/events/validate.ts).
+// Every error is collected, so the intake can report the most specific one (src/features/events/validate.ts).
 {
   const ajv = ajvFor(true);
   const validate = ajv.compile({ $ref: 'openapi#/components/schemas/AnalyticsEvent' });
@@ -93,7 +93,7 @@ write(
   if (declared.length === 0) throw new Error('the OpenAPI document declares no AnalyticsProperties');
   write(
     'src/generated/event-validator.ts',
-    `${HEADER}// @ts-nocheck: Ajv's generated JavaScript; its typed face is src/events/validate.ts.\n/* eslint-disable */\n${esm(standaloneCode.default(ajv, validate))}\nexport const DECLARED_PROPERTIES = ${JSON.stringify(declared)};\nexport const NUMBER_PROPERTIES = ${JSON.stringify(numbers)};\n`,
+    `${HEADER}// @ts-nocheck: Ajv's generated JavaScript; its typed face is src/features/events/validate.ts.\n/* eslint-disable */\n${esm(standaloneCode.default(ajv, validate))}\nexport const DECLARED_PROPERTIES = ${JSON.stringify(declared)};\nexport const NUMBER_PROPERTIES = ${JSON.stringify(numbers)};\n`,
   );
 }
 

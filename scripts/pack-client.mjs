@@ -22,7 +22,7 @@ const BIN = 'netdiag.mjs';
 const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici'];
 const SERVER_PACKAGES = Object.keys(pkg.dependencies).filter((name) => !CLIENT_PACKAGES.includes(name));
 /** Compiled modules only the servers use: an import of one from the client's code would bring the server with it. */
-const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/http\//, /^dist\/data\//, /^dist\/(app|services)\.js$/, /^dist\/cli\/(main|server-process)\.js$/];
+const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/core\//, /^dist\/features\//, /^dist\/app\//, /^dist\/data\//, /^dist\/cli\/(main|server-process)\.js$/];
 
 /** The package a bundled file comes from (`node_modules/<name>/…`, scoped or nested), or undefined for this project's own. */
 function packageOf(path) {

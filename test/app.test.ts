@@ -1,10 +1,10 @@
 // In-process: the core through its Web-standard `fetch`, with in-memory ports.
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { Problem } from '../src/http/problems.js';
-import type { RouteDefinition } from '../src/http/router.js';
-import { MemoryLimiterStore } from '../src/ratelimit/memory-store.js';
-import type { LimiterStore } from '../src/ratelimit/store.js';
+import { createApp } from '../src/app/app.js';
+import { Problem } from '../src/core/http/problems.js';
+import type { RouteDefinition } from '../src/core/http/router.js';
+import { MemoryLimiterStore } from '../src/core/ratelimit/memory-store.js';
+import type { LimiterStore } from '../src/core/ratelimit/store.js';
 import { keyedHasher } from '../src/runtime/node/limits/limiter.js';
 import { expectSchema } from './support/contract.js';
 import { loopback, memoryLogger, testServices } from './support/services.js';

@@ -7,11 +7,11 @@
 // package, no socket: it runs anywhere, first in `npm test` and alone as `npm run test:contract`.
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { DnsCache } from '../src/dns/cache.js';
-import { createResolver } from '../src/dns/resolver.js';
-import type { DnsTransport } from '../src/dns/transport.js';
-import type { LatencyProbes } from '../src/latency/probes.js';
+import { createApp } from '../src/app/app.js';
+import { DnsCache } from '../src/features/dns/cache.js';
+import { createResolver } from '../src/features/dns/resolver.js';
+import type { DnsTransport } from '../src/features/dns/transport.js';
+import type { LatencyProbes } from '../src/features/latency/probes.js';
 import { expectContract, openapi, type Observed } from './support/contract.js';
 import { ManualClock } from './support/limiter-conformance.js';
 import { loopback, testServices } from './support/services.js';

@@ -1,6 +1,6 @@
-// The lookup deadline that stands in for an AbortSignal on the DNS transports (src/dns/deadline.ts).
+// The lookup deadline that stands in for an AbortSignal on the DNS transports (src/features/dns/deadline.ts).
 import { describe, expect, it } from 'vitest';
-import { Deadline } from '../src/dns/deadline.js';
+import { Deadline } from '../src/features/dns/deadline.js';
 import { eventually } from './support/wait.js';
 
 describe('a lookup deadline', () => {

@@ -2,7 +2,7 @@
 // checks (issue 37: contract tools generate input from it): checked here with the validator Ajv
 // compiled from the document (scripts/generate.mjs), against the server's own checks.
 import { describe, expect, it } from 'vitest';
-import { canonicalName, reverseName } from '../src/dns/names.js';
+import { canonicalName, reverseName } from '../src/features/dns/names.js';
 import { parameterAllows } from './support/contract.js';
 
 const schemaAllows = (name: string) => parameterAllows('GET', '/v1/dns/resolve', 'name', name);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { Deadline } from '../src/dns/deadline.js';
+import { Deadline } from '../src/features/dns/deadline.js';
 import { framed, tcpTransport } from '../src/runtime/node/dns/tcp.js';
 import { pipelinedTcpTransport } from '../src/runtime/node/dns/tcp-pipelined.js';
 import { canMakeNetns, createNetns } from './support/netns.js';

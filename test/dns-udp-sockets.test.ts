@@ -7,7 +7,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { Deadline } from '../src/dns/deadline.js';
+import { Deadline } from '../src/features/dns/deadline.js';
 import { loadConfig } from '../src/runtime/node/config.js';
 import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { udpTransport } from '../src/runtime/node/dns/udp.js';

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/runtime/node/config.js';
 import { nodeResolver } from '../src/runtime/node/dns/resolver.js';
 import { systemClock } from '../src/runtime/node/services.js';
 import { requireCommands } from './support/system.js';
-import { DnsFailure } from '../src/dns/errors.js';
+import { DnsFailure } from '../src/features/dns/errors.js';
 
 const available = requireCommands('DNS suite', ['knotd', 'knotc', 'dig'], 'knot knot-dnsutils dnsutils');
 
@@ -170,7 +170,7 @@ describe.skipIf(!available)('GET /v1/dns/resolve with a real upstream', () => {
     // second look-up, a second in, is far inside it however slow this machine is right now.
     const TTL = 4;
     // The server in this process ages entries by Date.now() (systemClock) in whole seconds
-    // (src/dns/cache.ts). It stored the answer before answering, so by this clock the entry is at
+    // (src/features/dns/cache.ts). It stored the answer before answering, so by this clock the entry is at
     // least as old as the time since `stored`, and at most as old as the time since `asked`.
     const until = async (at: number) => {
       while (Date.now() < at) await new Promise((r) => setTimeout(r, at - Date.now()));

@@ -1,11 +1,11 @@
 // The page's message catalogues (web/i18n/): every language has every message English has and no
 // other, each with the same placeholders; the HTML's own (English) words are the catalogue's; the
 // mode descriptions say what the server's do; the language a reader gets; and the placeholder
-// filling the page and the command line share (src/i18n/template.ts).
+// filling the page and the command line share (src/shared/template.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fill, placeholders } from '../src/i18n/template.js';
-import { SPEED_TEST_CONFIGURATION } from '../src/speedtest/configuration.js';
+import { fill, placeholders } from '../src/shared/template.js';
+import { SPEED_TEST_CONFIGURATION } from '../src/features/speedtest/configuration.js';
 import { en } from '../web/i18n/en.js';
 import { chooseLanguage, LANGUAGES } from '../web/i18n/languages.js';
 import { catalogue } from './support/catalogues.js';
@@ -14,7 +14,7 @@ const englishKeys = Object.keys(en).sort();
 
 describe('the message catalogues', () => {
   it('are one file per language the page lists, each exporting its catalogue by its code', () => {
-    const files = readdirSync(new URL('../web/i18n/', import.meta.url)).filter((f) => /^[a-z]{2}\.ts$/.test(f)).map((f) => f.slice(0, 2)).sort();
+    const files = readdirSync(new URL('../web/i18n', import.meta.url)).filter((f) => /^[a-z]{2}\.ts$/.test(f)).map((f) => f.slice(0, 2)).sort();
     expect(files).toEqual(LANGUAGES.map((l) => l.code).sort());
   });
 

@@ -9,7 +9,7 @@ import { ESLint } from 'eslint';
 import ts from 'typescript';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
-import { layerConfigs } from '../eslint.layers.js';
+import { LAYERS, layerConfigs, unitOf } from '../eslint.layers.js';
 
 const eslint = new ESLint({
   cwd: new URL('..', import.meta.url).pathname,
@@ -22,23 +22,17 @@ async function problemsOf(filePath: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).map((m) => `${m.ruleId ?? ''}: ${m.message}`);
 }
 
-describe('the import arrows of src/', () => {
+describe('what an import string tells: the runtimes, and the clients', () => {
   it.each([
-    ['src/http/types.ts', "import { ipRoute } from '../ip/route.js';", 'src/http may not import src/ip'],
-    ['src/net/address.ts', "import type { HttpReply } from '../http/types.js';", 'src/net may not import src/http'],
-    ['src/ports.ts', "import type { Services } from './services.js';", 'src/ports may not import src/services'],
-    ['src/dns/route.ts', "import { createApp } from '../app.js';", 'src/dns may not import src/app'],
-    ['src/ip/route.ts', "import type { Services } from '../services.js';", 'src/ip may not import src/services'],
-    ['src/events/route.ts', "import { ipRoute } from '../ip/route.js';", 'src/events may not import src/ip'],
-    ['src/ratelimit/limits.ts', "import { rateLimited } from '../http/rate-limit.js';", 'src/ratelimit may not import src/http'],
-    ['src/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
+    ['src/features/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
+    ['src/core/http/respond.ts', "import { startServer } from '../../runtime/node/serve.js';", 'the core does not import a runtime'],
     ['src/runtime/node/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
     ['src/runtime/workers/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
-    // The clients take from the server's folders only what they share with it.
-    ['web/report.ts', "import { jsonReply } from '../src/http/respond.js';", 'web/ may import from the server'],
-    ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import from the server'],
-    ['src/cli/watch.ts', "import { createApp } from '../app.js';", "The command line's client code may import from the server"],
-    ['src/cli/turn/loss.ts', "import { resolverFor } from '../../dns/resolver.js';", "The command line's client code may import from the server"],
+    // The clients take from src/ only what src/shared/ and the contract's types give.
+    ['web/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/shared/'],
+    ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/shared/'],
+    ['src/cli/watch.ts', "import { createApp } from '../app/app.js';", "The command line's client code may import only src/shared/"],
+    ['src/cli/turn/loss.ts', "import { createResolver } from '../../features/dns/resolver.js';", "The command line's client code may import only src/shared/"],
   ])('%s: %s is refused', async (file, code, message) => {
     const problems = await problemsOf(file, code);
     expect(problems).toHaveLength(1);
@@ -47,14 +41,12 @@ describe('the import arrows of src/', () => {
   });
 
   it.each([
-    ['src/ip/route.ts', "import { reverseNameOf } from '../net/reverse.js';\nimport { Problem } from '../http/problems.js';\nimport type { DnsResult } from '../dns/types.js';"],
-    ['src/http/rate-limit.ts', "import { sourceOf } from '../net/address.js';\nimport type { Limits } from '../ratelimit/limits.js';\nimport type { Clock } from '../ports.js';"],
-    ['src/app.ts', "import { dnsRoute } from './dns/route.js';\nimport { Router } from './http/router.js';"],
-    ['src/runtime/node/serve.ts', "import { createApp } from '../../app.js';\nimport { readFileSync } from 'node:fs';"],
-    ['web/report.ts', "import { directionRates } from '../src/speedtest/burst.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
-    ['src/cli/watch.ts', "import { summarize } from '../latency/series.js';\nimport { print } from './output.js';"],
+    ['web/report.ts', "import { directionRates } from '../src/shared/speedtest/burst.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
+    ['src/cli/watch.ts', "import { summarize } from '../shared/series.js';\nimport { print } from './output.js';"],
+    ['src/cli/turn/loss.ts', "import { percentile } from '../../shared/statistics.js';\nimport { print } from '../output.js';"],
     ['src/cli/main.ts', "import { loadConfig } from '../runtime/node/config.js';"],
-  ])('%s: the arrows that run down are allowed', async (file, code) => {
+    ['src/runtime/node/serve.ts', "import { createApp } from '../../app/app.js';\nimport { readFileSync } from 'node:fs';"],
+  ])('%s: allowed', async (file, code) => {
     expect(await problemsOf(file, code)).toEqual([]);
   });
 });
@@ -108,13 +100,56 @@ describe('the import graph of src/ and web/', () => {
     const edges = graph();
     expect(edges.size).toBeGreaterThan(150);
     // web/ is in it, and its arrows into src/ are read.
-    expect(edges.get('web/report.ts')).toContain('src/speedtest/burst.ts');
+    expect(edges.get('web/report.ts')).toContain('src/shared/speedtest/burst.ts');
     expect(findCycle(edges)).toBeUndefined();
+  });
+
+  /** Each import whose unit may not import the other's (eslint.layers.js, LAYERS), as `from -> to`. */
+  function upward(edges: Map<string, string[]>): string[] {
+    const wrong: string[] = [];
+    for (const [from, targets] of edges) {
+      const unit = unitOf(from);
+      const allowed = LAYERS[unit];
+      for (const to of targets) {
+        const target = unitOf(to);
+        if (target !== unit && !(allowed ?? []).includes(target)) wrong.push(`${from} -> ${to} (${unit} may not import ${target})`);
+      }
+    }
+    return wrong;
+  }
+
+  it('every file is in a unit the layers name, and no import runs against them', () => {
+    const edges = graph();
+    const unnamed = [...edges.keys()].filter((file) => !(unitOf(file) in LAYERS));
+    expect(unnamed).toEqual([]);
+    expect(upward(edges)).toEqual([]);
+  });
+
+  it('the layer check finds an import that runs up, and one across two features', () => {
+    const edges = graph();
+    edges.set('src/core/http/types.ts', [...(edges.get('src/core/http/types.ts') ?? []), 'src/features/ip/route.ts']);
+    edges.set('src/features/events/route.ts', ['src/features/ip/route.ts']);
+    expect(upward(edges)).toEqual([
+      'src/core/http/types.ts -> src/features/ip/route.ts (core/http may not import features/ip)',
+      'src/features/events/route.ts -> src/features/ip/route.ts (features/events may not import features/ip)',
+    ]);
+  });
+
+  it('the folders of src/ are the ones docs/design.md lays out', () => {
+    const layout = readFileSync(new URL('../docs/design.md', import.meta.url), 'utf8');
+    const src = fileURLToPath(new URL('../src/', import.meta.url));
+    const folders = ['', 'core/', 'features/', 'shared/', 'runtime/'].flatMap((under) =>
+      readdirSync(join(src, under), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && e.name !== 'generated')
+        .map((e) => `src/${under}${e.name}/`),
+    );
+    expect(folders.length).toBeGreaterThan(12);
+    expect(folders.filter((folder) => !layout.includes(folder))).toEqual([]);
   });
 
   it('the circle check finds a circle when there is one', () => {
     const edges = graph();
-    edges.set('src/ports.ts', ['src/services.ts']);
-    expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/ports.ts', 'src/services.ts']));
+    edges.set('src/core/ports.ts', ['src/app/services.ts']);
+    expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/core/ports.ts', 'src/app/services.ts']));
   });
 });

@@ -163,7 +163,7 @@ describe('npm start builds only when it must', () => {
       for (const entry of ['src', 'scripts', 'openapi', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
       const build = () => spawnSync(process.execPath, [join(tree, 'scripts', 'build-if-stale.mjs')], { encoding: 'utf8' });
-      const built = join(tree, 'dist', 'app.js');
+      const built = join(tree, 'dist', 'app', 'app.js');
 
       expect(build().status).toBe(0);
       const first = statSync(built).mtimeMs;
@@ -171,9 +171,9 @@ describe('npm start builds only when it must', () => {
       expect(build().status).toBe(0);
       expect(statSync(built).mtimeMs).toBe(first);
       // A source changed since the last build: compiled again.
-      appendFileSync(join(tree, 'src', 'app.ts'), '// a change after the build\n');
+      appendFileSync(join(tree, 'src', 'app', 'app.ts'), '// a change after the build\n');
       const later = new Date(Date.now() + 5_000);
-      utimesSync(join(tree, 'src', 'app.ts'), later, later);
+      utimesSync(join(tree, 'src', 'app', 'app.ts'), later, later);
       expect(build().status).toBe(0);
       expect(readFileSync(built, 'utf8')).toContain('// a change after the build');
     } finally {

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILY_TIMEOUT_MS } from '../src/ip/families.js';
+import { FAMILY_TIMEOUT_MS } from '../src/shared/families.js';
 import { holdHostNetworkQuiet } from './support/host-network-lock.js';
 import { canMakeNetns, createBlackhole, type Blackhole } from './support/netns.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -20,7 +20,7 @@ import { freePort } from './support/wait.js';
 import { openWatched } from './support/watched-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
 const ready = requireCommands('dual-stack page in chromium', ['chromium', 'ip'], 'chromium iproute2');
 const namespaces = canMakeNetns();
 if (!namespaces && process.env.CI === 'true') throw new Error('the dual-stack page suite needs root for its namespace; CI requires it');

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEMS, type ProblemCode } from '../src/http/problems.js';
+import { PROBLEMS, type ProblemCode } from '../src/core/http/problems.js';
 import { expectContract, expectSchema, openapi } from './support/contract.js';
 import { startFakeDns, type FakeDns } from './support/fake-dns.js';
 import { startKnot, type Knot } from './support/knot.js';

@@ -1,5 +1,5 @@
 // The page's script and style and the OpenAPI document, served as a web server serves files
-// (src/http/static-asset.ts): Brotli or gzip by the client's Accept-Encoding, `Vary:
+// (src/core/http/static-asset.ts): Brotli or gzip by the client's Accept-Encoding, `Vary:
 // Accept-Encoding`, an entity tag per form and a 304 for a client that holds it; the API's own
 // answers unchanged. Over a real socket with Node's client and curl; a reload in Chromium moves
 // none of them again.

@@ -15,7 +15,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureLoss } from '../src/cli/turn/loss.js';
-import { turnMinter } from '../src/speedtest/turn.js';
+import { turnMinter } from '../src/features/speedtest/turn.js';
 import { expectContract } from './support/contract.js';
 import { configurationComplaints, documentedSetting, startCoturn, uclient, type Coturn } from './support/coturn.js';
 import { send } from './support/http.js';

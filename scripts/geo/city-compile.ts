@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
-import { coordinate, countryCode, text } from '../../src/net/geo.js';
+import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
 import { BLOCK, CITY_MAGIC, CITY_VERSION, HEADER_WORDS, NO_RECORD, RECORD_TEXTS, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
 import { zoneAt } from './timezone.js';
 

@@ -1,7 +1,7 @@
 // One set of cases for every LimiterStore implementation (docs/design.md): the in-process
 // store now, the Redis and cluster stores behind the same port later, so they cannot drift.
 import { describe, expect, it } from 'vitest';
-import type { LimiterStore, WindowHit, WindowVerdict } from '../../src/ratelimit/store.js';
+import type { LimiterStore, WindowHit, WindowVerdict } from '../../src/core/ratelimit/store.js';
 
 /** A clock the test moves by hand. */
 export class ManualClock {

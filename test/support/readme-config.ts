@@ -1,7 +1,7 @@
 // The README's configuration tables read back, so a test can hold them to the code's tables
 // (src/runtime/node/config.ts, src/runtime/workers/config.ts) and neither can drift. Text only:
 // the Node suites read README.md from disk, the workerd suites import it with Vite's `?raw`.
-import type { Table } from '../../src/config/table.js';
+import type { Table } from '../../src/core/config/table.js';
 
 /** The text under `## <heading>`, up to the next second-level heading. */
 export function readmeSection(readme: string, heading: string): string {

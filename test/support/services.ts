@@ -1,15 +1,15 @@
 // In-memory implementations of every port, for in-process tests of the core.
-import { DnsCache } from '../../src/dns/cache.js';
-import { createResolver } from '../../src/dns/resolver.js';
-import { DnsFailure } from '../../src/dns/errors.js';
-import { NONE_SINK } from '../../src/events/sink.js';
-import { NO_PROBES } from '../../src/latency/probes.js';
-import { TRUST_NONE } from '../../src/net/trust.js';
-import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
-import { MemoryLimiterStore } from '../../src/ratelimit/memory-store.js';
-import type { OperatorOptions, RuntimePorts, Services } from '../../src/services.js';
-import type { Logger } from '../../src/ports.js';
-import { NO_METRICS } from '../../src/metrics/port.js';
+import { DnsCache } from '../../src/features/dns/cache.js';
+import { createResolver } from '../../src/features/dns/resolver.js';
+import { DnsFailure } from '../../src/features/dns/errors.js';
+import { NONE_SINK } from '../../src/features/events/sink.js';
+import { NO_PROBES } from '../../src/features/latency/probes.js';
+import { TRUST_NONE } from '../../src/core/net/trust.js';
+import { DEFAULT_LIMITS } from '../../src/core/ratelimit/limits.js';
+import { MemoryLimiterStore } from '../../src/core/ratelimit/memory-store.js';
+import type { OperatorOptions, RuntimePorts, Services } from '../../src/app/services.js';
+import type { Logger } from '../../src/core/ports.js';
+import { NO_METRICS } from '../../src/core/metrics.js';
 import { loadOpenApi } from '../../src/runtime/node/openapi.js';
 import { ManualClock } from './limiter-conformance.js';
 

@@ -5,8 +5,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import operations from '../../docs/operations.md?raw';
-import { SHARED } from '../../src/config/vars.js';
-import { DEFAULT_LIMITS } from '../../src/ratelimit/limits.js';
+import { SHARED } from '../../src/core/config/vars.js';
+import { DEFAULT_LIMITS } from '../../src/core/ratelimit/limits.js';
 import { ConfigError, LIMIT_BINDINGS, WORKERS_DNS_CACHE_BYTES, WORKERS_DOH_DEFAULT, WORKERS_VARIABLES, loadWorkersConfig } from '../../src/runtime/workers/config.js';
 import type { WorkerEnv } from '../../src/runtime/workers/env.js';
 import { GOOD_ORIGINS, HOSTILE_IPV6_ORIGIN, HOSTILE_ORIGINS } from '../support/hostile-origins.js';
@@ -188,7 +188,7 @@ describe("docs/operations.md's Workers section states WORKERS_VARIABLES", () => 
   });
 
   it('a var said to mean what it means on Node is read by the row Node reads it with', () => {
-    // NETDIAG_RATE_LIMITS is built from the limiter's own parser on each runtime (src/config
+    // NETDIAG_RATE_LIMITS is built from the limiter's own parser on each runtime (src/core/config
     // may not know the limiter); the others are the one shared row.
     const shared: Record<string, unknown> = SHARED;
     const workers: Record<string, unknown> = WORKERS_VARIABLES;

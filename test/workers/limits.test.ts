@@ -3,7 +3,7 @@
 // held to the limiter conformance suite and exhausted over HTTP.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, type Operation } from '../../src/ratelimit/limits.js';
+import { OPERATIONS, type Operation } from '../../src/core/ratelimit/limits.js';
 import { LIMIT_BINDINGS } from '../../src/runtime/workers/config.js';
 import type { WorkerEnv } from '../../src/runtime/workers/env.js';
 import { BindingLimiterStore } from '../../src/runtime/workers/limiter-binding.js';

@@ -2,7 +2,7 @@
 // `/problems/<code>` documentation from the one catalogue, and the `type` of its own problems
 // dereferences there. What each form holds is tested over sockets on Node (test/problem-pages.test.ts).
 import { describe, expect, it } from 'vitest';
-import { PROBLEMS, type ProblemCode } from '../../src/http/problems.js';
+import { PROBLEMS, type ProblemCode } from '../../src/core/http/problems.js';
 import { expectContract } from '../support/contract.js';
 import { codeOf, workerWith, type Reply } from './worker.js';
 

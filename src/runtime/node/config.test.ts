@@ -10,8 +10,8 @@ import { selfSignedCertificate } from '../../../test/support/doh-relay.js';
 import { drift, namesIn, readmeSection, tableRows } from '../../../test/support/readme-config.js';
 import { GOOD_ORIGINS, HOSTILE_IPV6_ORIGIN, HOSTILE_ORIGINS } from '../../../test/support/hostile-origins.js';
 import { requireCommands } from '../../../test/support/system.js';
-import { ConfigError } from '../../config/table.js';
-import { DEFAULT_LIMITS } from '../../ratelimit/limits.js';
+import { ConfigError } from '../../core/config/table.js';
+import { DEFAULT_LIMITS } from '../../core/ratelimit/limits.js';
 import { configurationSummary } from './config-summary.js';
 import { PROBE_VARIABLES, SERVE_VARIABLES, loadConfig, loadProbeConfig, type Env } from './config.js';
 

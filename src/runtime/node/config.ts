@@ -5,13 +5,13 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../config/parsers.js';
-import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../config/table.js';
-import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
-import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../net/caller-address.js';
-import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../net/trust.js';
-import { isRegionId, type RegionId } from '../../latency/regions.js';
-import type { Limits } from '../../ratelimit/limits.js';
+import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../core/config/parsers.js';
+import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../core/config/table.js';
+import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../core/config/vars.js';
+import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../core/net/caller-address.js';
+import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../core/net/trust.js';
+import { isRegionId, type RegionId } from '../../features/latency/regions.js';
+import type { Limits } from '../../core/ratelimit/limits.js';
 
 export { ConfigError, type Env, type LogLevel };
 

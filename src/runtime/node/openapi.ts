@@ -1,5 +1,5 @@
 import { OPENAPI_ENCODED, OPENAPI_JSON } from '../../generated/openapi-document.js';
-import type { PrecompressedAsset } from '../../http/static-asset.js';
+import type { PrecompressedAsset } from '../../core/http/static-asset.js';
 
 /** The source of the document: the generated module is built from it (scripts/generate.mjs). */
 export const OPENAPI_PATH = new URL('../../../openapi/openapi.yaml', import.meta.url);

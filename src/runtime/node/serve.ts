@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type pino from 'pino';
-import { createApp } from '../../app.js';
+import { createApp } from '../../app/app.js';
 import { startCluster, workerCount } from './cluster.js';
 import type { Config } from './config.js';
 import { nodeListener } from './http/listener.js';

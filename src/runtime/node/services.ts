@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import type { OperatorOptions, RuntimePorts, Services } from '../../services.js';
-import type { Clock, Defer, Logger } from '../../ports.js';
+import type { OperatorOptions, RuntimePorts, Services } from '../../app/services.js';
+import type { Clock, Defer, Logger } from '../../core/ports.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns/resolver.js';
-import type { ResolverRuntime } from '../../dns/resolver.js';
+import type { ResolverRuntime } from '../../features/dns/resolver.js';
 import { loadGeo } from './geo/load.js';
 import { nodeLimiter, type NodeLimiter } from './limits/limiter.js';
-import { HttpEventSink } from '../../events/http-sink.js';
+import { HttpEventSink } from '../../features/events/http-sink.js';
 import { undiciPoster } from './events/batch-poster.js';
-import { NONE_SINK, logSink, type EventSink } from '../../events/sink.js';
+import { NONE_SINK, logSink, type EventSink } from '../../features/events/sink.js';
 import { loadOpenApi } from './openapi.js';
 import { nodeCompress } from './compress.js';
 import { nodeProbes, type NodeProbes } from './probes/client.js';
 import type { NodeMetrics } from './metrics/metrics.js';
-import { NO_METRICS } from '../../metrics/port.js';
+import { NO_METRICS } from '../../core/metrics.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -1,8 +1,8 @@
-import { MAKE_A_KEY, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../config/parsers.js';
-import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../config/table.js';
-import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../config/vars.js';
-import { isRegionId, type RegionId } from '../../latency/regions.js';
-import type { Limits, Operation } from '../../ratelimit/limits.js';
+import { MAKE_A_KEY, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../core/config/parsers.js';
+import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../core/config/table.js';
+import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../core/config/vars.js';
+import { isRegionId, type RegionId } from '../../features/latency/regions.js';
+import type { Limits, Operation } from '../../core/ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
 
 export type WorkersProbe = { kind: 'durable-object' } | { kind: 'url'; url: string };

@@ -1,5 +1,5 @@
-import { createApp, type App } from '../../app.js';
-import { detachedProblem, headerPairs } from '../../http/respond.js';
+import { createApp, type App } from '../../app/app.js';
+import { detachedProblem, headerPairs } from '../../core/http/respond.js';
 import { ConfigError, loadWorkersConfig } from './config.js';
 import type { WorkerEnv } from './env.js';
 import { consoleLogger } from './logger.js';

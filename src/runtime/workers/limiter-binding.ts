@@ -1,7 +1,7 @@
-import { WINDOW_MS, windowOfKey, type Operation } from '../../ratelimit/limits.js';
-import type { SharedStore } from '../../ratelimit/fallback-store.js';
-import type { WindowVerdict } from '../../ratelimit/store.js';
-import type { Clock } from '../../ports.js';
+import { WINDOW_MS, windowOfKey, type Operation } from '../../core/ratelimit/limits.js';
+import type { SharedStore } from '../../core/ratelimit/fallback-store.js';
+import type { WindowVerdict } from '../../core/ratelimit/store.js';
+import type { Clock } from '../../core/ports.js';
 
 /**
  * The platform's rate-limiting binding, one per operation, each with its limit and a 60 s period

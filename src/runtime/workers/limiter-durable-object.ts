@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Clock } from '../../ports.js';
-import type { SharedStore } from '../../ratelimit/fallback-store.js';
-import type { WindowHit } from '../../ratelimit/store.js';
+import type { Clock } from '../../core/ports.js';
+import type { SharedStore } from '../../core/ratelimit/fallback-store.js';
+import type { WindowHit } from '../../core/ratelimit/store.js';
 
 interface Window {
   count: number;

@@ -1,5 +1,5 @@
-import type { Logger } from '../../ports.js';
-import type { LogLevel } from '../../config/vars.js';
+import type { Logger } from '../../core/ports.js';
+import type { LogLevel } from '../../core/config/vars.js';
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 

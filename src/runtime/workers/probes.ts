@@ -1,7 +1,7 @@
-import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../latency/probes.js';
-import type { RegionId } from '../../latency/regions.js';
-import type { Logger } from '../../ports.js';
-import { failureReason } from '../../failure-reason.js';
+import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../features/latency/probes.js';
+import type { RegionId } from '../../features/latency/regions.js';
+import type { Logger } from '../../core/ports.js';
+import { failureReason } from '../../core/failure-reason.js';
 import type { WorkersProbe } from './config.js';
 import type { RegionProbe } from './probe-durable-object.js';
 

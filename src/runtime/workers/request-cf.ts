@@ -1,5 +1,5 @@
-import { coordinate, countryCode, text } from '../../net/geo.js';
-import type { ConnectionFacts } from '../../http/connection.js';
+import { coordinate, countryCode, text } from '../../core/net/geo.js';
+import type { ConnectionFacts } from '../../core/http/connection.js';
 
 /** The fields of `request.cf` read here; any may be absent, and none is trusted to be well-formed. */
 interface CfFields {

@@ -1,5 +1,5 @@
-import type { Deadline } from '../../../dns/deadline.js';
-import { DnsFailure } from '../../../dns/errors.js';
+import type { Deadline } from '../../../features/dns/deadline.js';
+import { DnsFailure } from '../../../features/dns/errors.js';
 
 export interface Settle {
   resolve(message: Uint8Array): void;

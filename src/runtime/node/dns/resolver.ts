@@ -1,8 +1,8 @@
-import { DnsCache } from '../../../dns/cache.js';
-import { dohTransport } from '../../../dns/doh.js';
-import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../../dns/resolver.js';
-import type { DnsTransport } from '../../../dns/transport.js';
-import type { Clock, Logger } from '../../../ports.js';
+import { DnsCache } from '../../../features/dns/cache.js';
+import { dohTransport } from '../../../features/dns/doh.js';
+import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../../features/dns/resolver.js';
+import type { DnsTransport } from '../../../features/dns/transport.js';
+import type { Clock, Logger } from '../../../core/ports.js';
 import type { Config } from '../config.js';
 import { tcpTransport } from './tcp.js';
 import { pipelinedTcpTransport } from './tcp-pipelined.js';

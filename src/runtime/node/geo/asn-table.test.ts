@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { embeddedAsnPaths } from '../../../../scripts/geo/sources.js';
-import { parseAddress } from '../../../net/address.js';
+import { parseAddress } from '../../../core/net/address.js';
 import { embeddedAsn } from './asn-table.js';
 
 interface Row {

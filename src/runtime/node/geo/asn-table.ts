@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { text, type AsnLookup, type NetworkInformation } from '../../../net/geo.js';
+import { text, type AsnLookup, type NetworkInformation } from '../../../core/net/geo.js';
 import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
 /**

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromDbip } from '../../../../scripts/geo/city-compile.js';
 import { embeddedCityPaths } from '../../../../scripts/geo/sources.js';
-import { parseAddress } from '../../../net/address.js';
+import { parseAddress } from '../../../core/net/address.js';
 import { embeddedCityTable } from './city-table.js';
 import { openMmdb } from './mmdb.js';
 

@@ -11,8 +11,8 @@
 // The trade: were the pages evicted, a lookup would wait on the disk, as a memory-mapped reader
 // (MaxMind's libmaxminddb) would.
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { ParsedAddress } from '../../../net/address.js';
-import type { CityLookup, LocationInformation } from '../../../net/geo.js';
+import type { ParsedAddress } from '../../../core/net/address.js';
+import type { CityLookup, LocationInformation } from '../../../core/net/geo.js';
 import { addressWords, compareWords, compiledDataPath, compiledTableError } from './compiled.js';
 
 /** The first header word (its bytes on a little-endian machine spell "NDCY"): a file of another kind is refused. */

@@ -1,7 +1,7 @@
 // What the two compiled tables (asn-table.ts, city-table.ts) share: where the build writes them,
 // the error when one is missing, and addresses as big-endian 32-bit words compared in order.
 import { fileURLToPath } from 'node:url';
-import type { ParsedAddress } from '../../../net/address.js';
+import type { ParsedAddress } from '../../../core/net/address.js';
 
 /** A file the build writes in dist/data/ of the checkout or package (from src/ or dist/, four levels up). */
 export function compiledDataPath(name: string): string {

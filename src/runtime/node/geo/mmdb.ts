@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Reader, type Response } from 'maxmind';
 import { lru } from 'tiny-lru';
-import type { ParsedAddress } from '../../../net/address.js';
+import type { ParsedAddress } from '../../../core/net/address.js';
 
 /** An .mmdb file read once into memory and opened with MaxMind's reader. */
 interface Mmdb {

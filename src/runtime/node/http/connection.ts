@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import type { ConnectionFacts } from '../../../http/connection.js';
+import type { ConnectionFacts } from '../../../core/http/connection.js';
 import { PROXIED, type ProxiedSocket } from './proxy-protocol.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { randomUUID } from 'node:crypto';
-import type { App } from '../../../app.js';
-import { drainStreamBody } from '../../../http/bounded-read.js';
-import { detachedProblem, headerPairs } from '../../../http/respond.js';
-import type { BodyBytes, BodyDrained, HttpReply, HttpRequest } from '../../../http/types.js';
-import type { ConnectionFacts } from '../../../http/connection.js';
-import type { Logger } from '../../../ports.js';
+import type { App } from '../../../app/app.js';
+import { drainStreamBody } from '../../../core/http/bounded-read.js';
+import { detachedProblem, headerPairs } from '../../../core/http/respond.js';
+import type { BodyBytes, BodyDrained, HttpReply, HttpRequest } from '../../../core/http/types.js';
+import type { ConnectionFacts } from '../../../core/http/connection.js';
+import type { Logger } from '../../../core/ports.js';
 import { nodeConnection } from './connection.js';
 import { readNodeBody } from './read-body.js';
 

@@ -1,6 +1,6 @@
 import type { Server, Socket } from 'node:net';
-import { parseAddress } from '../../../net/address.js';
-import type { TrustPolicy } from '../../../net/trust.js';
+import { parseAddress } from '../../../core/net/address.js';
+import type { TrustPolicy } from '../../../core/net/trust.js';
 
 /** What a PROXY protocol header told us about the client connection behind the proxy. */
 interface ProxiedFacts {

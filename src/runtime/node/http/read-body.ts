@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { CUT_OFF, EMPTY_BODY, TOO_LARGE } from '../../../http/bounded-read.js';
-import type { BodyBytes } from '../../../http/types.js';
+import { CUT_OFF, EMPTY_BODY, TOO_LARGE } from '../../../core/http/bounded-read.js';
+import type { BodyBytes } from '../../../core/http/types.js';
 
 /**
  * Reads a request body from its own `data` and `end` events. A small body (an analytics event)

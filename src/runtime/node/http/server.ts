@@ -3,8 +3,8 @@ import { STATUS_CODES, Server as HttpServer, createServer, type IncomingMessage,
 import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { detachedProblem, headerPairs } from '../../../http/respond.js';
-import type { ProblemCode } from '../../../http/problems.js';
+import { detachedProblem, headerPairs } from '../../../core/http/respond.js';
+import type { ProblemCode } from '../../../core/http/problems.js';
 import type { Config, ListenerTimeouts } from '../config.js';
 
 /**

@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
 import { hash, randomBytes } from 'node:crypto';
-import { FallbackLimiterStore } from '../../../ratelimit/fallback-store.js';
-import { MemoryLimiterStore } from '../../../ratelimit/memory-store.js';
-import type { LimiterStore } from '../../../ratelimit/store.js';
-import type { Clock, Logger } from '../../../ports.js';
+import { FallbackLimiterStore } from '../../../core/ratelimit/fallback-store.js';
+import { MemoryLimiterStore } from '../../../core/ratelimit/memory-store.js';
+import type { LimiterStore } from '../../../core/ratelimit/store.js';
+import type { Clock, Logger } from '../../../core/ports.js';
 import { ClusterLimiterStore, type Channel } from './cluster-store.js';
 import type { Config } from '../config.js';
 import { RedisLimiterStore } from './redis-store.js';

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import type { SharedStore } from '../../../ratelimit/fallback-store.js';
-import type { WindowHit } from '../../../ratelimit/store.js';
-import type { Clock } from '../../../ports.js';
-import { failureReason } from '../../../failure-reason.js';
+import type { SharedStore } from '../../../core/ratelimit/fallback-store.js';
+import type { WindowHit } from '../../../core/ratelimit/store.js';
+import type { Clock } from '../../../core/ports.js';
+import { failureReason } from '../../../core/failure-reason.js';
 
 /**
  * One fixed window per key, counted atomically in one round trip. Time is Redis's own (TIME),

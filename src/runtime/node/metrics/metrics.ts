@@ -5,12 +5,12 @@
 // about, a User-Agent or a body: routes are patterns, methods a fixed set, regions and
 // operations fixed lists.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ResolverObserver, ResolverRuntime } from '../../../dns/resolver.js';
-import { HttpEventSink } from '../../../events/http-sink.js';
-import type { EventSink } from '../../../events/sink.js';
-import type { Metrics } from '../../../metrics/port.js';
-import type { RegionId } from '../../../latency/regions.js';
-import { OPERATIONS } from '../../../ratelimit/limits.js';
+import type { ResolverObserver, ResolverRuntime } from '../../../features/dns/resolver.js';
+import { HttpEventSink } from '../../../features/events/http-sink.js';
+import type { EventSink } from '../../../features/events/sink.js';
+import type { Metrics } from '../../../core/metrics.js';
+import type { RegionId } from '../../../features/latency/regions.js';
+import { OPERATIONS } from '../../../core/ratelimit/limits.js';
 import type { NodeLimiter } from '../limits/limiter.js';
 import type { NodeProbes } from '../probes/client.js';
 

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { ProbeUnavailable, type LatencyProbes } from '../../../latency/probes.js';
-import type { RegionId } from '../../../latency/regions.js';
-import type { Logger } from '../../../ports.js';
+import { ProbeUnavailable, type LatencyProbes } from '../../../features/latency/probes.js';
+import type { RegionId } from '../../../features/latency/regions.js';
+import type { Logger } from '../../../core/ports.js';
 import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from './server.js';
 
 export const PROBE_TIMING = {

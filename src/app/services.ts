@@ -1,0 +1,82 @@
+import type { PrecompressedAsset, TextCompressor } from '../core/http/static-asset.js';
+import type { LimiterStore } from '../core/ratelimit/store.js';
+import type { Limits } from '../core/ratelimit/limits.js';
+import type { TrustPolicy } from '../core/net/trust.js';
+import type { TrustedHeader } from '../core/net/caller-address.js';
+import type { EventSink } from '../features/events/sink.js';
+import type { LatencyProbes } from '../features/latency/probes.js';
+import type { Resolver } from '../features/dns/resolver.js';
+import type { Metrics } from '../core/metrics.js';
+import type { AsnLookup, CityLookup } from '../core/net/geo.js';
+import type { Clock, Defer, Logger } from '../core/ports.js';
+import type { TurnOptions } from '../features/speedtest/turn.js';
+
+/**
+ * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds
+ * these from sockets, files and Redis; Workers from bindings and WebCrypto; tests from memory.
+ */
+export interface RuntimePorts {
+  clock: Clock;
+  /** A fresh random UUID (RFC 9562 v4). */
+  newId: () => string;
+  /**
+   * A keyed one-way hash: used wherever state must be per caller (rate-limit keys, the caller id
+   * in TURN usernames), so no caller address is ever kept or handed out in plain text
+   * (docs/api.md, Privacy). Synchronous where the
+   * runtime has a synchronous HMAC (Node), a promise where only WebCrypto exists (Workers).
+   */
+  keyedHash: (input: string) => string | Promise<string>;
+  /** Keeps deferred work alive past the response (see `Defer`). */
+  defer: Defer;
+  logger: Logger;
+  limiter: LimiterStore;
+  /** DNS through the one fixed upstream. */
+  dns: Resolver;
+  /**
+   * Approximate location and network of public addresses, and the credit their data's licence
+   * asks for wherever it is shown (the embedded DB-IP data is CC BY 4.0): the page's footer.
+   */
+  geo: { city: CityLookup; asn: AsnLookup; credits?: readonly string[] };
+  /** Where accepted analytics events go. */
+  events: EventSink;
+  /** The regional latency probes this deployment keeps warm connections to. */
+  probes: LatencyProbes;
+  /** Where request counts and durations and 429s go; NO_METRICS when off. */
+  metrics: Metrics;
+  /** The OpenAPI document served at /v1/openapi.json: its text and compressed forms (made at build). */
+  openapi: PrecompressedAsset;
+  /**
+   * Compresses a text answer made per request (the page's HTML); undefined where the platform
+   * compresses answers itself (Workers).
+   */
+  compress?: TextCompressor;
+}
+
+
+/** What an operator sets: plain values from the runtime's configuration table, no behaviour. */
+export interface OperatorOptions {
+  /** The proxies whose forwarding header is believed (`NETDIAG_TRUST_PROXY`). */
+  trust: TrustPolicy;
+  /** The one forwarding header trusted proxies write (`NETDIAG_TRUST_PROXY_HEADER`). */
+  trustHeader: TrustedHeader;
+  /** Requests per source per minute, by operation (`NETDIAG_RATE_LIMITS`). */
+  limits: Limits;
+  /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
+  colo: string | null;
+  /** Base for problem `type` URIs; the request's origin when undefined (`NETDIAG_PUBLIC_URL`). */
+  publicUrl: string | undefined;
+  /** Log one line per request (at info). Off by default: the cheapest privacy is not writing. */
+  accessLog: boolean;
+  /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
+  speedTestTargets: boolean;
+  /** The TURN server credentials are minted for (`NETDIAG_TURN_URL`, `NETDIAG_TURN_SECRET`), if any. */
+  turn: TurnOptions | undefined;
+  /** Origins of this deployment that answer over one address family each, or null (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`). */
+  families: { ipv4: string | null; ipv6: string | null };
+}
+
+/** Everything the core is built from, passed in by a runtime: kept as two halves so neither hides in the other. */
+export interface Services {
+  ports: RuntimePorts;
+  options: OperatorOptions;
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { limiterConformance, ManualClock } from '../../../test/support/limiter-conformance.js';
+import { MemoryLimiterStore } from './memory-store.js';
+
+limiterConformance('in-process', { create: (clock) => new MemoryLimiterStore(clock) });
+
+describe('MemoryLimiterStore memory bound', () => {
+  it('drops the counters of expired windows', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    for (let i = 0; i < 1000; i++) store.hit(`source-${i}`, 60_000);
+    expect(store.size).toBe(1000);
+    clock.advance(60_000);
+    store.hit('late', 60_000);
+    expect(store.size).toBe(1);
+  });
+
+  it('keeps live windows through a sweep', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    store.hit('old', 60_000);
+    clock.advance(30_000);
+    store.hit('young', 60_000);
+    clock.advance(30_000);
+    store.hit('trigger', 60_000);
+    expect(store.size).toBe(2);
+    expect((store.hit('young', 60_000)).count).toBe(2);
+  });
+});
+
+describe('MemoryLimiterStore table', () => {
+  it('counts 50 000 distinct keys apart, through growth and sweeps', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    // Three hits for every key, spread over time so sweeps run while the table holds them all.
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 0; i < 50_000; i++) expect(store.hit(`ip:source-${String(i)}`, 60_000).count).toBe(round);
+      clock.advance(5_000);
+    }
+    expect(store.size).toBe(50_000);
+    expect(store.capacity).toBeLessThanOrEqual(131_072);
+  });
+
+  it('removes expired windows and keeps every live one findable around them', () => {
+    // Old and young keys interleaved, so removals happen inside clusters and shift entries back.
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    for (let i = 0; i < 20_000; i++) store.hit(`old-${String(i)}`, 10_000);
+    clock.advance(5_000);
+    for (let i = 0; i < 20_000; i++) store.hit(`young-${String(i)}`, 60_000);
+    clock.advance(6_000); // the old windows have ended; the next hit sweeps them
+    store.hit('young-0', 60_000);
+    expect(store.size).toBe(20_000);
+    for (let i = 1; i < 20_000; i++) expect(store.hit(`young-${String(i)}`, 60_000).count).toBe(2);
+    // An old key opens a new window at 1.
+    expect(store.hit('old-7', 10_000).count).toBe(1);
+  });
+
+  it('shrinks once most windows have ended', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    for (let i = 0; i < 100_000; i++) store.hit(`k-${String(i)}`, 60_000);
+    const peak = store.capacity;
+    clock.advance(60_000);
+    store.hit('trigger', 60_000);
+    expect(store.size).toBe(1);
+    expect(store.capacity).toBeLessThan(peak);
+  });
+});

@@ -1,0 +1,102 @@
+import { CACHE } from '../../core/http/headers.js';
+import { Problem } from '../../core/http/problems.js';
+import { envelopeSerialized, serialize, type Serialized } from '../../core/http/respond.js';
+import type { RouteDefinition } from '../../core/http/router.js';
+import type { HttpReply, RequestContext } from '../../core/http/types.js';
+import { DnsFailure, problemFor } from './errors.js';
+import { canonicalName, reverseName } from './names.js';
+import type { Resolution, Resolver } from './resolver.js';
+import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../shared/dns-types.js';
+
+/** Decodes one form-urlencoded component (WHATWG URL §5.1: `+` is a space). */
+function decodeComponent(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new Problem('invalid_parameter', 'The query string holds a malformed percent-encoding.');
+  }
+}
+
+/**
+ * `name` and `type`, each at most once; other parameters are ignored. A repeated parameter or a
+ * malformed encoding is refused where it stands; a missing one is for `parseQuestion` to report.
+ */
+function nameAndType(query: string): { name: string | undefined; type: string | undefined } {
+  let name: string | undefined;
+  let type: string | undefined;
+  for (let from = 0; from < query.length; ) {
+    let to = query.indexOf('&', from);
+    if (to === -1) to = query.length;
+    const pair = query.slice(from, to);
+    from = to + 1;
+    const eq = pair.indexOf('=');
+    const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
+    if (key !== 'name' && key !== 'type') continue;
+    const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
+    if ((key === 'name' ? name : type) !== undefined) {
+      throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
+    }
+    if (key === 'name') name = value;
+    else type = value;
+  }
+  return { name, type };
+}
+
+const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
+
+/**
+ * Validates `name` and `type` (the API contract, docs/api.md, "DNS") into the canonical question. One fault is
+ * reported, the most specific first: a value that was sent and is wrong (its length, then the
+ * type, then the name's form, which depends on the type) before a parameter that is missing, and
+ * `name`, the subject of the question, before `type`.
+ */
+function parseQuestion(query: string): { name: string; type: DnsType } {
+  const { name: raw, type } = nameAndType(query);
+  if (raw !== undefined && (raw.length < 1 || raw.length > MAX_NAME_LENGTH)) {
+    throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);
+  }
+  if (type !== undefined && !isDnsType(type)) throw new Problem('invalid_parameter', `type must be one of ${DNS_TYPES.join(', ')}.`);
+  if (raw === undefined) throw required('name');
+  if (type === undefined) throw required('type');
+  return { name: type === 'PTR' ? reverseName(raw) : canonicalName(raw), type };
+}
+
+export function dnsRoute(resolver: Resolver): RouteDefinition {
+  // A cached result keeps its identity for a whole second (see DnsCache), so its serialised
+  // form is made once per second per name instead of once per request.
+  const serialized = new WeakMap<DnsResult, Serialized>();
+
+  const reply = (ctx: RequestContext, { result, maxAge }: Resolution): HttpReply => {
+    let data = serialized.get(result);
+    if (data === undefined) {
+      const { name, type } = ctx.params;
+      data = serialize({ query: { name, type }, response_code: result.responseCode, answers: result.answers });
+      serialized.set(result, data);
+    }
+    // Cache-Control follows the remaining TTL; a zero TTL must not be cached (docs/api.md).
+    // `public`, as the contract has it: a shared cache may serve the answer, replaying only a
+    // random request id and another caller's RateLimit counts with it (docs/api.md, "DNS cache").
+    return envelopeSerialized(ctx, data, maxAge > 0 ? `public, max-age=${maxAge}` : CACHE.noStore);
+  };
+
+  const fail = (err: unknown): never => {
+    throw err instanceof DnsFailure ? problemFor(err) : err;
+  };
+
+  return {
+    path: '/v1/dns/resolve',
+    GET: {
+      limit: 'dns',
+      // Bad parameters are refused before they cost the caller quota.
+      accept: (ctx) => {
+        const { name, type } = parseQuestion(ctx.req.query);
+        ctx.params = { name, type };
+      },
+      handle: (ctx) => {
+        const resolution = resolver.resolve(ctx.params.name ?? '', ctx.params.type as DnsType);
+        return resolution instanceof Promise ? resolution.then((r) => reply(ctx, r), fail) : reply(ctx, resolution);
+      },
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { EVENT_NAMES } from '../events/names.js';
+
+/**
+ * One step of a measurement plan for the client-side engine. The plans follow the step sizes of the widely used
+ * browser engine's default sequence (a latency probe, then download and upload ramps that grow
+ * tenfold while a step stays fast enough), without its packet-loss step, which the v1 schema
+ * has no measurement type for.
+ */
+interface Measurement {
+  type: 'latency' | 'download' | 'upload';
+  packet_count?: number;
+  bytes_per_request?: number;
+  request_count?: number;
+}
+
+const latency = (packets: number): Measurement => ({ type: 'latency', packet_count: packets });
+const download = (bytes: number, count: number): Measurement => ({
+  type: 'download',
+  bytes_per_request: bytes,
+  request_count: count,
+});
+const upload = (bytes: number, count: number): Measurement => ({
+  type: 'upload',
+  bytes_per_request: bytes,
+  request_count: count,
+});
+
+/** The engine's first rounds: about 10 MB down and 7 MB up, up to 1 MB per request. */
+const LIGHT: Measurement[] = [
+  latency(1),
+  download(100_000, 1),
+  latency(20),
+  download(100_000, 9),
+  download(1_000_000, 8),
+  upload(100_000, 8),
+  upload(1_000_000, 6),
+];
+
+/**
+ * The default test: everything the page and the command line report, bounded in time on any
+ * link. Each direction climbs a ladder of transfer sizes that grow at most 2.5 times a step, and
+ * ends after the step whose fastest request took over a second (the engine's
+ * bandwidthFinishRequestDuration): that last step then lasts one to 2.5 s a request, the steps
+ * before it under a second each, so a direction takes about 4 to 9 s on links from 5 Mbit/s up
+ * (a model of the ladder over 5 Mbit/s to 3 Gbit/s, docs/benchmarks.md), and the whole test with
+ * idle latency and packet loss at most about 25 s. A fast link goes on up to 250 MB transfers
+ * instead of being measured with ones too short to time. Three requests a step from 5 MB: a link
+ * that gives a new flow a burst ("PowerBoost", say 20 MB at twice the rate) is still in it when
+ * the 1 s rule first holds, so those steps run long enough after it ends to measure the rate
+ * the link sustains (src/shared/speedtest/burst.ts).
+ */
+const FULL: Measurement[] = [
+  latency(1),
+  download(100_000, 1),
+  latency(20),
+  download(100_000, 4),
+  download(250_000, 2),
+  download(500_000, 2),
+  download(1_000_000, 2),
+  download(2_500_000, 2),
+  download(5_000_000, 3),
+  download(10_000_000, 3),
+  download(25_000_000, 2),
+  download(50_000_000, 2),
+  download(100_000_000, 2),
+  download(250_000_000, 2),
+  upload(100_000, 4),
+  upload(250_000, 2),
+  upload(500_000, 2),
+  upload(1_000_000, 2),
+  upload(2_500_000, 2),
+  upload(5_000_000, 3),
+  upload(10_000_000, 3),
+  upload(25_000_000, 2),
+  upload(50_000_000, 2),
+  upload(100_000_000, 2),
+];
+
+/** The largest single transfer of a plan. */
+const largest = (plan: Measurement[]) => Math.max(...plan.map((m) => m.bytes_per_request ?? 0));
+
+/**
+ * What the speed-test targets send or read in one request at most: the plans' largest transfer,
+ * so the configuration never asks for more than the server allows.
+ */
+export const MAX_BYTES_PER_REQUEST = largest(FULL);
+
+export const SPEED_TEST_CONFIGURATION = {
+  configuration_version: 1,
+  execution: 'client',
+  engine: '@provider/speedtest',
+  results_persisted_by_service: false,
+  // Units of the analytics properties a client reports (the API contract, AnalyticsProperties).
+  metric_units: {
+    download_mbps: 'megabits_per_second',
+    upload_mbps: 'megabits_per_second',
+    latency_ms: 'milliseconds',
+    jitter_ms: 'milliseconds',
+    duration_ms: 'milliseconds',
+    bytes_per_request: 'bytes',
+  },
+  // Bounds the service enforces on what a client sends back (the API contract).
+  limits: {
+    max_bytes_per_request: MAX_BYTES_PER_REQUEST,
+    max_test_duration_ms: 3_600_000,
+    max_download_mbps: 1_000_000,
+    max_upload_mbps: 1_000_000,
+    max_latency_ms: 600_000,
+    max_jitter_ms: 600_000,
+    analytics_body_max_bytes: 4096,
+    analytics_events_per_minute: 60,
+    tool_version_max_length: 40,
+  },
+  modes: [
+    {
+      id: 'light',
+      description: 'Quick check: latency, then about 10 MB down and 7 MB up in transfers of up to 1 MB. On a fast link its transfers are too short to time, and none lasts long enough for latency under load, bufferbloat or the quality classes: the full test measures those.',
+      measurements: LIGHT,
+    },
+    {
+      id: 'full',
+      description: 'Full test (the default): latency, then transfers growing from 100 kB until each lasts over a second (up to 250 MB down and 100 MB up), with latency under load each way; about 10 to 25 s on any link.',
+      measurements: FULL,
+    },
+  ],
+  analytics: {
+    schema_version: 1,
+    events: EVENT_NAMES,
+    event_id: 'random_uuid_per_test',
+    endpoint: '/v1/events',
+  },
+} as const;

@@ -1,0 +1,131 @@
+import { CACHE } from '../../core/http/headers.js';
+import { Problem } from '../../core/http/problems.js';
+import { baseHeaders, bodyCutOffReply, problemReply } from '../../core/http/respond.js';
+import type { RouteDefinition } from '../../core/http/router.js';
+import type { HttpReply, RequestContext, StreamedBody } from '../../core/http/types.js';
+import { MAX_BYTES_PER_REQUEST } from './configuration.js';
+
+/**
+ * The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
+ * `POST /__up`, with the contract of the browser engine the configuration names, so its
+ * `downloadApiUrl` and `uploadApiUrl` can point here. The engine times each transfer with the
+ * browser's Resource Timing, which a cross-origin page sees only with `Timing-Allow-Origin`, and
+ * subtracts the server's own time, which it reads from `Server-Timing: cfRequestDuration;dur=…`.
+ */
+
+/** One zero-filled chunk, written again and again: the bytes are never read, only counted. */
+const CHUNK = new Uint8Array(256 * 1024);
+
+/** What a browser on another origin may read on these routes: the spec's list and Server-Timing. */
+const EXPOSED = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Server-Timing';
+
+/**
+ * `no-transform` as well as `no-store`: a proxy that compressed the download would make the
+ * test measure its compressor (RFC 9111 §5.2.2.6).
+ */
+const NO_STORE = `${CACHE.noStore}, no-transform`;
+
+function zeros(length: number): StreamedBody {
+  return {
+    length,
+    *chunks() {
+      let left = length;
+      while (left >= CHUNK.byteLength) {
+        yield CHUNK;
+        left -= CHUNK.byteLength;
+      }
+      if (left > 0) yield CHUNK.subarray(0, left);
+    },
+  };
+}
+
+/** The server's own time for this request, in the engine's header (milliseconds, 3 decimals). */
+function serverTiming(started: number): string {
+  return `cfRequestDuration;dur=${(performance.now() - started).toFixed(3)}`;
+}
+
+function targetHeaders(ctx: RequestContext, started: number): string[] {
+  const headers = baseHeaders(ctx, NO_STORE);
+  // baseHeaders puts Access-Control-Expose-Headers at index 7; these routes also expose timing.
+  headers[7] = EXPOSED;
+  headers.push('Server-Timing', serverTiming(started), 'Timing-Allow-Origin', '*');
+  return headers;
+}
+
+/**
+ * `bytes` from the query: required, given once, a decimal whole number up to the maximum. Other
+ * parameters (the engine adds `measId` and `during`) are ignored.
+ */
+function requestedBytes(query: string): number {
+  let found: string | undefined;
+  for (const pair of query === '' ? [] : query.split('&')) {
+    const eq = pair.indexOf('=');
+    if ((eq === -1 ? pair : pair.slice(0, eq)) !== 'bytes') continue;
+    if (found !== undefined) throw new Problem('invalid_parameter', 'The query parameter "bytes" must be given once.');
+    found = eq === -1 ? '' : pair.slice(eq + 1);
+  }
+  if (found === undefined) throw new Problem('invalid_parameter', 'The query parameter "bytes" is required: the number of bytes to download.');
+  if (!/^[0-9]{1,12}$/.test(found)) {
+    throw new Problem('invalid_parameter', `The query parameter "bytes" must be a whole number from 0 to ${MAX_BYTES_PER_REQUEST}.`);
+  }
+  const bytes = Number(found);
+  if (bytes > MAX_BYTES_PER_REQUEST) {
+    throw new Problem('invalid_parameter', `The query parameter "bytes" is ${found}; this service sends at most ${MAX_BYTES_PER_REQUEST} bytes per request.`);
+  }
+  return bytes;
+}
+
+function download(ctx: RequestContext): HttpReply {
+  const started = performance.now();
+  const bytes = requestedBytes(ctx.req.query);
+  const headers = targetHeaders(ctx, started);
+  headers.push('Content-Type', 'application/octet-stream', 'Content-Length', String(bytes));
+  return { status: 200, headers, body: null, stream: zeros(bytes) };
+}
+
+/** 413, and the connection closes: the rest of the body is not read (RFC 9110 §15.5.14). */
+function tooLarge(ctx: RequestContext): HttpReply {
+  const detail = `The upload is larger than the ${MAX_BYTES_PER_REQUEST} bytes this service reads per request.`;
+  return { ...problemReply(ctx, 'payload_too_large', detail), close: true };
+}
+
+/**
+ * Reads the whole body and keeps none of it; stops at the bound without reading further. A
+ * client gone mid-upload (a page closed during its test) is answered, to nobody, like any cut
+ * request body, not logged as a fault of ours.
+ */
+async function upload(ctx: RequestContext): Promise<HttpReply> {
+  const declared = ctx.req.header('content-length');
+  if (declared !== undefined && Number(declared) > MAX_BYTES_PER_REQUEST) return tooLarge(ctx);
+  const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST);
+  if (!body.ok) {
+    if (body.reason === 'too_large') return tooLarge(ctx);
+    return bodyCutOffReply(ctx);
+  }
+  // The engine times the upload itself; the server's part is what follows the last byte.
+  const started = performance.now();
+  const headers = targetHeaders(ctx, started);
+  headers.push('Content-Length', '0');
+  return { status: 200, headers, body: null };
+}
+
+/**
+ * With the targets turned off (`NETDIAG_SPEEDTEST_TARGETS=off`) the paths stay known and answer
+ * 404 saying so, so a page or client shows why its test failed rather than a bare "not found".
+ */
+function turnedOff(): never {
+  throw new Problem('not_found', 'The speed-test targets are turned off on this service (NETDIAG_SPEEDTEST_TARGETS=off).');
+}
+
+export function speedTestTargets(enabled: boolean): RouteDefinition[] {
+  if (!enabled) {
+    return [
+      { path: '/__down', GET: { limit: null, handle: turnedOff } },
+      { path: '/__up', POST: { limit: null, handle: turnedOff } },
+    ];
+  }
+  return [
+    { path: '/__down', GET: { limit: 'speedtest', handle: download } },
+    { path: '/__up', POST: { limit: 'speedtest', handle: upload } },
+  ];
+}
