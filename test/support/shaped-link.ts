@@ -31,11 +31,24 @@ function allowCubic(): void {
   if (!allowed.includes('cubic')) run('sysctl', '-w', `net.ipv4.tcp_allowed_congestion_control=${[...allowed, 'cubic'].join(' ')}`);
 }
 
+/**
+ * A pair of /30s (10.232.2k.0 and 10.232.2k+1.0) that no address or route of this host uses: a
+ * link another suite holds, or one a killed run left behind, would make `ip route add` fail
+ * with "File exists".
+ */
+function freeSubnetPair(): number {
+  const used = run('ip', '-4', 'route', 'show', 'table', 'all') + run('ip', '-4', '-o', 'addr', 'show');
+  const free = Array.from({ length: 128 }, (_, k) => k).filter((k) => !used.includes(`10.232.${String(k * 2)}.`) && !used.includes(`10.232.${String(k * 2 + 1)}.`));
+  const pick = free[(randomBytes(1)[0] ?? 0) % Math.max(1, free.length)];
+  if (pick === undefined) throw new Error('no free 10.232.0.0/16 subnet pair for a shaped link');
+  return pick;
+}
+
 export function createShapedLink(): ShapedLink {
   const tag = randomBytes(3).toString('hex');
   const router = `ndr-${tag}`;
   const server = `nds-${tag}`;
-  const third = (randomBytes(1)[0] ?? 0) & 0x7f;
+  const third = freeSubnetPair();
   const client = { host: `10.232.${String(third * 2)}.1`, router: `10.232.${String(third * 2)}.2` };
   const far = { router: `10.232.${String(third * 2 + 1)}.1`, server: `10.232.${String(third * 2 + 1)}.2` };
   const links = { clientSide: `nda${tag}`, routerNear: `ndb${tag}`, routerFar: `ndc${tag}`, serverSide: `ndd${tag}` };
