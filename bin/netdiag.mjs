@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const scripts = new URL('../scripts', import.meta.url);
+const scripts = new URL('../scripts/', import.meta.url);
 if (existsSync(fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))) && existsSync(fileURLToPath(new URL('build-state.mjs', scripts)))) {
   const { buildState, isCurrent } = await import(new URL('build-state.mjs', scripts).href);
   if (!isCurrent(buildState())) {

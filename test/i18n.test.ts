@@ -14,7 +14,7 @@ const englishKeys = Object.keys(en).sort();
 
 describe('the message catalogues', () => {
   it('are one file per language the page lists, each exporting its catalogue by its code', () => {
-    const files = readdirSync(new URL('../web/i18n', import.meta.url)).filter((f) => /^[a-z]{2}\.ts$/.test(f)).map((f) => f.slice(0, 2)).sort();
+    const files = readdirSync(new URL('../web/i18n/', import.meta.url)).filter((f) => /^[a-z]{2}\.ts$/.test(f)).map((f) => f.slice(0, 2)).sort();
     expect(files).toEqual(LANGUAGES.map((l) => l.code).sort());
   });
 

@@ -222,7 +222,7 @@ describe.skipIf(!haveKnot)('GET /v1/ip reverse hostname and TLS', () => {
   });
 });
 
-const FIXTURES = fileURLToPath(new URL('../../shared/fixtures/maxmind', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../shared/fixtures/maxmind/', import.meta.url));
 const haveFixtures = existsSync(`${FIXTURES}GeoIP2-City-Test.mmdb`);
 if (!haveFixtures) {
   if (process.env.CI === 'true') throw new Error(`MaxMind fixtures missing at ${FIXTURES}; CI requires them`);

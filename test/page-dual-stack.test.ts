@@ -20,7 +20,7 @@ import { freePort } from './support/wait.js';
 import { openWatched } from './support/watched-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const ready = requireCommands('dual-stack page in chromium', ['chromium', 'ip'], 'chromium iproute2');
 const namespaces = canMakeNetns();
 if (!namespaces && process.env.CI === 'true') throw new Error('the dual-stack page suite needs root for its namespace; CI requires it');

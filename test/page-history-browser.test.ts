@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const ready = requireCommands('page history in chromium', ['chromium'], 'chromium');
 
 describe.skipIf(!ready)('the history the page keeps in the browser', () => {

@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 import { addAxe, axeViolations } from './support/axe.js';
 import { requireCommands } from './support/system.js';
 
-const SHOTS = fileURLToPath(new URL('../test-results/i18n', import.meta.url));
+const SHOTS = fileURLToPath(new URL('../test-results/i18n/', import.meta.url));
 const ready = requireCommands('page languages in chromium', ['chromium'], 'chromium');
 
 

@@ -16,7 +16,7 @@ import { requireCommands } from './support/system.js';
 import { eventually } from './support/wait.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const ready = canMakeNetns() && requireCommands('page in an insecure context', ['chromium', 'ip'], 'chromium iproute2');

@@ -13,7 +13,7 @@ import { eventually, freePort } from './support/wait.js';
 import { openWatched } from './support/watched-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const ready = requireCommands('the watch in chromium', ['chromium'], 'chromium');
 
 const HEALTH = '/v1/health';

@@ -16,7 +16,7 @@ import { openWatched } from './support/watched-page.js';
 import { BROWSER_LIMIT_BPS } from '../web/report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-results', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 const ready = requireCommands('page in chromium', ['chromium', 'knotd', 'curl'], 'chromium knot curl');
 
 /** The properties each event may carry (openapi.yaml, AnalyticsProperties). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './wait.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/dns', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/dns/', import.meta.url));
 
 export interface Knot {
   port: number;
