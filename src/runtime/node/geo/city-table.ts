@@ -5,9 +5,15 @@
 // back under memory pressure, and a process keeps only the block index (under 1 MB).
 //
 // A file: a header; the first key of every block of BLOCK entries (the index, read at start);
-// the entries, each a range's first address (1 or 4 big-endian-ordered 32-bit words) and the
-// offset of its record, sorted; then the records. A lookup bisects the index, reads one block
-// and bisects it, then reads one record: two reads from the page cache, a few microseconds.
+// the fine entries (read at start, below); the entries, each a range's first address and the
+// offset of its record, sorted; then the records. An IPv4 key is its one 32-bit word. An IPv6 key
+// is the upper two words only: all but about 10 000 of DB-IP's 4.4 million IPv6 ranges start on a
+// /64 boundary, and those few, keyed by all four words, are the fine entries (about 200 kB, held
+// in memory). A range's start is the larger of the last entry at or below the address's /64 and
+// the last fine entry at or below the address: the same range the four-word table gave, in 12
+// bytes an entry rather than 20 (35 MB less on disk). A lookup bisects the index, reads one block
+// and bisects it (and the fine entries), then reads one record: two reads from the page cache, a
+// few microseconds.
 // The trade: were the pages evicted, a lookup would wait on the disk, as a memory-mapped reader
 // (MaxMind's libmaxminddb) would.
 import { closeSync, openSync, readSync } from 'node:fs';
@@ -18,13 +24,17 @@ import { addressWords, compareWords, compiledDataPath, compiledTableError } from
 /** The first header word (its bytes on a little-endian machine spell "NDCY"): a file of another kind is refused. */
 export const CITY_MAGIC = 0x5943444e;
 /** The layout's version: a table of another layout is refused with a word to run the build. */
-export const CITY_VERSION = 1;
+export const CITY_VERSION = 2;
 /** Entries per block: the index holds the first key of each. */
 export const BLOCK = 128;
 /** A range whose addresses no record covers (the data has gaps). */
 export const NO_RECORD = 0xffffffff;
-/** Header words: magic, version, key width in words, entries, blocks, then byte offsets of index, entries, records. */
-export const HEADER_WORDS = 8;
+/**
+ * Header words: magic, version, key width in words, entries, blocks, byte offsets of index,
+ * entries and records, then the fine entries' count and byte offset (each four key words and a
+ * record offset; none for IPv4).
+ */
+export const HEADER_WORDS = 10;
 
 /** Where the build writes the tables. */
 export function cityTablePath(version: 4 | 6): string {
@@ -48,7 +58,13 @@ interface Table {
   index: Uint32Array;
   entriesAt: number;
   recordsAt: number;
+  /** Ranges that start inside a /64 (IPv6 only): four key words and a record offset each. */
+  fine: Uint32Array;
+  fineEntries: number;
 }
+
+/** Words of a fine entry: a full IPv6 key and its record offset. */
+const FINE_STRIDE = 5;
 
 function readExactly(fd: number, into: Buffer, length: number, position: number): Buffer {
   const got = readSync(fd, into, 0, length, position);
@@ -64,14 +80,16 @@ function openTable(path: string): Table {
   }
   const header = new Uint32Array(HEADER_WORDS);
   readSync(fd, header, 0, header.byteLength, 0);
-  const [magic, version, width = 1, entries = 0, blocks = 0, indexAt = 0, entriesAt = 0, recordsAt = 0] = header;
+  const [magic, version, width = 1, entries = 0, blocks = 0, indexAt = 0, entriesAt = 0, recordsAt = 0, fineEntries = 0, fineAt = 0] = header;
   if (magic !== CITY_MAGIC || version !== CITY_VERSION) {
     closeSync(fd);
     throw compiledTableError('city', path, 'is of another layout');
   }
   const index = new Uint32Array(blocks * width);
   readSync(fd, index, 0, index.byteLength, indexAt);
-  return { fd, width, entries, index, entriesAt, recordsAt };
+  const fine = new Uint32Array(fineEntries * FINE_STRIDE);
+  if (fine.byteLength > 0) readSync(fd, fine, 0, fine.byteLength, fineAt);
+  return { fd, width, entries, index, entriesAt, recordsAt, fine, fineEntries };
 }
 
 /** The last position in `0..count-1` whose key is <= `key`, or -1. */
@@ -140,8 +158,13 @@ export function embeddedCityTable(paths = { v4: cityTablePath(4), v6: cityTableP
     const count = Math.min(BLOCK, table.entries - b * BLOCK);
     readExactly(table.fd, block, count * stride * 4, table.entriesAt + b * BLOCK * stride * 4);
     const e = lastAtOrBelow(key, blockWords, count, stride, width);
-    const offset = blockWords[e * stride + width] ?? NO_RECORD;
-    if (e < 0 || offset === NO_RECORD) return undefined;
+    let offset = e < 0 ? NO_RECORD : (blockWords[e * stride + width] ?? NO_RECORD);
+    // A range that starts inside the address's /64, after the /64-aligned one found, governs.
+    if (table.fineEntries > 0) {
+      const f = lastAtOrBelow(key, table.fine, table.fineEntries, FINE_STRIDE, 4);
+      if (f >= 0 && (e < 0 || compareWords(table.fine.subarray(f * FINE_STRIDE, f * FINE_STRIDE + width), blockWords, e * stride, width) >= 0)) offset = table.fine[f * FINE_STRIDE + 4] ?? NO_RECORD;
+    }
+    if (offset === NO_RECORD) return undefined;
     let bytes = readExactly(table.fd, record, record.length, table.recordsAt + offset);
     let length = recordLength(bytes);
     if (length === undefined) {
