@@ -3,24 +3,24 @@
  * The layers of src/ and what each may import (docs/design.md, "Layout"). The folders name them:
  *
  *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/ and the ports
- *   src/shared/    the rules the clients (the page, the command line) share with the server
+ *   src/common/    the rules the clients (the page, the command line) share with the server
  *   src/features/  one capability each, with its routes: ip/, dns/, latency/, events/, speedtest/,
  *                  page, health, openapi, problem-docs
  *   src/app/       the assembly: createApp and the Services it is built from
  *   src/runtime/   each runtime's adapter and its implementations of the core's ports: node/, workers/
  *   src/cli/       the command line (its client code a client like the page)
  *
- * Every arrow runs one way: runtime → app → features → core, shared. LAYERS below is checked on
+ * Every arrow runs one way: runtime → app → features → core, common. LAYERS below is checked on
  * the resolved import graph by test/layers.test.ts (an import string cannot tell
- * core/metrics.ts from shared/speedtest/metrics.ts once folders nest, a resolved path can);
+ * core/metrics.ts from common/speedtest/metrics.ts once folders nest, a resolved path can);
  * ESLint (layerConfigs) refuses the imports that an import string does tell: Node's and
  * Cloudflare's modules outside their runtime, one runtime in the other, and a client reaching
- * past src/shared/.
+ * past src/common/.
  */
 
 /**
  * A source file's unit, by its path from the repository: a folder of core/ or features/, a file
- * standing alone in either, or a top folder (shared, app, generated, cli, runtime/node,
+ * standing alone in either, or a top folder (common, app, generated, cli, runtime/node,
  * runtime/workers); web/ is one unit.
  * @param {string} path
  * @returns {string}
@@ -36,7 +36,7 @@ export function unitOf(path) {
 const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs'];
 const CORE_LOW = ['core/ports', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
 const CORE = [...CORE_LOW, 'core/http'];
-const SERVER = ['app', ...CORE, ...FEATURES, 'shared', 'generated'];
+const SERVER = ['app', ...CORE, ...FEATURES, 'common', 'generated'];
 
 /**
  * Unit → the units it may import (besides its own files). Two features lean on another: `ip` on
@@ -44,14 +44,14 @@ const SERVER = ['app', ...CORE, ...FEATURES, 'shared', 'generated'];
  * `speedtest` on `events` (its configuration names the analytics events a client may send). A
  * feature never sees `Services` (src/app/services.ts): the app hands each route only the ports
  * and options it reads. The clients (web/ and the command line's client code) take only what
- * src/shared/ and the contract's generated types give.
+ * src/common/ and the contract's generated types give.
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
   'core/ports': [],
   'core/failure-reason': [],
   generated: [],
-  shared: [],
+  common: [],
   'core/net': ['core/ports'],
   'core/coalescer': ['core/ports'],
   'core/deferred-timer': ['core/ports'],
@@ -59,14 +59,14 @@ export const LAYERS = {
   'core/metrics': ['core/ratelimit', 'core/ports'],
   'core/config': ['core/net', 'core/ratelimit', 'core/ports', 'generated'],
   'core/http': [...CORE_LOW, 'generated'],
-  ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, 'shared', 'generated', ...({ 'features/ip': ['features/dns'], 'features/speedtest': ['features/events'] }[f] ?? [])]])),
-  app: [...CORE, ...FEATURES, 'shared', 'generated'],
+  ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, 'common', 'generated', ...({ 'features/ip': ['features/dns'], 'features/speedtest': ['features/events'] }[f] ?? [])]])),
+  app: [...CORE, ...FEATURES, 'common', 'generated'],
   'runtime/node': SERVER,
   'runtime/workers': SERVER,
   // The command line: its two server starters (main.ts, server-process.ts) reach the Node runtime
-  // and the configuration tables; its client code is held to shared/ by ESLint (below).
-  cli: ['shared', 'generated', 'runtime/node', 'core/config'],
-  web: ['shared', 'generated'],
+  // and the configuration tables; its client code is held to common/ by ESLint (below).
+  cli: ['common', 'generated', 'runtime/node', 'core/config'],
+  web: ['common', 'generated'],
 };
 
 /** The core runs on Workers too: Node's and Cloudflare's modules stay in their runtime folders. */
@@ -78,19 +78,19 @@ const RUNTIME_MODULES = [
 /** What a client may import of src/, as its import strings say it (`prefixes`: how it names src/). */
 const clientPatterns = (/** @type {string} */ where, /** @type {string[]} */ prefixes) => [
   {
-    group: prefixes.flatMap((at) => [`${at}*/**`, `${at}*.js`, `!${at}shared/**`, `!${at}generated/openapi-types.js`, `!${at}cli/**`]),
-    message: `${where} may import only src/shared/ and the contract's types (docs/design.md, "Layout")`,
+    group: prefixes.flatMap((at) => [`${at}*/**`, `${at}*.js`, `!${at}common/**`, `!${at}generated/openapi-types.js`, `!${at}cli/**`]),
+    message: `${where} may import only src/common/ and the contract's types (docs/design.md, "Layout")`,
   },
 ];
 
 /**
  * ESLint config blocks: the runtime-free core, the runtimes kept apart, and the clients kept to
- * src/shared/. Tests are exempt: they may reach any layer.
+ * src/common/. Tests are exempt: they may reach any layer.
  */
 export function layerConfigs() {
   return [
     {
-      files: ['src/core/**/*.ts', 'src/shared/**/*.ts', 'src/features/**/*.ts', 'src/app/**/*.ts'],
+      files: ['src/core/**/*.ts', 'src/common/**/*.ts', 'src/features/**/*.ts', 'src/app/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES, { group: ['**/runtime/**', '**/cli/**'], message: 'the core does not import a runtime or the command line (docs/design.md, "Layout")' }] }] },
     },

@@ -14,7 +14,7 @@ import type { TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually, freePort } from './support/wait.js';
 import { PROBE_VARIABLES, SERVE_VARIABLES } from '../src/runtime/node/config.js';
-import { decodeResult } from '../src/shared/speedtest/share.js';
+import { decodeResult } from '../src/common/speedtest/share.js';
 
 const ready = requireCommands('netdiag client commands', ['knotd', 'script'], 'knot bsdutils');
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

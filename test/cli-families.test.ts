@@ -4,7 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { FAMILY_TIMEOUT_MS } from '../src/shared/families.js';
+import { FAMILY_TIMEOUT_MS } from '../src/common/families.js';
 import { canMakeNetns, createBlackhole, type Blackhole } from './support/netns.js';
 import { runCli } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';

@@ -1,8 +1,8 @@
-// The dual-stack check's rules (src/shared/families.ts): the verdict a person reads for each pair of
+// The dual-stack check's rules (src/common/families.ts): the verdict a person reads for each pair of
 // family results, and which IPv6 addresses are a relay's rather than the caller's.
 import { describe, expect, it } from 'vitest';
-import { isIpv6LiteralOrigin } from '../src/shared/origin.js';
-import { describeCheck, preference, settleCheck, tunnelOf, verdict, type FamilyCheck } from '../src/shared/families.js';
+import { isIpv6LiteralOrigin } from '../src/common/origin.js';
+import { describeCheck, preference, settleCheck, tunnelOf, verdict, type FamilyCheck } from '../src/common/families.js';
 
 const ok = (address: string): FamilyCheck => ({ state: 'ok', ms: 12, address, network: 'AS64500 Example' });
 const failed: FamilyCheck = { state: 'failed', ms: 3 };

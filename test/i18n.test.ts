@@ -1,10 +1,10 @@
 // The page's message catalogues (web/i18n/): every language has every message English has and no
 // other, each with the same placeholders; the HTML's own (English) words are the catalogue's; the
 // mode descriptions say what the server's do; the language a reader gets; and the placeholder
-// filling the page and the command line share (src/shared/template.ts).
+// filling the page and the command line share (src/common/template.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fill, placeholders } from '../src/shared/template.js';
+import { fill, placeholders } from '../src/common/template.js';
 import { SPEED_TEST_CONFIGURATION } from '../src/features/speedtest/configuration.js';
 import { en } from '../web/i18n/en.js';
 import { chooseLanguage, LANGUAGES } from '../web/i18n/languages.js';

@@ -28,11 +28,11 @@ describe('what an import string tells: the runtimes, and the clients', () => {
     ['src/core/http/respond.ts', "import { startServer } from '../../runtime/node/serve.js';", 'the core does not import a runtime'],
     ['src/runtime/node/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
     ['src/runtime/workers/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
-    // The clients take from src/ only what src/shared/ and the contract's types give.
-    ['web/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/shared/'],
-    ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/shared/'],
-    ['src/cli/watch.ts', "import { createApp } from '../app/app.js';", "The command line's client code may import only src/shared/"],
-    ['src/cli/turn/loss.ts', "import { createResolver } from '../../features/dns/resolver.js';", "The command line's client code may import only src/shared/"],
+    // The clients take from src/ only what src/common/ and the contract's types give.
+    ['web/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/common/'],
+    ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/common/'],
+    ['src/cli/watch.ts', "import { createApp } from '../app/app.js';", "The command line's client code may import only src/common/"],
+    ['src/cli/turn/loss.ts', "import { createResolver } from '../../features/dns/resolver.js';", "The command line's client code may import only src/common/"],
   ])('%s: %s is refused', async (file, code, message) => {
     const problems = await problemsOf(file, code);
     expect(problems).toHaveLength(1);
@@ -41,9 +41,9 @@ describe('what an import string tells: the runtimes, and the clients', () => {
   });
 
   it.each([
-    ['web/report.ts', "import { directionRates } from '../src/shared/speedtest/burst.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
-    ['src/cli/watch.ts', "import { summarize } from '../shared/series.js';\nimport { print } from './output.js';"],
-    ['src/cli/turn/loss.ts', "import { percentile } from '../../shared/statistics.js';\nimport { print } from '../output.js';"],
+    ['web/report.ts', "import { directionRates } from '../src/common/speedtest/burst.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
+    ['src/cli/watch.ts', "import { summarize } from '../common/series.js';\nimport { print } from './output.js';"],
+    ['src/cli/turn/loss.ts', "import { percentile } from '../../common/statistics.js';\nimport { print } from '../output.js';"],
     ['src/cli/main.ts', "import { loadConfig } from '../runtime/node/config.js';"],
     ['src/runtime/node/serve.ts', "import { createApp } from '../../app/app.js';\nimport { readFileSync } from 'node:fs';"],
   ])('%s: allowed', async (file, code) => {
@@ -100,7 +100,7 @@ describe('the import graph of src/ and web/', () => {
     const edges = graph();
     expect(edges.size).toBeGreaterThan(150);
     // web/ is in it, and its arrows into src/ are read.
-    expect(edges.get('web/report.ts')).toContain('src/shared/speedtest/burst.ts');
+    expect(edges.get('web/report.ts')).toContain('src/common/speedtest/burst.ts');
     expect(findCycle(edges)).toBeUndefined();
   });
 
@@ -138,7 +138,7 @@ describe('the import graph of src/ and web/', () => {
   it('the folders of src/ are the ones docs/design.md lays out', () => {
     const layout = readFileSync(new URL('../docs/design.md', import.meta.url), 'utf8');
     const src = fileURLToPath(new URL('../src/', import.meta.url));
-    const folders = ['', 'core/', 'features/', 'shared/', 'runtime/'].flatMap((under) =>
+    const folders = ['', 'core/', 'features/', 'common/', 'runtime/'].flatMap((under) =>
       readdirSync(join(src, under), { withFileTypes: true })
         .filter((e) => e.isDirectory() && e.name !== 'generated')
         .map((e) => `src/${under}${e.name}/`),

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILY_TIMEOUT_MS } from '../src/shared/families.js';
+import { FAMILY_TIMEOUT_MS } from '../src/common/families.js';
 import { holdHostNetworkQuiet } from './support/host-network-lock.js';
 import { canMakeNetns, createBlackhole, type Blackhole } from './support/netns.js';
 import { startTestServer, type TestServer } from './support/server.js';

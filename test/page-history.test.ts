@@ -2,7 +2,7 @@
 // it does with storage it cannot read (leaves it alone and says why), and export and import, which
 // must give back the same results and refuse a file with a wrong one, naming it.
 import { describe, expect, it } from 'vitest';
-import type { SharedResult } from '../src/shared/speedtest/share.js';
+import type { SharedResult } from '../src/common/speedtest/share.js';
 import { HISTORY_KEY, HISTORY_MAX, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../web/history.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, WATCH_HISTORY_MAX, writeWatches } from '../web/watch-history.js';
 

@@ -60,7 +60,7 @@ describe('a finished speed test as the page shows it', () => {
   });
 
   it('on a link with a burst, the headline is the sustained rate and the burst is named under it', () => {
-    // 40 Mbit/s for the first 4 MB, then 20: the command line's rules (src/shared/speedtest/burst.ts).
+    // 40 Mbit/s for the first 4 MB, then 20: the command line's rules (src/common/speedtest/burst.ts).
     const r = speedResult(readings({ download: series(LADDER, (sent) => (sent < 4_000_000 ? 40 : 20)) }));
     expect(r.figures.download.exact).toBeGreaterThan(19_000_000);
     expect(r.figures.download.exact).toBeLessThan(21_000_000);

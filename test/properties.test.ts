@@ -10,7 +10,7 @@ import { createApp } from '../src/app/app.js';
 import { DnsCache } from '../src/features/dns/cache.js';
 import { DnsFailure } from '../src/features/dns/errors.js';
 import { createResolver } from '../src/features/dns/resolver.js';
-import type { DnsType } from '../src/shared/dns-types.js';
+import type { DnsType } from '../src/common/dns-types.js';
 import { decodeResponse, encodeQuery, messageId } from '../src/features/dns/wire.js';
 import { parseAddress } from '../src/core/net/address.js';
 import { resolveCaller, type TrustedHeader } from '../src/core/net/caller-address.js';

@@ -74,7 +74,7 @@ describe('README.md', () => {
   it('names no path or document outside the repository in README.md, docs/, openapi/, src/, web/, test/, scripts/ or bench/', () => {
     // A clone has none of them: the project's decisions are stated in docs/, its contract in
     // openapi/. The one exception is where the MaxMind test databases are looked for (README, Tests).
-    // (`../shared/` followed by what that folder holds; src/shared/ is the project's own.)
+    // (`../shared/` followed by what that outside folder holds.)
     const outside = /\.\.\/shared\/(?:spec\/|fixtures\/(?!maxmind\/)|SPEC-NOTES|ARCHITECTURE)|SPEC-NOTES|ARCHITECTURE\.md|network-api-v1/;
     const offenders: string[] = [];
     const visit = (path: string) => {

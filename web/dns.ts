@@ -1,6 +1,6 @@
 // "DNS lookup": a name and type asked of this server's resolver (/v1/dns/resolve), its answers as
 // a view (the status line and the table's rows, pure and unit-tested) and one render of them.
-import { answerText } from '../src/shared/answer-text.js';
+import { answerText } from '../src/common/answer-text.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, text } from './dom.js';
 import { num, t } from './i18n/locale.js';

@@ -4,8 +4,8 @@
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, showFigure } from './dom.js';
 import { familyWords } from './i18n/locale.js';
-import { isIpv6LiteralOrigin } from '../src/shared/origin.js';
-import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, settleCheck, verdict, type Family, type FamilyCheck } from '../src/shared/families.js';
+import { isIpv6LiteralOrigin } from '../src/common/origin.js';
+import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, settleCheck, verdict, type Family, type FamilyCheck } from '../src/common/families.js';
 
 type IpData = Schemas['CallerIpData'];
 

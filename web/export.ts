@@ -1,12 +1,12 @@
 // What the page's Export buttons write, as plain text: a finished speed test (its figures and
 // every transfer and round trip) and a watch's polls, as JSON and CSV. No DOM here, so each
 // format is unit-tested on its own (test/page-export.test.ts); `download` hands the text over.
-import type { Poll } from '../src/shared/series.js';
-import type { SharedResult } from '../src/shared/speedtest/share.js';
+import type { Poll } from '../src/common/series.js';
+import type { SharedResult } from '../src/common/speedtest/share.js';
 
 /**
  * A transfer as the engine reports it (its size asked for, how long it took, its rate) and as
- * the rate rules read it (src/shared/speedtest/burst.ts): the bytes counted, its time to first byte and
+ * the rate rules read it (src/common/speedtest/burst.ts): the bytes counted, its time to first byte and
  * when it ended, so a reader can apply the rules to the export and get the page's figures.
  */
 interface Transfer {

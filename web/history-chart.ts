@@ -1,7 +1,7 @@
 // The history's trend: download and upload (Mbit/s) over the tests kept, and under them the
 // latency under load (ms), one point per test in the order they ran. Drawn in the SVG's own pixel
 // size, as the speed test's chart is, so its text stays legible on a phone.
-import type { SharedResult } from '../src/shared/speedtest/share.js';
+import type { SharedResult } from '../src/common/speedtest/share.js';
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText, worseLoaded } from './report.js';
 import { drawToWidth, element } from './svg.js';

@@ -1,8 +1,8 @@
 // "Your history": the results this browser kept (web/history.ts), as a table with a delete button
 // each, a trend chart, export and import, and delete all. Nothing here makes a request: the
 // history goes from this browser's storage to the screen or to a file the person saves.
-import type { SharedResult } from '../src/shared/speedtest/share.js';
-import { bufferbloat } from '../src/shared/speedtest/bufferbloat.js';
+import type { SharedResult } from '../src/common/speedtest/share.js';
+import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
 import { $ } from './dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';

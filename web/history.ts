@@ -1,10 +1,10 @@
 // The person's own past results, kept in their browser's storage for this site and nowhere else:
 // the server stores no result (its promise), so a history can only live with the person. Each
-// result is kept in the share-link codec (src/shared/speedtest/share.ts) without the address: compact,
+// result is kept in the share-link codec (src/common/speedtest/share.ts) without the address: compact,
 // already bounded and validated on the way back in, and read the same way a shared link is. No
 // DOM here, so the rules are unit-tested on their own (test/page-history.test.ts).
-import { decodeResult, encodeResult, type SharedResult } from '../src/shared/speedtest/share.js';
-import { bufferbloat } from '../src/shared/speedtest/bufferbloat.js';
+import { decodeResult, encodeResult, type SharedResult } from '../src/common/speedtest/share.js';
+import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
 import { worseLoaded } from './report.js';
 import { checkWatches, type WatchSummary } from './watch-history.js';
 import { readStored, type HistoryStorage } from './browser-storage.js';

@@ -1,7 +1,7 @@
 // The live rate: bits per second over the last second of bytes counted (web/live-transfers.ts),
 // as the page shows it while a direction runs. A moving window rather than a per-transfer figure,
 // so it moves smoothly across transfers of any size; it is what is moving now, never the result
-// (src/shared/speedtest/burst.ts and the engine's rule decide that from whole transfers). No DOM here,
+// (src/common/speedtest/burst.ts and the engine's rule decide that from whole transfers). No DOM here,
 // so it is unit-tested on its own (test/page-live.test.ts).
 
 /** The window the live rate is taken over, ms. */

@@ -2,9 +2,9 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
-import { jitterOf, percentile } from '../src/shared/statistics.js';
-import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/shared/speedtest/metrics.js';
-import type { Burst, TimedTransfer } from '../src/shared/speedtest/burst.js';
+import { jitterOf, percentile } from '../src/common/statistics.js';
+import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/common/speedtest/metrics.js';
+import type { Burst, TimedTransfer } from '../src/common/speedtest/burst.js';
 import { listed, num, t } from './i18n/locale.js';
 
 export function formatMs(ms: number): string {
@@ -46,7 +46,7 @@ export interface EnginePoint {
 }
 
 /**
- * The engine's transfers as the burst rules read them (src/shared/speedtest/burst.ts): the bytes that
+ * The engine's transfers as the burst rules read them (src/common/speedtest/burst.ts): the bytes that
  * moved (a download's Resource Timing size, head included; an upload's body and the engine's
  * 0.5% for its head), ending when the engine recorded them.
  */
@@ -81,7 +81,7 @@ export interface Spread {
   jitter: number | null;
 }
 
-/** The spread by the engine's own percentile and jitter (src/shared/speedtest/metrics.ts), so the median matches its figure. */
+/** The spread by the engine's own percentile and jitter (src/common/speedtest/metrics.ts), so the median matches its figure. */
 export function spread(samples: number[]): Spread | undefined {
   if (samples.length === 0) return undefined;
   return {

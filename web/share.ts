@@ -2,7 +2,7 @@
 // contract's speed_test_shared event) and Export (the figures and every point, as CSV or JSON).
 // The result lives in the page until the next test or the tab closes; nothing is stored anywhere.
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { shareLink } from '../src/shared/speedtest/share.js';
+import { shareLink } from '../src/common/speedtest/share.js';
 import { $, text } from './dom.js';
 import { t } from './i18n/locale.js';
 import { sendEvent } from './events.js';

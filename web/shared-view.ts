@@ -1,8 +1,8 @@
-// A shared result, opened from a link whose fragment carries it (`#r=…`, src/shared/speedtest/share.ts):
+// A shared result, opened from a link whose fragment carries it (`#r=…`, src/common/speedtest/share.ts):
 // shown read-only, labelled as a shared copy with its date and mode, beside an offer to run a new
 // test. The fragment never reaches the server; this page reads it where it is, in the browser.
-import { bufferbloat } from '../src/shared/speedtest/bufferbloat.js';
-import { decodeResult, type SharedResult } from '../src/shared/speedtest/share.js';
+import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
+import { decodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { $, showFigure, text } from './dom.js';
 import { dateTime, t } from './i18n/locale.js';
 import { bloatText, formatMbps, formatMs, loadedText, lossText, worseLoaded } from './report.js';

@@ -2,10 +2,10 @@
 // the line under it and its exact number, the verdict line, and the record a share link, the
 // history and the export keep. Pure (no DOM, no engine), so the rules are unit-tested on their own
 // (test/page-speed-result.test.ts); web/speedtest.ts draws it and sends what it must.
-import { bufferbloat } from '../src/shared/speedtest/bufferbloat.js';
-import { directionRates, type Burst } from '../src/shared/speedtest/burst.js';
-import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/shared/speedtest/metrics.js';
-import { sharedBps, sharedMs, type SharedResult } from '../src/shared/speedtest/share.js';
+import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
+import { directionRates, type Burst } from '../src/common/speedtest/burst.js';
+import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/common/speedtest/metrics.js';
+import { sharedBps, sharedMs, type SharedResult } from '../src/common/speedtest/share.js';
 import { t } from './i18n/locale.js';
 import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, verdictLine, worseLoaded, type Classes, type EnginePoint, type LossSending, type Spread } from './report.js';
 
@@ -83,12 +83,12 @@ function rateFigure(b: Bandwidth | undefined, burst: Burst | undefined): Figure 
 
 /** The finished test's figures from what the engine read. */
 export function speedResult(r: Readings): SpeedResult {
-  // Figures at the precision a share link keeps (src/shared/speedtest/share.ts), so a shared copy
+  // Figures at the precision a share link keeps (src/common/speedtest/share.ts), so a shared copy
   // reads exactly as this page does.
   const atLink = (b: Bandwidth | undefined): Bandwidth | undefined => (b === undefined ? undefined : { ...b, bps: sharedBps(b.bps) });
   const atLinkMs = (x: Spread | undefined): Spread | undefined => (x === undefined ? undefined : { ...x, median: sharedMs(x.median), jitter: x.jitter === null ? null : sharedMs(x.jitter) });
   // The rate each direction sustains, and the burst before it if the link gave one
-  // (src/shared/speedtest/burst.ts, the command line's rules).
+  // (src/common/speedtest/burst.ts, the command line's rules).
   const downRates = directionRates(timedTransfers(r.download, 'download'));
   const upRates = directionRates(timedTransfers(r.upload, 'upload'));
   const down = atLink(downRates.sustained);

@@ -9,9 +9,9 @@ import { browserLimitNote, formatMbps, formatMs, exportedTransfers, timedTransfe
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
-import { directionRates } from '../src/shared/speedtest/burst.js';
+import { directionRates } from '../src/common/speedtest/burst.js';
 import type { RunRecord, ShareOffer } from './share.js';
-import type { SharedResult } from '../src/shared/speedtest/share.js';
+import type { SharedResult } from '../src/common/speedtest/share.js';
 import { speedResult, type SpeedResult } from './speed-result.js';
 import { num, t } from './i18n/locale.js';
 import { startLive } from './live-view.js';

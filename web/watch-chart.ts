@@ -1,7 +1,7 @@
 // A watch target's chart, SmokePing's way: time across, round trip up (ms), for each span of time
 // the median as a line and the min-max band around it, with failed and limited polls marked
 // along the top. Drawn at the SVG's own pixel size so its text stays legible on a phone.
-import { buckets, type Poll } from '../src/shared/series.js';
+import { buckets, type Poll } from '../src/common/series.js';
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText } from './report.js';
 import { element } from './svg.js';

@@ -4,7 +4,7 @@
 // interval. A chart and a table per target, export as CSV or JSON. The polls live in this tab's
 // memory only; nothing but the polls leaves the browser.
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../src/shared/series.js';
+import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../src/common/series.js';
 import { $, text } from './dom.js';
 import { formatMs } from './report.js';
 import { num, t } from './i18n/locale.js';

@@ -1,5 +1,5 @@
 // The client commands: ip, dns, latency and config against any deployment's API.
-import { answerText } from '../shared/answer-text.js';
+import { answerText } from '../common/answer-text.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, table, type Output } from './output.js';

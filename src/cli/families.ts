@@ -5,7 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Schemas } from '../generated/openapi-types.js';
-import { FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, networkText, verdict, type Family, type FamilyCheck } from '../shared/families.js';
+import { FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, networkText, verdict, type Family, type FamilyCheck } from '../common/families.js';
 import { ApiFailure, clientFor, type Client, type Fetcher } from './client.js';
 import { pairs, print, printJson, type Output } from './output.js';
 

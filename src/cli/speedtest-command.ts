@@ -6,14 +6,14 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
-import { qualitiesOf, type Figures } from '../shared/speedtest/metrics.js';
-import { bufferbloat } from '../shared/speedtest/bufferbloat.js';
+import { qualitiesOf, type Figures } from '../common/speedtest/metrics.js';
+import { bufferbloat } from '../common/speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
-import type { Burst } from '../shared/speedtest/burst.js';
+import type { Burst } from '../common/speedtest/burst.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
-import { shareLink } from '../shared/speedtest/share.js';
+import { shareLink } from '../common/speedtest/share.js';
 
 interface SpeedTestOptions {
   mode: string;
@@ -204,7 +204,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
 
 /**
  * The link `--share` prints: the deployment's page with the result in its fragment (the codec
- * keeps bit/s and µs, src/shared/speedtest/share.ts); the address only when asked for, as the
+ * keeps bit/s and µs, src/common/speedtest/share.ts); the address only when asked for, as the
  * deployment sees it.
  */
 async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {

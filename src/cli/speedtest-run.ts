@@ -1,7 +1,7 @@
 // Runs a speed-test plan from Node against a deployment's /__down and /__up. The engine the
 // configuration names is browser-only (window, Resource Timing, WebRTC), so this takes the same
 // timings it reads from Resource Timing off node:http's own events and feeds them to the same
-// calculations (src/shared/speedtest/metrics.ts). node:http rather than fetch: its socket events give the
+// calculations (src/common/speedtest/metrics.ts). node:http rather than fetch: its socket events give the
 // moment a request starts on an open connection (Resource Timing's requestStart), so connection
 // set-up never counts as latency.
 import http from 'node:http';
@@ -9,15 +9,15 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
-import { jitterOf } from '../shared/statistics.js';
-import { directionRates, type Burst, type TimedTransfer } from '../shared/speedtest/burst.js';
+import { jitterOf } from '../common/statistics.js';
+import { directionRates, type Burst, type TimedTransfer } from '../common/speedtest/burst.js';
 import {
   FINISH_REQUEST_MS,
   latencyOf,
   loadedPings,
   LOADED_LATENCY_THROTTLE_MS,
   type Bandwidth,
-} from '../shared/speedtest/metrics.js';
+} from '../common/speedtest/metrics.js';
 
 /** A step of the plan, as the contract defines it. */
 type Measurement = Schemas['SpeedTestMeasurement'];
@@ -39,7 +39,7 @@ const REQUEST_WEIGHT = 100_000;
 const weight = (m: Measurement) => (m.type === 'latency' ? (m.packet_count ?? 1) * REQUEST_WEIGHT : (m.request_count ?? 1) * ((m.bytes_per_request ?? 0) + REQUEST_WEIGHT));
 
 export interface Result {
-  /** The rate each direction sustains (src/shared/speedtest/burst.ts), and the burst before it, if any. */
+  /** The rate each direction sustains (src/common/speedtest/burst.ts), and the burst before it, if any. */
   download?: Bandwidth;
   upload?: Bandwidth;
   downloadBurst?: Burst;
@@ -198,7 +198,7 @@ export class SpeedTestRun {
     return Math.max(0, x.ttfb - (x.serverTime ?? 0));
   }
 
-  /** One transfer, with the bytes it moved and when it ended (for the burst rules, src/shared/speedtest/burst.ts). */
+  /** One transfer, with the bytes it moved and when it ended (for the burst rules, src/common/speedtest/burst.ts). */
   async #transfer(type: 'download' | 'upload', bytes: number): Promise<TimedTransfer> {
     if (type === 'download') {
       const x = await this.#exchange('GET', `/__down?bytes=${String(bytes)}`);

@@ -6,7 +6,7 @@
 // threshold was crossed (docs/command-line.md, "Exit status").
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
-import { DEFAULT_PROBE_LIMIT, SERVER_TARGET, probeBudget, summarize, type Poll, type SeriesSummary } from '../shared/series.js';
+import { DEFAULT_PROBE_LIMIT, SERVER_TARGET, probeBudget, summarize, type Poll, type SeriesSummary } from '../common/series.js';
 import { ApiFailure, type Client } from './client.js';
 import { table, type Output } from './output.js';
 import { terminalJson, terminalText } from './terminal-text.js';

@@ -6,7 +6,7 @@ import type { RouteDefinition } from '../core/http/router.js';
 import type { HttpReply, RequestContext } from '../core/http/types.js';
 import type { ParsedAddress } from '../core/net/address.js';
 import { pagePolicy } from '../core/http/pages.js';
-import { isIpv6LiteralOrigin } from '../shared/origin.js';
+import { isIpv6LiteralOrigin } from '../common/origin.js';
 
 /** What the page is told of the deployment in its own HTML, so it asks for nothing it lacks. */
 interface PageSettings {
@@ -39,7 +39,7 @@ export function pageHandler(settings: PageSettings, compress: TextCompressor | u
   const before = PAGE_HTML_HEAD + attributes + PAGE_HTML_MIDDLE;
   const headers = {
     Vary: 'Accept',
-    // An IPv6-literal origin cannot be named in a policy (src/shared/origin.ts); naming it anyway
+    // An IPv6-literal origin cannot be named in a policy (src/common/origin.ts); naming it anyway
     // only makes the browser report the policy as invalid. The page asks such an origin only when
     // it is its own, and otherwise says why not (web/dual-stack.ts).
     'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !isIpv6LiteralOrigin(origin))),

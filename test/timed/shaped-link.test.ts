@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bufferbloat } from '../../src/shared/speedtest/bufferbloat.js';
-import { directionRates, type TimedTransfer } from '../../src/shared/speedtest/burst.js';
-import { latencyOf } from '../../src/shared/speedtest/metrics.js';
-import { sharedBps, sharedMs } from '../../src/shared/speedtest/share.js';
+import { bufferbloat } from '../../src/common/speedtest/bufferbloat.js';
+import { directionRates, type TimedTransfer } from '../../src/common/speedtest/burst.js';
+import { latencyOf } from '../../src/common/speedtest/metrics.js';
+import { sharedBps, sharedMs } from '../../src/common/speedtest/share.js';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
 import { canMakeNetns } from '../support/netns.js';
 import { CLI, runCli } from '../support/process.js';
@@ -116,7 +116,7 @@ describe.skipIf(!ready)('speed test accuracy on shaped links', () => {
   }
 
   /**
-   * The headline figures by the command line's own rules (src/shared/speedtest/burst.ts, metrics.ts,
+   * The headline figures by the command line's own rules (src/common/speedtest/burst.ts, metrics.ts,
    * bufferbloat.ts, the functions `netdiag speedtest` reports with) applied to the transfers and
    * round trips the page exported, at the precision a share link keeps.
    */

@@ -1,9 +1,9 @@
 // The page's words in English: every text it shows, one message each, with named placeholders
-// (`{name}`, src/shared/template.ts) for what changes. The other languages (de.ts, es.ts, ja.ts,
+// (`{name}`, src/common/template.ts) for what changes. The other languages (de.ts, es.ts, ja.ts,
 // ar.ts) have exactly these keys and, in each message, exactly these placeholders; numbers reach
 // a placeholder already formatted for the language (web/i18n/locale.ts). Keys name the section
-// first. The both-families check's words are the command line's too (src/shared/families.ts).
-import { FAMILY_MESSAGES } from '../../src/shared/families.js';
+// first. The both-families check's words are the command line's too (src/common/families.ts).
+import { FAMILY_MESSAGES } from '../../src/common/families.js';
 
 export const en = {
   ...FAMILY_MESSAGES,

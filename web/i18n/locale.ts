@@ -2,8 +2,8 @@
 // element carries (`<html lang>`, set once at start by web/i18n/page-text.ts), so there is no
 // language state to share between sections; outside a browser (unit tests) it is English, unless
 // a test sets the root element's language as the page does.
-import { fill, type Params } from '../../src/shared/template.js';
-import type { FamilyWords } from '../../src/shared/families.js';
+import { fill, type Params } from '../../src/common/template.js';
+import type { FamilyWords } from '../../src/common/families.js';
 import { en, type Catalogue, type MessageKey } from './en.js';
 
 // The catalogues at hand: English, and the reader's once fetched (page-text.ts adds it before any
@@ -60,7 +60,7 @@ export function listed(names: readonly string[]): string {
   return t('list.last', { rest: names.slice(0, -1).join(t('list.separator')), last: names.at(-1) ?? '' });
 }
 
-/** The both-families check's words (src/shared/families.ts) in the page's language. */
+/** The both-families check's words (src/common/families.ts) in the page's language. */
 export function familyWords(): FamilyWords {
   return { messages: messages(), time: (ms) => (ms >= 1000 ? t('unit.s', { value: num(ms / 1000, 1) }) : t('unit.ms', { value: num(ms) })) };
 }

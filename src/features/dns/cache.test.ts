@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../test/support/limiter-conformance.js';
 import { DnsCache } from './cache.js';
-import type { DnsResult } from '../../shared/dns-types.js';
+import type { DnsResult } from '../../common/dns-types.js';
 
 const result = (ttl: number): DnsResult => ({
   responseCode: 'no_error',

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/ports.js';
-import type { DnsAnswer, DnsResult } from '../../shared/dns-types.js';
+import type { DnsAnswer, DnsResult } from '../../common/dns-types.js';
 
 interface Entry {
   result: DnsResult;

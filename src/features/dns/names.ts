@@ -1,6 +1,6 @@
 import { reverseNameOfText } from '../../core/net/reverse.js';
 import { Problem } from '../../core/http/problems.js';
-import { MAX_NAME_LENGTH } from '../../shared/dns-types.js';
+import { MAX_NAME_LENGTH } from '../../common/dns-types.js';
 
 /** Letters, digits, hyphen and underscore (`_dmarc`, `_sip._tcp` are real names; docs/api.md). */
 const LABEL = /^[a-z0-9_-]{1,63}$/;

@@ -4,7 +4,7 @@ import { Circuit } from './circuit.js';
 import { Deadline } from './deadline.js';
 import { DnsFailure } from './errors.js';
 import type { DnsTransport } from './transport.js';
-import type { DnsResult, DnsType } from '../../shared/dns-types.js';
+import type { DnsResult, DnsType } from '../../common/dns-types.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
 import type { Clock, Defer, Logger } from '../../core/ports.js';
 

@@ -6,7 +6,7 @@ import type { HttpReply, RequestContext } from '../../core/http/types.js';
 import { DnsFailure, problemFor } from './errors.js';
 import { canonicalName, reverseName } from './names.js';
 import type { Resolution, Resolver } from './resolver.js';
-import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../shared/dns-types.js';
+import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../common/dns-types.js';
 
 /** Decodes one form-urlencoded component (WHATWG URL §5.1: `+` is a space). */
 function decodeComponent(text: string): string {

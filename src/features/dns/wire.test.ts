@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { DnsFailure } from './errors.js';
 import { decodeResponse, encodeQuery, messageId } from './wire.js';
-import { DNS_TYPES } from '../../shared/dns-types.js';
+import { DNS_TYPES } from '../../common/dns-types.js';
 
 type Answer = dnsPacket.Answer;
 

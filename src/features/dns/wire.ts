@@ -11,7 +11,7 @@ import {
   type DnsResult,
   type DnsType,
   type ResponseCode,
-} from '../../shared/dns-types.js';
+} from '../../common/dns-types.js';
 
 /**
  * EDNS(0) UDP payload size: 1232 bytes avoids IP fragmentation on any path (DNS Flag Day 2020);

@@ -2,7 +2,7 @@
 // (/ip, /country, …): each asks only for what it prints, so `/ip` takes no lookup and only
 // `/hostname` and the whole object wait for the PTR.
 import { reverseNameOf } from '../../core/net/reverse.js';
-import type { DnsResult } from '../../shared/dns-types.js';
+import type { DnsResult } from '../../common/dns-types.js';
 import { Problem } from '../../core/http/problems.js';
 import type { RequestContext } from '../../core/http/types.js';
 import type { EdgeFacts } from '../../core/http/connection.js';

@@ -47,7 +47,7 @@ const LIGHT: Measurement[] = [
  * instead of being measured with ones too short to time. Three requests a step from 5 MB: a link
  * that gives a new flow a burst ("PowerBoost", say 20 MB at twice the rate) is still in it when
  * the 1 s rule first holds, so those steps run long enough after it ends to measure the rate
- * the link sustains (src/shared/speedtest/burst.ts).
+ * the link sustains (src/common/speedtest/burst.ts).
  */
 const FULL: Measurement[] = [
   latency(1),
