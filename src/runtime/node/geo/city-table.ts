@@ -109,6 +109,17 @@ function lastAtOrBelow(key: Uint32Array, words: Uint32Array, count: number, stri
   return found;
 }
 
+/**
+ * Whether the fine entry at `fine[at]` starts in the /64 of the /64-keyed entry at `block[from]`
+ * or after it: its upper two words at or above that entry's (its lower ones are never zero, so it
+ * then starts later). Compared in place: the lookup is on /v1/ip's path and allocates nothing.
+ */
+function startsInOrAfter(fine: Uint32Array, at: number, block: Uint32Array, from: number): boolean {
+  const high = fine[at] ?? 0;
+  const other = block[from] ?? 0;
+  return high !== other ? high > other : (fine[at + 1] ?? 0) >= (block[from + 1] ?? 0);
+}
+
 function decodeRecord(bytes: Buffer): CityRecord {
   const latitude = bytes.readDoubleLE(0);
   const longitude = bytes.readDoubleLE(8);
@@ -162,7 +173,7 @@ export function embeddedCityTable(paths = { v4: cityTablePath(4), v6: cityTableP
     // A range that starts inside the address's /64, after the /64-aligned one found, governs.
     if (table.fineEntries > 0) {
       const f = lastAtOrBelow(key, table.fine, table.fineEntries, FINE_STRIDE, 4);
-      if (f >= 0 && (e < 0 || compareWords(table.fine.subarray(f * FINE_STRIDE, f * FINE_STRIDE + width), blockWords, e * stride, width) >= 0)) offset = table.fine[f * FINE_STRIDE + 4] ?? NO_RECORD;
+      if (f >= 0 && (e < 0 || startsInOrAfter(table.fine, f * FINE_STRIDE, blockWords, e * stride))) offset = table.fine[f * FINE_STRIDE + 4] ?? NO_RECORD;
     }
     if (offset === NO_RECORD) return undefined;
     let bytes = readExactly(table.fd, record, record.length, table.recordsAt + offset);

@@ -1,0 +1,70 @@
+// The share link's codec: what goes in comes out (to its stated precision), and a link that was
+// cut, edited or made by another version says which part is wrong instead of showing figures.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeResult, encodeResult, shareLink, type SharedResult } from './share.js';
+
+const FULL: SharedResult = {
+  at: Date.UTC(2026, 10, 25, 18, 0, 5),
+  mode: 'full',
+  downloadBps: 412_512_345,
+  uploadBps: 9_534_567,
+  latencyMs: 4.448,
+  jitterMs: 0.371,
+  loadedDownMs: 48.123,
+  loadedUpMs: 311.5,
+  lossPercent: 1.25,
+  address: '2001:db8::7',
+};
+
+describe('share links', () => {
+  it('round-trips every figure, and the address only when given', () => {
+    expect(decodeResult(encodeResult(FULL))).toEqual({ ok: true, result: FULL });
+    const without: SharedResult = { ...FULL };
+    delete without.address;
+    const encoded = encodeResult(without);
+    expect(encoded.endsWith('~')).toBe(true);
+    expect(decodeResult(encoded)).toEqual({ ok: true, result: without });
+  });
+
+  it('keeps figures to the bit/s and the µs for any result in range', () => {
+    const micros = fc.integer({ min: 0, max: 3_600_000_000 }).map((n) => n / 1000);
+    const result = fc.record(
+      {
+        at: fc.integer({ min: 0, max: 4_000_000_000 }).map((s) => s * 1000),
+        mode: fc.constantFrom<'light' | 'full'>('light', 'full'),
+        downloadBps: fc.integer({ min: 0, max: 1e12 }),
+        uploadBps: fc.integer({ min: 0, max: 1e12 }),
+        latencyMs: micros,
+        jitterMs: micros,
+        loadedDownMs: micros,
+        loadedUpMs: micros,
+        lossPercent: fc.integer({ min: 0, max: 10_000 }).map((n) => n / 100),
+        address: fc.oneof(fc.ipV4(), fc.constant('2001:db8::1')),
+      },
+      { requiredKeys: ['at', 'mode'] },
+    );
+    fc.assert(
+      fc.property(result, (r) => {
+        expect(decodeResult(encodeResult(r))).toEqual({ ok: true, result: r });
+      }),
+    );
+  });
+
+  it('is short: a full result with an IPv6 address fits in under 90 characters', () => {
+    expect(shareLink('https://netdiag.example.net/', FULL).length).toBeLessThan(90);
+    expect(shareLink('https://netdiag.example.net/', FULL)).toMatch(/^https:\/\/netdiag\.example\.net\/#r=1~/);
+  });
+
+  it.each([
+    ['2~x', 'it is not a version 1 result (a newer netdiag may have made it)'],
+    ['1~abc~f~1', 'it has 4 parts where a version 1 result has 11 (cut short when copied?)'],
+    ['1~~f~~~~~~~~', 'it has no time'],
+    ['1~abc~x~~~~~~~~', 'its mode is neither light nor full'],
+    ['1~abc~f~ZZ~~~~~~~', 'its download is not a number'],
+    ['1~abc~f~zzzzzzzzzz~~~~~~~', 'its download is out of range'],
+    ['1~abc~f~~~~~~~~<script>', 'its address is not an IP address'],
+  ])('refuses %s: %s', (text, reason) => {
+    expect(decodeResult(text)).toEqual({ ok: false, reason });
+  });
+});
