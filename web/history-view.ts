@@ -9,6 +9,7 @@ import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
 import { formatMbps, formatMs, worseLoaded } from './report.js';
 import { dateTime, num, t } from './i18n/locale.js';
+import type { MessageKey } from './i18n/en.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from './watch-history.js';
 
 /** The page's storage, or why there is none (a browser or a setting may refuse it). */
@@ -142,62 +143,84 @@ function showWatches(watches: readonly WatchSummary[]): void {
   );
 }
 
-/** As update, for the watch summaries. */
-function updateWatches(change: (kept: WatchSummary[]) => WatchSummary[]): void {
+/** A list this browser keeps: how it is read, written and shown, and what its faults are called. */
+interface KeptList<T> {
+  read(store: HistoryStorage): { ok: true; items: T[] } | { ok: false; reason: string };
+  write(store: HistoryStorage, items: T[]): void;
+  show(items: T[]): void;
+  /** The page after a read: `ok` false when what is stored could not be read. */
+  readable(ok: boolean): void;
+  said: { cannotKeep: MessageKey; unreadable: MessageKey; notSaved: MessageKey };
+}
+
+/** Reads a kept list, changes it with `change`, writes and shows it; any failure is said, nothing dropped. */
+function updateKept<T>(list: KeptList<T>, change: (kept: T[]) => T[]): boolean {
   const store = storage();
   if (typeof store === 'string') {
-    problem(t('history.cannot-keep-watches', { reason: store }));
-    return;
+    problem(t(list.said.cannotKeep, { reason: store }));
+    return false;
   }
-  const read = readWatches(store);
+  const read = list.read(store);
+  list.readable(read.ok);
   if (!read.ok) {
-    problem(t('history.unreadable-watches', { reason: read.reason }));
-    $('#history-actions').hidden = false;
-    return;
+    // Left as it is: overwriting what could not be read would lose it. "Delete all" stays
+    // offered, the one way out that the person chooses.
+    problem(t(list.said.unreadable, { reason: read.reason }));
+    return false;
   }
-  const next = change(read.watches);
+  const next = change(read.items);
   try {
-    writeWatches(store, next);
+    list.write(store, next);
   } catch (err) {
-    problem(t('history.watch-not-saved', { reason: err instanceof Error ? err.message : String(err) }));
-    return;
+    problem(t(list.said.notSaved, { reason: err instanceof Error ? err.message : String(err) }));
+    return false;
   }
-  showWatches(next);
+  list.show(next);
+  return true;
+}
+
+const RESULTS: KeptList<SharedResult> = {
+  read: (store) => {
+    const read = readHistory(store);
+    return read.ok ? { ok: true, items: read.results } : read;
+  },
+  write: writeHistory,
+  show,
+  readable: (ok) => {
+    // Results that cannot be read cannot be exported either.
+    if (!ok) $('#history-actions').hidden = false;
+    $('#history-export-csv').hidden = !ok;
+    $('#history-export-json').hidden = !ok;
+  },
+  said: { cannotKeep: 'history.cannot-keep', unreadable: 'history.unreadable', notSaved: 'history.not-saved' },
+};
+
+const WATCHES: KeptList<WatchSummary> = {
+  read: (store) => {
+    const read = readWatches(store);
+    return read.ok ? { ok: true, items: read.watches } : read;
+  },
+  write: writeWatches,
+  show: showWatches,
+  readable: (ok) => {
+    if (!ok) $('#history-actions').hidden = false;
+  },
+  said: { cannotKeep: 'history.cannot-keep-watches', unreadable: 'history.unreadable-watches', notSaved: 'history.watch-not-saved' },
+};
+
+/** Changes the kept results; a change that is kept clears what was said of the history before. */
+function update(change: (kept: SharedResult[]) => SharedResult[]): void {
+  if (updateKept(RESULTS, change)) problem(undefined);
+}
+
+/** Changes the kept watch summaries. */
+function updateWatches(change: (kept: WatchSummary[]) => WatchSummary[]): void {
+  updateKept(WATCHES, change);
 }
 
 /** Keeps a watch's summary (the watch's "Keep a summary" button). */
 export function keepWatch(summary: WatchSummary): void {
   updateWatches((kept) => mergeWatches(kept, [summary]));
-}
-
-/** Reads the history, changes it with `change`, writes and shows it; any failure is said, nothing dropped. */
-function update(change: (kept: SharedResult[]) => SharedResult[]): void {
-  const store = storage();
-  if (typeof store === 'string') {
-    problem(t('history.cannot-keep', { reason: store }));
-    return;
-  }
-  const read = readHistory(store);
-  if (!read.ok) {
-    // Left as it is: overwriting what could not be read would lose it. "Delete all" stays
-    // offered, the one way out that the person chooses.
-    problem(t('history.unreadable', { reason: read.reason }));
-    $('#history-actions').hidden = false;
-    $('#history-export-csv').hidden = true;
-    $('#history-export-json').hidden = true;
-    return;
-  }
-  $('#history-export-csv').hidden = false;
-  $('#history-export-json').hidden = false;
-  const next = change(read.results);
-  try {
-    writeHistory(store, next);
-  } catch (err) {
-    problem(t('history.not-saved', { reason: err instanceof Error ? err.message : String(err) }));
-    return;
-  }
-  problem(undefined);
-  show(next);
 }
 
 /** Adds a finished test's figures to the history (called by the speed test). */
