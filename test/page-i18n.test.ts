@@ -127,7 +127,8 @@ describe.skipIf(!ready)('the page in each language', () => {
     try {
       const page = await context.newPage();
       await page.goto(`${server.url}/`);
-
+      // The sections start once the language is set (its catalogue fetched): Start is enabled after.
+      await page.waitForSelector('#speed-start:not([disabled])');
       expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
       expect(await page.textContent('#speed-h')).toBe(catalogue('de')['speed.heading']);
       // The selector reloads the page in the language chosen, and the choice stays.
@@ -135,6 +136,7 @@ describe.skipIf(!ready)('the page in each language', () => {
       await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('ja');
       expect(await page.textContent('#speed-h')).toBe(catalogue('ja')['speed.heading']);
       await page.reload();
+      await page.waitForSelector('#speed-start:not([disabled])');
       expect(await page.evaluate(() => document.documentElement.lang)).toBe('ja');
       expect(await page.inputValue('#language')).toBe('ja');
     } finally {
