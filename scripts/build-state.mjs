@@ -32,7 +32,7 @@ export function buildState() {
     ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'scripts/ts-resolve.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
   );
   // The compiled geo data counts as part of the build: without it the server cannot start.
-  const outputs = [join('cli', 'main.js'), ...['asn.bin', 'city-ipv4.bin', 'city-ipv6.bin'].map((f) => join('data', f))];
+  const outputs = [join('cli', 'main.js'), ...['asn.bin', 'city.bin'].map((f) => join('data', f))];
   const built = existsSync(stamp) && outputs.every((f) => existsSync(join(root, 'dist', f))) ? statSync(stamp).mtimeMs : undefined;
   return { built, sources, inputs: Math.max(sources, mtime('package-lock.json')) };
 }

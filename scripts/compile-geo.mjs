@@ -1,6 +1,6 @@
 // Build step after tsc: compiles the embedded geo data into what start-up reads without parsing
 // and, for the city data, without holding it (scripts/geo/asn-compile.ts and
-// src/runtime/node/geo/city-table.ts say why): dist/data/asn.bin, city-ipv4.bin, city-ipv6.bin.
+// src/runtime/node/geo/city-table.ts say why): dist/data/asn.bin and city.bin.
 // They are compiled again only when the data or the code that compiles and reads them is newer
 // (about 7 s of CPU).
 //
@@ -11,7 +11,7 @@
 // layouts and paths from the run-time sources that read the tables, so both sides share one
 // definition. Type stripping takes only erasable syntax: no enum, namespace or parameter property
 // in scripts/geo/ or what it imports at run time (tsc -p tsconfig.json type-checks them all).
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { root } from './build-state.mjs';
@@ -26,9 +26,9 @@ const { compileAsn } = await import('./geo/asn-compile.ts');
 const { compileCity } = await import('./geo/city-compile.ts');
 const { embeddedCityPaths, SOURCE_PACKAGES } = await import('./geo/sources.ts');
 const { ASN_TABLE_PATH } = await import('../src/runtime/node/geo/asn-table.ts');
-const { cityTablePath } = await import('../src/runtime/node/geo/city-table.ts');
+const { CITY_TABLE_PATH } = await import('../src/runtime/node/geo/city-table.ts');
 
-const outputs = [ASN_TABLE_PATH, cityTablePath(4), cityTablePath(6)];
+const outputs = [ASN_TABLE_PATH, CITY_TABLE_PATH];
 const require = createRequire(import.meta.url);
 const sourceFiles = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(root, dir, f));
 const inputs = [
@@ -51,7 +51,10 @@ function write(path, bytes) {
 
 if (!current || process.argv.includes('--always')) {
   write(ASN_TABLE_PATH, compileAsn());
-  const sources = embeddedCityPaths();
-  write(cityTablePath(4), compileCity(sources.v4));
-  write(cityTablePath(6), compileCity(sources.v6));
+  write(CITY_TABLE_PATH, compileCity(embeddedCityPaths()));
+}
+// Files an earlier layout wrote (city-ipv4.bin, city-ipv6.bin) would only weigh on the install.
+const dataDir = dirname(CITY_TABLE_PATH);
+for (const name of readdirSync(dataDir)) {
+  if (!outputs.some((f) => f === join(dataDir, name))) rmSync(join(dataDir, name));
 }

@@ -1,13 +1,28 @@
-// Build step (scripts/compile-geo.mjs): the embedded DB-IP Lite mmdb files compiled into the
-// range tables src/runtime/node/geo/city-table.ts reads (that file says why and how, and defines
-// the layout both sides use). The search tree is walked in address order; consecutive networks
-// with the same record become one range; each distinct record is decoded once by MaxMind's
-// reader and shaped as /v1/ip gives it, its time zone filled from its coordinates.
+// Build step (scripts/compile-geo.mjs): the embedded DB-IP Lite mmdb files (IPv4 and IPv6)
+// compiled into the one table src/runtime/node/geo/city-table.ts reads (that file says why and
+// how, and defines the layout both sides use). Each search tree is walked in address order;
+// consecutive networks with the same record become one range; each data record is decoded once by
+// MaxMind's reader at the first address that reaches it and shaped as /v1/ip gives it, its time
+// zone filled from its coordinates; locations alike in every field are stored once for both
+// families, and each text once.
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
 import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
-import { BLOCK, CITY_MAGIC, CITY_VERSION, HEADER_WORDS, NO_RECORD, RECORD_TEXTS, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
+import {
+  BLOCK,
+  CITY_MAGIC,
+  CITY_VERSION,
+  COORDINATE_SCALE,
+  FAMILY_WORDS,
+  FINE_STRIDE,
+  HEADER_WORDS,
+  NO_COORDINATE,
+  NO_RECORD,
+  NO_STRING,
+  RECORD_BYTES,
+  type CityRecord,
+} from '../../src/runtime/node/geo/city-table.js';
 import { zoneAt } from './timezone.js';
 
 /** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */
@@ -46,22 +61,81 @@ function pointerReader(tree: Buffer, recordSize: number): (node: number, right: 
   }
 }
 
-export function encodeRecord(record: CityRecord): Buffer {
-  const coordinates = Buffer.alloc(16);
-  coordinates.writeDoubleLE(record.latitude ?? NaN, 0);
-  coordinates.writeDoubleLE(record.longitude ?? NaN, 8);
-  const parts = [coordinates];
-  for (const field of RECORD_TEXTS) {
-    const text = Buffer.from(record[field] ?? '', 'utf8');
-    const length = Buffer.alloc(2);
-    length.writeUInt16LE(text.length, 0);
-    parts.push(length, text);
+/** Each distinct location once, each distinct text once: what both families' ranges point at. */
+export class Locations {
+  private readonly strings = new Map<string, number>();
+  private readonly stringParts: Buffer[] = [];
+  private stringBytes = 0;
+  private readonly numbers = new Map<string, number>();
+  private readonly records: Buffer[] = [];
+
+  /** The record number of `record`, storing it if it is new. */
+  add(record: CityRecord): number {
+    const bytes = Buffer.alloc(RECORD_BYTES);
+    bytes.writeInt32LE(this.coordinate(record.latitude), 0);
+    bytes.writeInt32LE(this.coordinate(record.longitude), 4);
+    if (record.country_code !== null) {
+      if (!/^[A-Z]{2}$/.test(record.country_code)) throw new Error(`city data: country code ${record.country_code} is not two letters`);
+      bytes.write(record.country_code, 8, 'latin1');
+    }
+    bytes.writeUIntLE(this.text(record.city), 10, 3);
+    bytes.writeUIntLE(this.text(record.region), 13, 3);
+    bytes.writeUIntLE(this.text(record.postal_code), 16, 3);
+    bytes.writeUIntLE(this.text(record.timezone), 19, 3);
+    const identity = bytes.toString('latin1');
+    let n = this.numbers.get(identity);
+    if (n === undefined) {
+      n = this.records.length;
+      if (n >= NO_RECORD) throw new Error('city data: more locations than a 3-byte record number holds');
+      this.numbers.set(identity, n);
+      this.records.push(bytes);
+    }
+    return n;
   }
-  return Buffer.concat(parts);
+
+  /** Ten-thousandths of a degree, refused if that would change the value the data gives. */
+  private coordinate(value: number | null): number {
+    if (value === null) return NO_COORDINATE;
+    const stored = Math.round(value * COORDINATE_SCALE);
+    if (!Object.is(stored / COORDINATE_SCALE, value)) throw new Error(`city data: coordinate ${String(value)} has more decimals than the table's layout keeps`);
+    return stored;
+  }
+
+  private text(value: string | null): number {
+    if (value === null) return NO_STRING;
+    let offset = this.strings.get(value);
+    if (offset === undefined) {
+      const bytes = Buffer.from(value, 'utf8');
+      offset = this.stringBytes;
+      if (offset >= NO_STRING || bytes.length > 0xffff) throw new Error('city data: the texts outgrow the layout');
+      const length = Buffer.alloc(2);
+      length.writeUInt16LE(bytes.length, 0);
+      this.stringParts.push(length, bytes);
+      this.stringBytes += 2 + bytes.length;
+      this.strings.set(value, offset);
+    }
+    return offset;
+  }
+
+  stringsSection(): Buffer {
+    return Buffer.concat(this.stringParts);
+  }
+
+  recordsSection(): Buffer {
+    return Buffer.concat(this.records);
+  }
 }
 
-/** Compiles one DB-IP mmdb file (IPv4 or IPv6) into a city table. */
-export function compileCity(mmdbPath: string): Buffer {
+/** A family's ranges in address order: each first address (`width` words) and its record number. */
+interface Ranges {
+  width: number;
+  keys: Uint32Array;
+  numbers: Uint32Array;
+  count: number;
+}
+
+/** Walks one DB-IP mmdb file's search tree into its ranges. */
+export function walkCity(mmdbPath: string, locations: Locations): Ranges {
   const file = readFileSync(mmdbPath);
   const reader = new Reader<Response>(file);
   const { nodeCount, recordSize, ipVersion } = reader.metadata;
@@ -69,12 +143,10 @@ export function compileCity(mmdbPath: string): Buffer {
   const pointer = pointerReader(file, recordSize);
 
   let keys = new Uint32Array(1 << 20);
-  let targets = new Uint32Array((1 << 20) / width);
-  let entries = 0;
-  /** Record pointer → offset of its encoded record. */
-  const offsets = new Map<number, number>();
-  const records: Buffer[] = [];
-  let recordBytes = 0;
+  let numbers = new Uint32Array((1 << 20) / width);
+  let count = 0;
+  /** Data pointer → record number. */
+  const numberOf = new Map<number, number>();
   const start = new Uint32Array(width);
 
   const textOf = (words: Uint32Array) => {
@@ -86,33 +158,28 @@ export function compileCity(mmdbPath: string): Buffer {
   const recordAt = (target: number): number => {
     // The tree's own "no data" pointer.
     if (target === nodeCount) return NO_RECORD;
-    let offset = offsets.get(target);
-    if (offset === undefined) {
+    let n = numberOf.get(target);
+    if (n === undefined) {
       // Decoded through the reader at the first address that reaches it: this one.
       const raw = reader.get(textOf(start)) as Record<string, unknown> | null;
-      offset = raw === null ? NO_RECORD : recordBytes;
-      if (raw !== null) {
-        const encoded = encodeRecord(fromDbip(raw));
-        records.push(encoded);
-        recordBytes += encoded.length;
-      }
-      offsets.set(target, offset);
+      n = raw === null ? NO_RECORD : locations.add(fromDbip(raw));
+      numberOf.set(target, n);
     }
-    return offset;
+    return n;
   };
 
-  const append = (offset: number) => {
-    if (entries === targets.length) {
+  const append = (n: number) => {
+    if (count === numbers.length) {
       const grownKeys = new Uint32Array(keys.length * 2);
       grownKeys.set(keys);
       keys = grownKeys;
-      const grownTargets = new Uint32Array(targets.length * 2);
-      grownTargets.set(targets);
-      targets = grownTargets;
+      const grownNumbers = new Uint32Array(numbers.length * 2);
+      grownNumbers.set(numbers);
+      numbers = grownNumbers;
     }
-    keys.set(start, entries * width);
-    targets[entries] = offset;
-    entries += 1;
+    keys.set(start, count * width);
+    numbers[count] = n;
+    count += 1;
   };
 
   let last = -1;
@@ -129,45 +196,112 @@ export function compileCity(mmdbPath: string): Buffer {
         walk(next, depth + 1);
         continue;
       }
-      const offset = recordAt(next);
-      if (offset === last) continue;
-      append(offset);
-      last = offset;
+      const n = recordAt(next);
+      if (n === last) continue;
+      append(n);
+      last = n;
     }
   };
   walk(0, 0);
+  return { width, keys, numbers, count };
+}
 
+/** Bytes needed for a non-negative number below 2^32 (0 for 0). */
+const bytesFor = (value: number) => (value === 0 ? 0 : Math.ceil(Math.log2(value + 1) / 8));
+
+/** One family's sections (city-table.ts's layout): directory keys and offsets, blocks, fine entries. */
+function encodeFamily(ranges: Ranges): { keyWidth: number; count: number; blocks: number; keys: Uint32Array; offsets: Uint32Array; body: Buffer; fine: Uint32Array } {
+  const { width } = ranges;
   // IPv6: nearly every range starts on a /64 boundary (all but about 10 000 of 4.4 million), so the
-  // main table keys them by their upper 64 bits (two words, not four), and the few that start
-  // inside a /64 go to a small table of full keys (city-table.ts says how a lookup joins them).
-  const fullWidth = width;
-  const keyWidth = fullWidth === 4 ? 2 : fullWidth;
+  // blocks key them by their upper 64 bits, and the few that start inside a /64 go to the fine
+  // entries with full keys (city-table.ts says how a lookup joins them).
+  const keyWidth = width === 4 ? 2 : 1;
   const coarse: number[] = [];
-  const fine: number[] = [];
-  for (let e = 0; e < entries; e++) {
-    const at = e * fullWidth;
-    if (fullWidth === 4 && ((keys[at + 2] ?? 0) !== 0 || (keys[at + 3] ?? 0) !== 0)) fine.push(e);
+  const fineList: number[] = [];
+  for (let e = 0; e < ranges.count; e++) {
+    const at = e * width;
+    if (width === 4 && ((ranges.keys[at + 2] ?? 0) !== 0 || (ranges.keys[at + 3] ?? 0) !== 0)) fineList.push(e);
     else coarse.push(e);
   }
-  const stride = keyWidth + 1;
   const blocks = Math.ceil(coarse.length / BLOCK);
-  const index = new Uint32Array(blocks * keyWidth);
-  const table = new Uint32Array(coarse.length * stride);
-  coarse.forEach((e, i) => {
-    table.set(keys.subarray(e * fullWidth, e * fullWidth + keyWidth), i * stride);
-    table[i * stride + keyWidth] = targets[e] ?? NO_RECORD;
-    if (i % BLOCK === 0) index.set(keys.subarray(e * fullWidth, e * fullWidth + keyWidth), (i / BLOCK) * keyWidth);
+  const keys = new Uint32Array(blocks * keyWidth);
+  const offsets = new Uint32Array(blocks + 1);
+  const parts: Buffer[] = [];
+  let bodyBytes = 0;
+  const high = (e: number) => (keyWidth === 2 ? (ranges.keys[e * width] ?? 0) : 0);
+  const low = (e: number) => ranges.keys[e * width + keyWidth - 1] ?? 0;
+  for (let b = 0; b < blocks; b++) {
+    const members = coarse.slice(b * BLOCK, (b + 1) * BLOCK);
+    const first = members[0] ?? 0;
+    keys.set(ranges.keys.subarray(first * width, first * width + keyWidth), b * keyWidth);
+    // Each range's key less the first's, as high and low 32-bit parts.
+    const deltas = members.map((e) => {
+      let dLow = low(e) - low(first);
+      let dHigh = high(e) - high(first);
+      if (dLow < 0) {
+        dLow += 0x1_0000_0000;
+        dHigh -= 1;
+      }
+      return [dHigh, dLow] as const;
+    });
+    const keyBytes = Math.max(...deltas.map(([dHigh, dLow]) => (dHigh > 0 ? 4 + bytesFor(dHigh) : bytesFor(dLow))));
+    const dictionary: number[] = [];
+    const choiceOf = new Map<number, number>();
+    for (const e of members) {
+      const n = ranges.numbers[e] ?? NO_RECORD;
+      if (!choiceOf.has(n)) {
+        choiceOf.set(n, dictionary.length);
+        dictionary.push(n);
+      }
+    }
+    const stride = keyBytes + 1;
+    const bytes = Buffer.alloc(2 + dictionary.length * 3 + members.length * stride);
+    bytes[0] = keyBytes;
+    bytes[1] = dictionary.length;
+    dictionary.forEach((n, i) => bytes.writeUIntLE(n, 2 + i * 3, 3));
+    let at = 2 + dictionary.length * 3;
+    members.forEach((e, i) => {
+      const [dHigh, dLow] = deltas[i] ?? [0, 0];
+      const lowBytes = Math.min(keyBytes, 4);
+      if (lowBytes > 0) bytes.writeUIntLE(dLow, at, lowBytes);
+      if (keyBytes > 4) bytes.writeUIntLE(dHigh, at + 4, keyBytes - 4);
+      bytes[at + keyBytes] = choiceOf.get(ranges.numbers[e] ?? NO_RECORD) ?? 0;
+      at += stride;
+    });
+    offsets[b] = bodyBytes;
+    parts.push(bytes);
+    bodyBytes += bytes.length;
+  }
+  offsets[blocks] = bodyBytes;
+  const fine = new Uint32Array(fineList.length * FINE_STRIDE);
+  fineList.forEach((e, i) => {
+    fine.set(ranges.keys.subarray(e * width, e * width + width), i * FINE_STRIDE);
+    fine[i * FINE_STRIDE + 4] = ranges.numbers[e] ?? NO_RECORD;
   });
-  const fineTable = new Uint32Array(fine.length * (fullWidth + 1));
-  fine.forEach((e, i) => {
-    fineTable.set(keys.subarray(e * fullWidth, e * fullWidth + fullWidth), i * (fullWidth + 1));
-    fineTable[i * (fullWidth + 1) + fullWidth] = targets[e] ?? NO_RECORD;
+  return { keyWidth, count: coarse.length, blocks, keys, offsets, body: Buffer.concat(parts), fine };
+}
+
+/** Compiles the DB-IP IPv4 and IPv6 mmdb files into one city table. */
+export function compileCity(paths: { v4: string; v6: string }): Buffer {
+  const locations = new Locations();
+  const families = [walkCity(paths.v4, locations), walkCity(paths.v6, locations)].map(encodeFamily);
+  const header = new Uint32Array(HEADER_WORDS + 2 * FAMILY_WORDS);
+  const sections: Buffer[] = [];
+  let size = header.byteLength;
+  /** Appends a section 4-byte aligned and returns its byte offset. */
+  const place = (section: Buffer | Uint32Array): number => {
+    const bytes = section instanceof Buffer ? section : Buffer.from(section.buffer, section.byteOffset, section.byteLength);
+    const at = size;
+    const padding = (4 - (bytes.length % 4)) % 4;
+    sections.push(bytes, Buffer.alloc(padding));
+    size += bytes.length + padding;
+    return at;
+  };
+  const strings = locations.stringsSection();
+  const records = locations.recordsSection();
+  header.set([CITY_MAGIC, CITY_VERSION, place(strings), strings.length, place(records), records.length / RECORD_BYTES]);
+  families.forEach((f, i) => {
+    header.set([f.keyWidth, f.count, f.blocks, place(f.keys), place(f.offsets), place(f.body), f.fine.length / FINE_STRIDE, place(f.fine)], HEADER_WORDS + i * FAMILY_WORDS);
   });
-  const indexAt = HEADER_WORDS * 4;
-  const fineAt = indexAt + index.byteLength;
-  const entriesAt = fineAt + fineTable.byteLength;
-  const recordsAt = entriesAt + table.byteLength;
-  const header = new Uint32Array([CITY_MAGIC, CITY_VERSION, keyWidth, coarse.length, blocks, indexAt, entriesAt, recordsAt, fine.length, fineAt]);
-  const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  return Buffer.concat([bytes(header), bytes(index), bytes(fineTable), bytes(table), ...records]);
+  return Buffer.concat([Buffer.from(header.buffer), ...sections]);
 }
