@@ -82,8 +82,16 @@ const CASES: readonly Case[] = [
   { method: 'GET', template: '/', path: '/', status: 200, headers: { Accept: 'application/json' }, caller: '8.8.8.8' },
   { method: 'GET', template: '/', path: '/', status: 200, headers: { Accept: 'text/html' }, caller: '8.8.8.8' },
   ...['/ip', '/country', '/country-iso', '/city', '/region', '/asn', '/asn-org', '/coordinates', '/timezone', '/json'].map((path): Case => ({ method: 'GET', template: path, path, status: 200, caller: '8.8.8.8' })),
-  // No reverse name in-process: the text route says so with its 404.
-  { method: 'GET', template: '/hostname', path: '/hostname', status: 404, caller: '8.8.8.8' },
+  // No reverse name in-process: an empty line for curl, as echoip answers; a 404 for JSON.
+  { method: 'GET', template: '/hostname', path: '/hostname', status: 200, caller: '8.8.8.8' },
+  { method: 'GET', template: '/hostname', path: '/hostname', status: 404, headers: { Accept: 'application/json' }, caller: '8.8.8.8' },
+  // Another address by ?ip=, and a malformed one.
+  { method: 'GET', template: '/json', path: '/json?ip=2001:4860:4860::8888', status: 200, caller: '8.8.8.8' },
+  { method: 'GET', template: '/json', path: '/json?ip=2001:4860::8888::1', status: 400, caller: '8.8.8.8' },
+  { method: 'GET', template: '/city', path: '/city?ip=10.0.0.300', status: 400, caller: '8.8.8.8' },
+  { method: 'GET', template: '/', path: '/?ip=1.1.1.1', status: 200, headers: { Accept: 'application/json' }, caller: '8.8.8.8' },
+  // The port check is off unless the operator turns it on.
+  { method: 'GET', template: '/port/{port}', path: '/port/22', status: 404, caller: '8.8.8.8' },
   { method: 'GET', template: '/__down', path: '/__down?bytes=1000', status: 200 },
   { method: 'GET', template: '/__down', path: '/__down?bytes=lots', status: 400 },
   { method: 'POST', template: '/__up', path: '/__up', status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: 'x'.repeat(1000) },
@@ -92,7 +100,7 @@ const CASES: readonly Case[] = [
   // Every path that answers preflights answers one (CORS).
   ...Object.entries(openapi.paths)
     .filter(([, operations]) => 'options' in operations)
-    .map(([template]): Case => ({ method: 'OPTIONS', template, path: template.replace('{region}', 'weur').replace('{code}', 'rate_limit_exceeded'), status: 204, headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } })),
+    .map(([template]): Case => ({ method: 'OPTIONS', template, path: template.replace('{region}', 'weur').replace('{code}', 'rate_limit_exceeded').replace('{port}', '22'), status: 204, headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET' } })),
 ];
 
 async function observe(res: Response): Promise<Observed> {

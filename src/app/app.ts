@@ -10,6 +10,7 @@ import type { Handler, HttpReply, HttpRequest, RequestContext } from '../core/ht
 import { ipFacts } from '../features/ip/facts.js';
 import { familiesRoute, ipRoute } from '../features/ip/route.js';
 import { rootRoute, textRoutes } from '../features/ip/text-routes.js';
+import { PORT_CHECK_OFF, portRoute } from '../features/ip/port-check.js';
 import { latencyRoutes } from '../features/latency/routes.js';
 import { openApiRoute } from '../features/openapi.js';
 import type { ConnectionFacts } from '../core/http/connection.js';
@@ -87,6 +88,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     ipRoute(facts),
     familiesRoute(options.families),
     ...textRoutes(facts),
+    portRoute(ports.portCheck ?? PORT_CHECK_OFF, facts),
     rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [] }, ports.compress)),
     dnsRoute(ports.dns),
     eventsRoute(ports.events),

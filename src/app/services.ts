@@ -10,6 +10,7 @@ import type { Metrics } from '../core/metrics.js';
 import type { AsnLookup, CityLookup } from '../core/net/geo.js';
 import type { Clock, Defer, Logger } from '../core/ports.js';
 import type { TurnOptions } from '../features/speedtest/turn.js';
+import type { PortCheck } from '../features/ip/port-check.js';
 
 /**
  * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds
@@ -36,7 +37,22 @@ export interface RuntimePorts {
    * Approximate location and network of public addresses, and the credit their data's licence
    * asks for wherever it is shown (the embedded DB-IP data is CC BY 4.0): the page's footer.
    */
-  geo: { city: CityLookup; asn: AsnLookup; credits?: readonly string[] };
+  geo: {
+    city: CityLookup;
+    asn: AsnLookup;
+    credits?: readonly string[];
+    /**
+     * False where the lookups answer nothing of their own (Workers: the edge observes the caller's
+     * connection, and there are no tables to look another address up in): `?ip=` is then refused
+     * rather than answered with nothing. True when left out.
+     */
+    anyAddress?: boolean;
+  };
+  /**
+   * The port check (`/port/N`): a TCP connection to the caller's own address, or why this server
+   * does not make one (turned off, or a runtime that does not connect to callers). Off when left out.
+   */
+  portCheck?: PortCheck;
   /** Where accepted analytics events go. */
   events: EventSink;
   /** The regional latency probes this deployment keeps warm connections to. */

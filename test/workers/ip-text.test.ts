@@ -1,6 +1,7 @@
-// The text answers for curl, /json, GET / with Accept JSON, /v1/ip/families and the page's
-// family origins on Workers, where the edge's request.cf is the caller's place. Every answer is
-// checked against the OpenAPI document.
+// The text answers for curl, /json (echoip's form), GET / with Accept JSON, ?ip= and /port/N
+// (neither served here, each saying why), /v1/ip/families and the page's family origins on
+// Workers, where the edge's request.cf is the caller's place. Every answer is checked against the
+// OpenAPI document.
 import { describe, expect, it } from 'vitest';
 import { expectContract } from '../support/contract.js';
 import { FULL_CF, workerWith } from './worker.js';
@@ -33,27 +34,60 @@ describe('text answers for curl in workerd', () => {
     }
   });
 
-  it('a field the edge did not send is a 404 line for curl, a problem document for JSON', async () => {
+  it('a field the edge did not send is an empty line for curl, as echoip answers, a problem document for JSON', async () => {
     const text = await worker.send('/city', { caller: '2001:db8::20', cf: { colo: 'AMS' } });
     expectContract('GET', '/city', text);
-    expect([text.status, text.text]).toEqual([404, 'Not found: No city is known for 2001:db8::20.\n']);
+    expect([text.status, text.text]).toEqual([200, '\n']);
     const json = await worker.send('/city', { caller: '2001:db8::20', cf: { colo: 'AMS' }, headers: { Accept: 'application/json' } });
     expectContract('GET', '/city', json);
     expect(json.body).toMatchObject({ status: 404, code: 'not_found' });
-    // No PTR for a documentation address through the suite's resolver (or none reachable): 404.
+    // No PTR for a documentation address through the suite's resolver (or none reachable).
     const hostname = await worker.send('/hostname', { caller: '2001:db8::20' });
     expectContract('GET', '/hostname', hostname);
-    expect(hostname.status).toBe(404);
+    expect([hostname.status, hostname.text]).toEqual([200, '\n']);
   });
 
-  it('/json and GET / with Accept: application/json are the /v1/ip data without the envelope', async () => {
-    const whole = await worker.send('/v1/ip', { caller: '203.0.113.21', cf: FULL_CF });
+  it("/json and GET / with Accept: application/json are echoip's object, from what the edge observed", async () => {
     const json = await worker.send('/json', { caller: '203.0.113.21', cf: FULL_CF });
     expectContract('GET', '/json', json);
-    expect(json.body).toEqual((whole.body as { data: unknown }).data);
+    // echoip's names for the edge's observation (FULL_CF): written out, not taken from /v1/ip.
+    expect(json.body).toMatchObject({
+      ip: '203.0.113.21',
+      ip_decimal: 3405803797,
+      country: 'Netherlands',
+      country_iso: 'NL',
+      country_eu: true,
+      region_name: 'North Holland',
+      city: 'Amsterdam',
+      latitude: 52.374,
+      longitude: 4.8897,
+      time_zone: 'Europe/Amsterdam',
+      asn: 'AS64500',
+      asn_org: 'Example Networks',
+      user_agent: null,
+    });
     const root = await worker.send('/', { caller: '203.0.113.21', cf: FULL_CF, headers: { Accept: 'application/json' } });
     expectContract('GET', '/', root);
     expect(root.body).toEqual(json.body);
+  });
+
+  it('?ip= is refused with why: Workers hold no data to look another address up in', async () => {
+    for (const path of ['/json?ip=8.8.8.8', '/country?ip=8.8.8.8']) {
+      const res = await worker.send(path, { caller: '203.0.113.24', cf: FULL_CF, headers: { Accept: 'application/json' } });
+      expectContract('GET', path.slice(0, path.indexOf('?')), res);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect((res.body as { detail: string }).detail).toMatch(/cannot look up another address: it runs on Cloudflare Workers/);
+    }
+    // A malformed one is still named as such first.
+    const bad = await worker.send('/json?ip=nope', { caller: '203.0.113.24', cf: FULL_CF });
+    expect(bad.status).toBe(400);
+  });
+
+  it('/port/N is not served on Workers: 404 saying so, even for a well-formed port', async () => {
+    const res = await worker.send('/port/22', { caller: '203.0.113.25', cf: FULL_CF });
+    expectContract('GET', '/port/{port}', res);
+    expect(res.status).toBe(404);
+    expect((res.body as { detail: string }).detail).toMatch(/^The port check is not served on Cloudflare Workers/);
   });
 
   it('HEAD answers with the GET headers and no body', async () => {

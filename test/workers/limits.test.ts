@@ -3,8 +3,7 @@
 // held to the limiter conformance suite and exhausted over HTTP.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, type Operation } from '../../src/core/ratelimit/limits.js';
-import { LIMIT_BINDINGS } from '../../src/runtime/workers/config.js';
+import { LIMIT_BINDINGS, type BoundOperation } from '../../src/runtime/workers/config.js';
 import type { WorkerEnv } from '../../src/runtime/workers/env.js';
 import { BindingLimiterStore } from '../../src/runtime/workers/limiter-binding.js';
 import { DurableObjectLimiterStore } from '../../src/runtime/workers/limiter-durable-object.js';
@@ -23,7 +22,7 @@ limiterConformance('Durable Object counter', {
   },
 });
 
-const bindings = Object.fromEntries(OPERATIONS.map((op) => [op, bound[LIMIT_BINDINGS[op]] as RateLimit])) as Record<Operation, RateLimit>;
+const bindings = Object.fromEntries(Object.entries(LIMIT_BINDINGS).map(([op, binding]) => [op, bound[binding] as RateLimit])) as Record<BoundOperation, RateLimit>;
 verdictConformance('rate-limiting binding (dns, 30 per 60 s)', {
   limit: 30,
   create: () => {

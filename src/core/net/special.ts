@@ -32,3 +32,42 @@ export function isSpecialUse(address: ParsedAddress): boolean {
   if (value !== undefined) return isSpecialIpv4(value);
   return address.addr.range() !== 'unicast';
 }
+
+/**
+ * What kind of special-use address this is, in words for a reader ("private-use", "loopback", …),
+ * or undefined for a global unicast one. Off the hot path: only an answer that says why an address
+ * has no location asks.
+ */
+export function specialUseKind(address: ParsedAddress): string | undefined {
+  if (!isSpecialUse(address)) return undefined;
+  const range = address.addr.range();
+  return SPECIAL_USE_WORDS[range] ?? `special-use (${range})`;
+}
+
+/** ipaddr.js's range names (RFC 6890 registries) as a reader would say them. */
+const SPECIAL_USE_WORDS: Readonly<Record<string, string>> = {
+  private: 'private-use (RFC 1918)',
+  loopback: 'loopback',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique local (RFC 4193)',
+  carrierGradeNat: 'shared address space for carrier-grade NAT (RFC 6598)',
+  multicast: 'multicast',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  reserved: 'reserved',
+  benchmarking: 'benchmarking (RFC 2544)',
+  amt: 'AMT (RFC 7450)',
+  as112: 'AS112 (RFC 7535)',
+  as112v6: 'AS112 (RFC 7535)',
+  deprecatedSiteLocal: 'site-local (deprecated)',
+  deprecatedOrchid: 'ORCHID (deprecated)',
+  orchid2: 'ORCHIDv2 (RFC 7343)',
+  segmentRouting: 'segment routing (RFC 9602)',
+  droneRemoteIdProtocolEntityTags: 'drone remote ID (RFC 9374)',
+  teredo: 'Teredo (RFC 4380)',
+  '6to4': '6to4 (RFC 3056)',
+  rfc6145: 'IPv4-translated (RFC 6145)',
+  rfc6052: 'IPv4/IPv6 translation (RFC 6052)',
+  ipv4Mapped: 'IPv4-mapped',
+  discard: 'discard-only (RFC 6666)',
+};

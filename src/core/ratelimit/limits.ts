@@ -1,9 +1,9 @@
 /**
  * The limited operations and their per-source limits per 60 s window: the contract's four, and
- * two additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
- * targets and `turn` for TURN credentials.
+ * three additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
+ * targets, `turn` for TURN credentials and `port` for the port check.
  */
-export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'turn'] as const;
+export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'turn', 'port'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 export type Limits = Readonly<Record<Operation, number>>;
 
@@ -18,7 +18,14 @@ const TURN_LIMIT = 10;
  * the engine's latency pings (one per 400 ms under load), so 600 a minute lets a test and its
  * retries through while a source cannot start many tests at once.
  */
-export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, turn: TURN_LIMIT };
+/**
+ * `port` counts port checks: each makes the server open a TCP connection to the caller, so it is
+ * kept to what a person forwarding a port needs (try, change the router, try again), far below
+ * what would make netdiag a port scanner of its callers' own addresses.
+ */
+const PORT_LIMIT = 10;
+
+export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, turn: TURN_LIMIT, port: PORT_LIMIT };
 
 /** Highest limit an operator may set: far above any real use, well inside a counter's range. */
 export const MAX_LIMIT = 100_000_000;

@@ -1,5 +1,6 @@
 import { CACHE } from '../../core/http/headers.js';
 import { Problem } from '../../core/http/problems.js';
+import { queryParameters } from '../../core/http/query.js';
 import { envelopeSerialized, serialize, type Serialized } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { HttpReply, RequestContext } from '../../core/http/types.js';
@@ -7,41 +8,6 @@ import { DnsFailure, problemFor } from './errors.js';
 import { canonicalName, reverseName } from './names.js';
 import type { Resolution, Resolver } from './resolver.js';
 import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../common/dns-types.js';
-
-/** Decodes one form-urlencoded component (WHATWG URL §5.1: `+` is a space). */
-function decodeComponent(text: string): string {
-  if (!text.includes('%') && !text.includes('+')) return text;
-  try {
-    return decodeURIComponent(text.replaceAll('+', ' '));
-  } catch {
-    throw new Problem('invalid_parameter', 'The query string holds a malformed percent-encoding.');
-  }
-}
-
-/**
- * `name` and `type`, each at most once; other parameters are ignored. A repeated parameter or a
- * malformed encoding is refused where it stands; a missing one is for `parseQuestion` to report.
- */
-function nameAndType(query: string): { name: string | undefined; type: string | undefined } {
-  let name: string | undefined;
-  let type: string | undefined;
-  for (let from = 0; from < query.length; ) {
-    let to = query.indexOf('&', from);
-    if (to === -1) to = query.length;
-    const pair = query.slice(from, to);
-    from = to + 1;
-    const eq = pair.indexOf('=');
-    const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
-    if (key !== 'name' && key !== 'type') continue;
-    const value = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
-    if ((key === 'name' ? name : type) !== undefined) {
-      throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
-    }
-    if (key === 'name') name = value;
-    else type = value;
-  }
-  return { name, type };
-}
 
 const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
 
@@ -52,7 +18,7 @@ const required = (key: string): Problem => new Problem('invalid_parameter', `The
  * `name`, the subject of the question, before `type`.
  */
 function parseQuestion(query: string): { name: string; type: DnsType } {
-  const { name: raw, type } = nameAndType(query);
+  const { name: raw, type } = queryParameters(query, ['name', 'type']);
   if (raw !== undefined && (raw.length < 1 || raw.length > MAX_NAME_LENGTH)) {
     throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);
   }

@@ -59,7 +59,7 @@ function observed(edge: EdgeFacts): CallerPlace {
 
 /** What the facts read: the caller rule, our own location and network data, the resolver for PTR. */
 interface IpFactsNeeds extends CallerRule {
-  geo: { city: CityLookup; asn: AsnLookup };
+  geo: { city: CityLookup; asn: AsnLookup; anyAddress?: boolean };
   dns: Resolver;
   colo: string | null;
 }
@@ -69,6 +69,13 @@ export interface IpFacts {
   address(ctx: RequestContext): { address: ParsedAddress; forwarded: boolean };
   /** Location, network and edge: our own data, or the edge runtime's observation. */
   place(ctx: RequestContext, address: ParsedAddress): CallerPlace;
+  /**
+   * Another address's location and network from our own data (`?ip=`), never the edge's view of
+   * the caller; undefined where this deployment has no data of its own (Workers).
+   */
+  placeOf(address: ParsedAddress): CallerPlace | undefined;
+  /** Whether `placeOf` answers: false where this deployment has no data of its own (Workers). */
+  othersKnown: boolean;
   /** The caller's PTR through the fixed resolver, null on any failure or none. */
   hostname(address: ParsedAddress): Promise<string | null>;
   /** All of it: the /v1/ip object. */
@@ -130,5 +137,7 @@ export function ipFacts(needs: IpFactsNeeds): IpFacts {
     }));
   };
 
-  return { address, place, hostname, all };
+  const placeOf = (found: ParsedAddress): CallerPlace | undefined => (needs.geo.anyAddress === false ? undefined : lookedUp(found));
+
+  return { address, place, placeOf, othersKnown: needs.geo.anyAddress !== false, hostname, all };
 }

@@ -15,6 +15,8 @@ import { nodeCompress } from './compress.js';
 import { nodeProbes, type NodeProbes } from './probes/client.js';
 import type { NodeMetrics } from './metrics/metrics.js';
 import { NO_METRICS } from '../../core/metrics.js';
+import { tcpPortCheck } from './port-check.js';
+import { PORT_CHECK_OFF } from '../../features/ip/port-check.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -64,6 +66,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     metrics: metrics?.metrics ?? NO_METRICS,
     openapi: loadOpenApi(),
     compress: nodeCompress,
+    portCheck: config.portCheck ? tcpPortCheck() : PORT_CHECK_OFF,
   };
   const options: OperatorOptions = {
     trust: config.trust,

@@ -40,8 +40,11 @@ export const WORKERS_DOH_DEFAULT = 'https://cloudflare-dns.com/dns-query';
 /** The DNS cache's default bound on Workers (Node's is 64 MiB). */
 export const WORKERS_DNS_CACHE_BYTES = 8 * 1024 * 1024;
 
-/** The one binding per operation that `NETDIAG_LIMITER=binding` needs. */
-export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT' | 'TURN_RATE_LIMIT'>> = {
+/**
+ * The one binding per operation that `NETDIAG_LIMITER=binding` needs. None for `port`: the port
+ * check is not served on Workers (its route answers 404 before any limit is counted).
+ */
+export const LIMIT_BINDINGS: Readonly<Record<BoundOperation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT' | 'TURN_RATE_LIMIT'>> = {
   ip: 'IP_RATE_LIMIT',
   dns: 'DNS_RATE_LIMIT',
   probe: 'PROBE_RATE_LIMIT',
@@ -49,6 +52,9 @@ export const LIMIT_BINDINGS: Readonly<Record<Operation, 'IP_RATE_LIMIT' | 'DNS_R
   speedtest: 'SPEEDTEST_RATE_LIMIT',
   turn: 'TURN_RATE_LIMIT',
 };
+
+/** The operations Workers count: all but the port check's. */
+export type BoundOperation = Exclude<Operation, 'port'>;
 
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])$/;
 const IP_LITERAL = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-fA-F:.]+\])$/;

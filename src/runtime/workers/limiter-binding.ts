@@ -1,4 +1,5 @@
-import { WINDOW_MS, windowOfKey, type Operation } from '../../core/ratelimit/limits.js';
+import { WINDOW_MS, windowOfKey } from '../../core/ratelimit/limits.js';
+import type { BoundOperation } from './config.js';
 import type { SharedStore } from '../../core/ratelimit/fallback-store.js';
 import type { WindowVerdict } from '../../core/ratelimit/store.js';
 import type { Clock } from '../../core/ports.js';
@@ -15,13 +16,14 @@ export class BindingLimiterStore implements SharedStore {
   readonly name = 'rate-limiting binding';
 
   constructor(
-    private readonly bindings: Readonly<Record<Operation, RateLimit>>,
+    private readonly bindings: Readonly<Record<BoundOperation, RateLimit>>,
     private readonly clock: Clock,
   ) {}
 
   async hit(key: string): Promise<WindowVerdict> {
     const window = windowOfKey(key);
     if (window === undefined) throw new Error(`a limiter key without an operation: ${key.slice(0, key.indexOf(':'))}`);
+    if (window.operation === 'port') throw new Error('the port check is not served on Workers: nothing counts it');
     const now = this.clock.now();
     const resetAt = now - (now % WINDOW_MS) + WINDOW_MS;
     // A binding's limit is fixed in wrangler.jsonc, the per-source one: it cannot count an IPv6

@@ -8,13 +8,13 @@ import { NONE_SINK, logSink, type EventSink } from '../../features/events/sink.j
 import { TRUST_NONE } from '../../core/net/trust.js';
 import { NO_PROBES } from '../../features/latency/probes.js';
 import { FallbackLimiterStore, type SharedStore } from '../../core/ratelimit/fallback-store.js';
-import { OPERATIONS, type Operation } from '../../core/ratelimit/limits.js';
+import { OPERATIONS } from '../../core/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../core/ratelimit/memory-store.js';
 import type { Services } from '../../app/services.js';
 import type { Clock, Defer, Logger } from '../../core/ports.js';
 import { OPENAPI_ENCODED, OPENAPI_JSON } from '../../generated/openapi-document.js';
 import { analyticsEngineSink } from './analytics-engine-sink.js';
-import { LIMIT_BINDINGS, type WorkersConfig } from './config.js';
+import { LIMIT_BINDINGS, type BoundOperation, type WorkersConfig } from './config.js';
 import type { WorkerEnv } from './env.js';
 import { webCryptoHasher } from './keyed-hash.js';
 import { BindingLimiterStore } from './limiter-binding.js';
@@ -41,8 +41,8 @@ const defer: Defer = (work) => {
 function limiterStore(config: WorkersConfig, env: WorkerEnv, logger: Logger) {
   let shared: SharedStore;
   if (config.limiter === 'binding') {
-    const bindings = {} as Record<Operation, RateLimit>;
-    for (const operation of OPERATIONS) bindings[operation] = env[LIMIT_BINDINGS[operation]] as RateLimit;
+    const bindings = {} as Record<BoundOperation, RateLimit>;
+    for (const operation of OPERATIONS) if (operation !== 'port') bindings[operation] = env[LIMIT_BINDINGS[operation]] as RateLimit;
     shared = new BindingLimiterStore(bindings, clock);
   } else {
     shared = new DurableObjectLimiterStore(env.RATE_LIMITER as NonNullable<WorkerEnv['RATE_LIMITER']>, clock);
@@ -86,7 +86,11 @@ export function workersServices(config: WorkersConfig, env: WorkerEnv): Services
       defer,
     }),
     // Location and network come with each request (request.cf); these answer nothing.
-    geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
+    geo: { city: { city: () => undefined }, asn: { asn: () => undefined }, anyAddress: false },
+    // Workers can open TCP sockets, but netdiag does not make a Worker connect to its callers:
+    // the answer would come from whichever Cloudflare location ran it, through Cloudflare's own
+    // egress, and the platform refuses some ports and address ranges.
+    portCheck: { unavailable: 'The port check is not served on Cloudflare Workers: this deployment does not open connections to its callers. A netdiag server on Node answers /port/N when its operator turns it on.' },
     events: eventSink(config, env, logger),
     probes: config.probes.size === 0 ? NO_PROBES : workersProbes(config.probes, env.REGION_PROBE, logger),
     openapi: { text: OPENAPI_JSON, ...OPENAPI_ENCODED },
