@@ -127,9 +127,17 @@ describe('Accept weights choose the form of / (RFC 9110 §12.5.1)', () => {
   });
 
   it('a text route names its problem in JSON only when JSON is preferred', async () => {
-    const text = await curl(`${server.url}/city`, ['-H', 'Accept: application/json;q=0, text/plain']);
-    expect(text.status).toBe(404);
+    const text = await curl(`${server.url}/city?ip=nowhere`, ['-H', 'Accept: application/json;q=0, text/plain']);
+    expect(text.status).toBe(400);
     expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const json = await curl(`${server.url}/city?ip=nowhere`, ['-H', 'Accept: text/plain;q=0.1, application/problem+json']);
+    expect(json.status).toBe(400);
+    expect(json.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('a missing field is an empty line unless JSON is preferred, then a 404 problem', async () => {
+    const text = await curl(`${server.url}/city`, ['-H', 'Accept: application/json;q=0, text/plain']);
+    expect([text.status, text.text, text.headers.get('content-type')]).toEqual([200, '\n', 'text/plain; charset=utf-8']);
     const json = await curl(`${server.url}/city`, ['-H', 'Accept: text/plain;q=0.1, application/problem+json']);
     expect(json.status).toBe(404);
     expect(json.headers.get('content-type')).toBe('application/problem+json');

@@ -7,7 +7,7 @@ import type { ParsedAddress } from '../../core/net/address.js';
 import type { Schemas } from '../../generated/openapi-types.js';
 import type { CallerPlace } from './facts.js';
 
-export type EchoipData = Schemas['EchoipData'];
+type EchoipData = Schemas['EchoipData'];
 
 /** The European Union's 27 member states (ISO 3166-1 alpha-2), since 1 February 2020. */
 const EU = new Set(['AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE']);
@@ -18,7 +18,7 @@ const EU = new Set(['AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 
  * writes its big.Int the same way; jq 1.7 and most JSON libraries with big-number support keep
  * them).
  */
-export function decimalOf(address: ParsedAddress): string {
+function decimalOf(address: ParsedAddress): string {
   if (address.v4 !== undefined) return String(address.v4);
   let value = 0n;
   for (const byte of address.addr.toByteArray()) value = (value << 8n) | BigInt(byte);

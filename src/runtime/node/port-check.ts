@@ -8,7 +8,7 @@ import type { PortCheck } from '../../features/ip/port-check.js';
  * within a round trip; a firewall that drops the SYN never answers, and a person waiting on
  * `curl host/port/22` should not wait for the kernel's own minutes of retries.
  */
-export const PORT_CHECK_TIMEOUT_MS = 2_000;
+const PORT_CHECK_TIMEOUT_MS = 2_000;
 
 export function tcpPortCheck(timeoutMs = PORT_CHECK_TIMEOUT_MS): PortCheck {
   return {
