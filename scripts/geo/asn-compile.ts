@@ -1,10 +1,12 @@
 // Build step (scripts/compile-geo.mjs): the embedded ASN CSVs (ip-location-db's RouteViews + RIR +
-// DB-IP merge, CC BY 4.0) parsed once into the binary table src/runtime/node/geo/asn-table.ts
-// maps at start-up, whose layout (magic, version, path) it takes from that file.
-// Parsing 45 MB of CSV took 0.76 s and left about 50 MB of garbage in the heap of every
-// process; reading the table takes a few milliseconds and leaves none.
+// DB-IP merge, CC BY 4.0) compiled into the table src/runtime/node/geo/asn-table.ts reads (that
+// file gives the layout; range-blocks.ts the ranges'). Each `start,end,asn,org` row becomes a range
+// from its start, and the address after its end, unless the next row starts there, a range of no
+// record: the gap. Each distinct (AS number, organisation) is one record, each name stored once.
 import { readFileSync } from 'node:fs';
-import { ASN_MAGIC, ASN_VERSION, type Table } from '../../src/runtime/node/geo/asn-table.js';
+import { ASN_HEADER_WORDS, ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/geo/asn-table.js';
+import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { encodeFamily, TableWriter, type Ranges } from './range-blocks.js';
 import { embeddedAsnPaths } from './sources.js';
 
 const COMMA = 0x2c;
@@ -12,27 +14,64 @@ const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 
 /** Splits a decimal of up to 128 bits into `width` 32-bit words, most significant first. */
-function words(decimal: string, width: number): number[] {
-  if (width === 1) return [Number(decimal)];
+function words(decimal: string, width: number): bigint {
   const value = BigInt(decimal);
-  const out: number[] = [];
-  for (let i = width - 1; i >= 0; i--) out.push(Number((value >> BigInt(32 * i)) & 0xffffffffn));
-  return out;
+  if (value < 0n || value >= 1n << BigInt(32 * width)) throw new Error(`ASN data: address ${decimal} is out of range`);
+  return value;
+}
+
+/** Each distinct (AS number, organisation) once, each name once. */
+class Networks {
+  private readonly names = new Map<string, number>();
+  private readonly nameParts: Buffer[] = [];
+  private nameBytes = 0;
+  private readonly numbers = new Map<string, number>();
+  private readonly records: number[] = [];
+
+  /** The record number of this network, storing it if it is new. */
+  add(asn: number, org: string): number {
+    const identity = `${String(asn)}\u0000${org}`;
+    let n = this.numbers.get(identity);
+    if (n === undefined) {
+      let name = this.names.get(org);
+      if (name === undefined) {
+        const bytes = Buffer.from(org, 'utf8');
+        if (bytes.length > 0xffff) throw new Error('ASN data: an organisation name outgrows the layout');
+        const length = Buffer.alloc(2);
+        length.writeUInt16LE(bytes.length, 0);
+        name = this.nameBytes;
+        this.nameParts.push(length, bytes);
+        this.nameBytes += 2 + bytes.length;
+        this.names.set(org, name);
+      }
+      n = this.records.length / ASN_RECORD_WORDS;
+      if (n >= NO_RECORD) throw new Error('ASN data: more networks than a 3-byte record number holds');
+      this.records.push(asn, name);
+      this.numbers.set(identity, n);
+    }
+    return n;
+  }
+
+  namesSection(): Buffer {
+    return Buffer.concat(this.nameParts);
+  }
+
+  recordsSection(): Uint32Array {
+    return Uint32Array.from(this.records);
+  }
 }
 
 /**
- * Reads `start,end,asn,org` lines straight from the file's bytes: no whole-file string and no
- * array of lines, so loading leaves little garbage behind (start-up time and resident memory).
+ * Reads `start,end,asn,org` lines straight from the file's bytes into a family's ranges, with a
+ * range of no record after each row the next does not follow at once.
  */
-function loadTable(path: string, width: number, names: string[], index: Map<string, number>): Table {
+function readRanges(path: string, width: number, networks: Networks): Ranges {
   const bytes = readFileSync(path);
-  let lines = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) lines++;
-  const starts = new Uint32Array((lines + 1) * width);
-  const ends = new Uint32Array((lines + 1) * width);
-  const asns = new Uint32Array(lines + 1);
-  const orgs = new Uint32Array(lines + 1);
-  let n = 0;
+  const keys: bigint[] = [];
+  const numbers: number[] = [];
+  const top = (1n << BigInt(32 * width)) - 1n;
+  let previousStart = -1n;
+  let previousEnd = -1n;
   let at = 0;
   const field = (): string => {
     const from = at;
@@ -40,14 +79,20 @@ function loadTable(path: string, width: number, names: string[], index: Map<stri
     if (at === -1) at = bytes.length;
     return bytes.toString('latin1', from, at++);
   };
+  const push = (key: bigint, n: number) => {
+    // A range with the record of the one before it, joined to it, adds nothing.
+    if (numbers.length > 0 && numbers[numbers.length - 1] === n) return;
+    keys.push(key);
+    numbers.push(n);
+  };
   while (at < bytes.length) {
     if (bytes[at] === NEWLINE) {
       at++;
       continue;
     }
-    const start = field();
-    const end = field();
-    const asn = field();
+    const start = words(field(), width);
+    const end = words(field(), width);
+    const asn = Number(field());
     let org: string;
     if (bytes[at] === QUOTE) {
       // RFC 4180 quoting: the organisation may hold commas; "" is a literal quote.
@@ -62,34 +107,33 @@ function loadTable(path: string, width: number, names: string[], index: Map<stri
       org = bytes.toString('utf8', from, at);
     }
     at++;
-    starts.set(words(start, width), n * width);
-    ends.set(words(end, width), n * width);
-    asns[n] = Number(asn);
-    let id = index.get(org);
-    if (id === undefined) {
-      id = names.length;
-      names.push(org);
-      index.set(org, id);
-    }
-    orgs[n] = id;
-    n++;
+    if (start <= previousStart || end < start) throw new Error(`ASN data: ${path} is not ranges sorted by start (at ${start.toString()})`);
+    // A row that starts inside the one before it (one IPv4 row does) takes over from its start: an
+    // address belongs to the last row that starts at or below it, if that row reaches it.
+    if (start > previousEnd + 1n) push(previousEnd + 1n, NO_RECORD);
+    push(start, networks.add(asn, org));
+    previousStart = start;
+    previousEnd = end;
   }
-  return { starts: starts.subarray(0, n * width), ends: ends.subarray(0, n * width), width, asns: asns.subarray(0, n), orgs: orgs.subarray(0, n) };
+  if (previousEnd < top) push(previousEnd + 1n, NO_RECORD);
+  const out = new Uint32Array(keys.length * width);
+  keys.forEach((key, i) => {
+    for (let w = 0; w < width; w++) out[i * width + w] = Number((key >> BigInt(32 * (width - 1 - w))) & 0xffffffffn);
+  });
+  return { width, keys: out, numbers: Uint32Array.from(numbers), count: keys.length };
 }
 
-/** The whole table as asn-table.ts reads it: header, the IPv4 and IPv6 tables, then the names. */
+/** The whole table as asn-table.ts reads it. */
 export function compileAsn(): Buffer {
-  const names: string[] = [];
-  const index = new Map<string, number>();
+  const networks = new Networks();
   const paths = embeddedAsnPaths();
-  const v4 = loadTable(paths.v4, 1, names, index);
-  const v6 = loadTable(paths.v6, 4, names, index);
-  const encoded = names.map((name) => Buffer.from(name, 'utf8'));
-  const offsets = new Uint32Array(encoded.length + 1);
-  encoded.forEach((bytes, i) => {
-    offsets[i + 1] = (offsets[i] ?? 0) + bytes.length;
+  const families = [readRanges(paths.v4, 1, networks), readRanges(paths.v6, 4, networks)].map(encodeFamily);
+  const table = new TableWriter(ASN_HEADER_WORDS + 2 * FAMILY_WORDS);
+  const names = networks.namesSection();
+  const records = networks.recordsSection();
+  table.header.set([ASN_MAGIC, ASN_VERSION, table.place(names), names.length, table.place(records), records.length / ASN_RECORD_WORDS]);
+  families.forEach((f, i) => {
+    table.placeFamily(f, ASN_HEADER_WORDS + i * FAMILY_WORDS);
   });
-  const header = new Uint32Array([ASN_MAGIC, ASN_VERSION, v4.asns.length, v6.asns.length, encoded.length, offsets[encoded.length] ?? 0]);
-  const words = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  return Buffer.concat([header, v4.starts, v4.ends, v4.asns, v4.orgs, v6.starts, v6.ends, v6.asns, v6.orgs, offsets].map(words).concat(encoded));
+  return table.bytes();
 }

@@ -9,20 +9,9 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
 import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
-import {
-  BLOCK,
-  CITY_MAGIC,
-  CITY_VERSION,
-  COORDINATE_SCALE,
-  FAMILY_WORDS,
-  FINE_STRIDE,
-  HEADER_WORDS,
-  NO_COORDINATE,
-  NO_RECORD,
-  NO_STRING,
-  RECORD_BYTES,
-  type CityRecord,
-} from '../../src/runtime/node/geo/city-table.js';
+import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, HEADER_WORDS, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
+import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { encodeFamily, TableWriter, type Ranges } from './range-blocks.js';
 import { zoneAt } from './timezone.js';
 
 /** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */
@@ -126,14 +115,6 @@ export class Locations {
   }
 }
 
-/** A family's ranges in address order: each first address (`width` words) and its record number. */
-interface Ranges {
-  width: number;
-  keys: Uint32Array;
-  numbers: Uint32Array;
-  count: number;
-}
-
 /** Walks one DB-IP mmdb file's search tree into its ranges. */
 export function walkCity(mmdbPath: string, locations: Locations): Ranges {
   const file = readFileSync(mmdbPath);
@@ -206,102 +187,16 @@ export function walkCity(mmdbPath: string, locations: Locations): Ranges {
   return { width, keys, numbers, count };
 }
 
-/** Bytes needed for a non-negative number below 2^32 (0 for 0). */
-const bytesFor = (value: number) => (value === 0 ? 0 : Math.ceil(Math.log2(value + 1) / 8));
-
-/** One family's sections (city-table.ts's layout): directory keys and offsets, blocks, fine entries. */
-function encodeFamily(ranges: Ranges): { keyWidth: number; count: number; blocks: number; keys: Uint32Array; offsets: Uint32Array; body: Buffer; fine: Uint32Array } {
-  const { width } = ranges;
-  // IPv6: nearly every range starts on a /64 boundary (all but about 10 000 of 4.4 million), so the
-  // blocks key them by their upper 64 bits, and the few that start inside a /64 go to the fine
-  // entries with full keys (city-table.ts says how a lookup joins them).
-  const keyWidth = width === 4 ? 2 : 1;
-  const coarse: number[] = [];
-  const fineList: number[] = [];
-  for (let e = 0; e < ranges.count; e++) {
-    const at = e * width;
-    if (width === 4 && ((ranges.keys[at + 2] ?? 0) !== 0 || (ranges.keys[at + 3] ?? 0) !== 0)) fineList.push(e);
-    else coarse.push(e);
-  }
-  const blocks = Math.ceil(coarse.length / BLOCK);
-  const keys = new Uint32Array(blocks * keyWidth);
-  const offsets = new Uint32Array(blocks + 1);
-  const parts: Buffer[] = [];
-  let bodyBytes = 0;
-  const high = (e: number) => (keyWidth === 2 ? (ranges.keys[e * width] ?? 0) : 0);
-  const low = (e: number) => ranges.keys[e * width + keyWidth - 1] ?? 0;
-  for (let b = 0; b < blocks; b++) {
-    const members = coarse.slice(b * BLOCK, (b + 1) * BLOCK);
-    const first = members[0] ?? 0;
-    keys.set(ranges.keys.subarray(first * width, first * width + keyWidth), b * keyWidth);
-    // Each range's key less the first's, as high and low 32-bit parts.
-    const deltas = members.map((e) => {
-      let dLow = low(e) - low(first);
-      let dHigh = high(e) - high(first);
-      if (dLow < 0) {
-        dLow += 0x1_0000_0000;
-        dHigh -= 1;
-      }
-      return [dHigh, dLow] as const;
-    });
-    const keyBytes = Math.max(...deltas.map(([dHigh, dLow]) => (dHigh > 0 ? 4 + bytesFor(dHigh) : bytesFor(dLow))));
-    const dictionary: number[] = [];
-    const choiceOf = new Map<number, number>();
-    for (const e of members) {
-      const n = ranges.numbers[e] ?? NO_RECORD;
-      if (!choiceOf.has(n)) {
-        choiceOf.set(n, dictionary.length);
-        dictionary.push(n);
-      }
-    }
-    const stride = keyBytes + 1;
-    const bytes = Buffer.alloc(2 + dictionary.length * 3 + members.length * stride);
-    bytes[0] = keyBytes;
-    bytes[1] = dictionary.length;
-    dictionary.forEach((n, i) => bytes.writeUIntLE(n, 2 + i * 3, 3));
-    let at = 2 + dictionary.length * 3;
-    members.forEach((e, i) => {
-      const [dHigh, dLow] = deltas[i] ?? [0, 0];
-      const lowBytes = Math.min(keyBytes, 4);
-      if (lowBytes > 0) bytes.writeUIntLE(dLow, at, lowBytes);
-      if (keyBytes > 4) bytes.writeUIntLE(dHigh, at + 4, keyBytes - 4);
-      bytes[at + keyBytes] = choiceOf.get(ranges.numbers[e] ?? NO_RECORD) ?? 0;
-      at += stride;
-    });
-    offsets[b] = bodyBytes;
-    parts.push(bytes);
-    bodyBytes += bytes.length;
-  }
-  offsets[blocks] = bodyBytes;
-  const fine = new Uint32Array(fineList.length * FINE_STRIDE);
-  fineList.forEach((e, i) => {
-    fine.set(ranges.keys.subarray(e * width, e * width + width), i * FINE_STRIDE);
-    fine[i * FINE_STRIDE + 4] = ranges.numbers[e] ?? NO_RECORD;
-  });
-  return { keyWidth, count: coarse.length, blocks, keys, offsets, body: Buffer.concat(parts), fine };
-}
-
 /** Compiles the DB-IP IPv4 and IPv6 mmdb files into one city table. */
 export function compileCity(paths: { v4: string; v6: string }): Buffer {
   const locations = new Locations();
   const families = [walkCity(paths.v4, locations), walkCity(paths.v6, locations)].map(encodeFamily);
-  const header = new Uint32Array(HEADER_WORDS + 2 * FAMILY_WORDS);
-  const sections: Buffer[] = [];
-  let size = header.byteLength;
-  /** Appends a section 4-byte aligned and returns its byte offset. */
-  const place = (section: Buffer | Uint32Array): number => {
-    const bytes = section instanceof Buffer ? section : Buffer.from(section.buffer, section.byteOffset, section.byteLength);
-    const at = size;
-    const padding = (4 - (bytes.length % 4)) % 4;
-    sections.push(bytes, Buffer.alloc(padding));
-    size += bytes.length + padding;
-    return at;
-  };
+  const table = new TableWriter(HEADER_WORDS + 2 * FAMILY_WORDS);
   const strings = locations.stringsSection();
   const records = locations.recordsSection();
-  header.set([CITY_MAGIC, CITY_VERSION, place(strings), strings.length, place(records), records.length / RECORD_BYTES]);
+  table.header.set([CITY_MAGIC, CITY_VERSION, table.place(strings), strings.length, table.place(records), records.length / RECORD_BYTES]);
   families.forEach((f, i) => {
-    header.set([f.keyWidth, f.count, f.blocks, place(f.keys), place(f.offsets), place(f.body), f.fine.length / FINE_STRIDE, place(f.fine)], HEADER_WORDS + i * FAMILY_WORDS);
+    table.placeFamily(f, HEADER_WORDS + i * FAMILY_WORDS);
   });
-  return Buffer.concat([Buffer.from(header.buffer), ...sections]);
+  return table.bytes();
 }
