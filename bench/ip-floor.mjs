@@ -2,12 +2,17 @@
 // node bench/ip-floor.mjs --serve <upstream port> (started by `npm run bench`, route `ip`)
 //
 // The floor under /v1/ip's distinct-caller goal: a hand-written node:http server that does only
-// what the route must for a new caller (take the address from X-Forwarded-For, ask its PTR over
-// one of four connected UDP sockets with a random ID and match the reply by ID, look the address
-// up in the same compiled city and ASN tables, answer JSON with the service's headers), with no
-// router, limiter, coalescing, deadline, question check or schema of the answer. Loaded like
+// what the route must for a new caller (take the address from X-Forwarded-For, count it against
+// the per-source limit the contract requires, under a keyed hash of the address as the privacy
+// rule requires, and say the count in the RateLimit headers; ask its PTR over one of four
+// connected UDP sockets with a random ID and match the reply by ID; look the address up in the
+// same compiled city and ASN tables; answer JSON with the service's headers), with no router,
+// coalescing, deadline, question check or schema of the answer. The count is kept in the
+// service's own in-process table (MemoryLimiterStore), as the floor looks up the service's own
+// geo tables: the floor pays for counting what the service pays, not for a slower way to count. Loaded like
 // `npm run bench`'s `ip` route (a new public caller each request, the same Node upstream), in
 // interleaved rounds with the bare baseline and the service itself. Needs `npm run build`.
+import { hash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -21,6 +26,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (process.argv[2] === '--serve') {
   const { embeddedCityTable } = await import(`${root}/dist/runtime/node/geo/city-table.js`);
   const { embeddedAsn } = await import(`${root}/dist/runtime/node/geo/asn-table.js`);
+  const { MemoryLimiterStore } = await import(`${root}/dist/core/ratelimit/memory-store.js`);
   const city = embeddedCityTable();
   const asn = embeddedAsn();
   const upstreamPort = Number(process.argv[3]);
@@ -75,12 +81,25 @@ if (process.argv[2] === '--serve') {
     }
     return labels.join('.');
   };
+  // The contract's per-source limit, per 60 s window: the key never holds the address itself.
+  const secret = randomBytes(32).toString('base64');
+  const LIMIT = 100_000_000;
+  const WINDOW_MS = 60_000;
+  const windows = new MemoryLimiterStore({ now: () => Date.now() });
   const server = createServer((req, res) => {
     const text = req.headers['x-forwarded-for'];
     if (typeof text !== 'string' || !isIPv4(text)) {
       res.writeHead(400).end();
       return;
     }
+    const key = hash('sha256', secret + text, 'base64url');
+    const now = Date.now();
+    const window = windows.hitAt(`ip:${key}`, WINDOW_MS, now);
+    if (window.count > LIMIT) {
+      res.writeHead(429).end();
+      return;
+    }
+    const rate = { limit: LIMIT, remaining: LIMIT - window.count, reset: Math.ceil((window.resetAt - now) / 1000) };
     const words = text.split('.').map(Number);
     const address = { v4: ((words[0] << 24) | (words[1] << 16) | (words[2] << 8) | words[3]) >>> 0 };
     let id;
@@ -94,7 +113,7 @@ if (process.argv[2] === '--serve') {
         data: { address: text, ip_version: 'ipv4', reverse_hostname: ptrTarget(reply), network: network ?? { asn: null, organization: null }, location: location ?? null, connection: { provider_colo: null, http_protocol: null, tls_version: null }, data_provenance: 'observed_connection' },
         meta: { api_version: 'v1', request_id: requestId, requested_at: new Date().toISOString() },
       });
-      res.writeHead(200, serviceLikeHeaders(requestId, body));
+      res.writeHead(200, serviceLikeHeaders(requestId, body, rate));
       res.end(body);
     });
     sockets[next].send(ptrQuery(id, text));

@@ -142,11 +142,11 @@ export async function sequentialLatency(url, count, headers = {}) {
  * `writeHead`: what the hand-written floor servers (events-floor.mjs, ip-floor.mjs) write, so
  * they pay for the same response the service does.
  */
-export function serviceLikeHeaders(requestId, body) {
+export function serviceLikeHeaders(requestId, body, rate = { limit: 60, remaining: 59, reset: 60 }) {
   return [
     'Cache-Control', 'no-store', 'X-Request-ID', requestId, 'Access-Control-Allow-Origin', '*',
     'Access-Control-Expose-Headers', 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
-    'RateLimit-Limit', '60', 'RateLimit-Remaining', '59', 'RateLimit-Reset', '60',
+    'RateLimit-Limit', String(rate.limit), 'RateLimit-Remaining', String(rate.remaining), 'RateLimit-Reset', String(rate.reset),
     'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)),
   ];
 }

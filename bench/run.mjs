@@ -1,4 +1,5 @@
 // npm run bench [-- --duration 5 --rounds 3 --connections 32 --only health,dns-cached,ip,ip-tcp,ip-one-caller]
+//                [--node-options=--max-semi-space-size=2]  (Node flags for the baseline, floor and service alike)
 //
 // Each route is measured against a bare node:http server that returns a body of the same size.
 // Baseline and service runs are interleaved round by round and medians reported, because this
@@ -29,6 +30,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
+    'node-options': { type: 'string' },
   },
 });
 const duration = Number(opts.duration);
@@ -42,6 +44,11 @@ const HIGH = 100_000_000; // the most NETDIAG_RATE_LIMITS accepts
 
 const forceGc = fileURLToPath(new URL('./force-gc.cjs', import.meta.url));
 const NODE_FLAGS = ['--expose-gc', '-r', forceGc];
+/**
+ * An operator's Node flags (docs/operations.md, "Memory"), given to the baseline, the floor and
+ * the service alike: the same runtime on every side of the comparison.
+ */
+const NODE_OPTIONS = opts['node-options'] === undefined ? {} : { NODE_OPTIONS: opts['node-options'] };
 const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
 const ipFloorScript = fileURLToPath(new URL('./ip-floor.mjs', import.meta.url));
 const eventsFloorScript = fileURLToPath(new URL('./events-floor.mjs', import.meta.url));
@@ -84,7 +91,13 @@ async function startService(env = {}) {
   return startChild(
     process.execPath,
     [...NODE_FLAGS, cli, 'serve'],
-    { PORT: '0', HOST: '127.0.0.1', NETDIAG_RATE_LIMITS: `ip=${HIGH},dns=${HIGH},probe=${HIGH},events=${HIGH}`, ...env },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NETDIAG_RATE_LIMITS: `ip=${HIGH},dns=${HIGH},probe=${HIGH},events=${HIGH}`,
+      ...NODE_OPTIONS,
+      ...env,
+    },
     (line) => {
       try {
         const entry = JSON.parse(line);
@@ -122,10 +135,10 @@ for (const route of ROUTES) {
   const url = `http://127.0.0.1:${target.port}${route.path}`;
   const probe = await fetch(url, { method: route.method, headers: route.callerHeader === undefined ? route.headers : { [route.callerHeader]: '8.8.8.8' }, body: route.body });
   const size = (await probe.arrayBuffer()).byteLength;
-  const baseline = await startChild(process.execPath, [...NODE_FLAGS, baselineScript, String(size)], {}, (line) => Number(line));
+  const baseline = await startChild(process.execPath, [...NODE_FLAGS, baselineScript, String(size)], NODE_OPTIONS, (line) => Number(line));
   // The floor talks to the same peer as the service: the DNS upstream, or this route's collector.
   const floorPeer = route.floor === undefined ? undefined : route.floor.peer === 'upstream' ? upstream.port : collector.port;
-  const floor = route.floor === undefined ? undefined : await startChild(process.execPath, [...NODE_FLAGS, route.floor.script, '--serve', String(floorPeer)], {}, (line) => Number(line));
+  const floor = route.floor === undefined ? undefined : await startChild(process.execPath, [...NODE_FLAGS, route.floor.script, '--serve', String(floorPeer)], NODE_OPTIONS, (line) => Number(line));
   const runs = { fresh: { base: [], floor: [], svc: [] }, aged: { base: [], floor: [], svc: [] } };
   for (const state of ['fresh', 'aged']) {
     if (state === 'aged') await Promise.all([age(baseline), age(target), ...(floor === undefined ? [] : [age(floor)])]);
@@ -138,7 +151,11 @@ for (const route of ROUTES) {
     }
   }
   const label = labelOf(route);
-  memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssMiB(target.child.pid).toFixed(1)) });
+  const rssAfterLoad = rssMiB(target.child.pid);
+  // Then what it holds once its garbage is collected: right after the load, the figure depends on
+  // when V8 last collected (measured 164 and 221 MiB in two runs of the same code).
+  await age(target);
+  memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssAfterLoad.toFixed(1)), 'MiB after load, collected': Number(rssMiB(target.child.pid).toFixed(1)) });
   await baseline.stop();
   await floor?.stop();
   await target.stop();

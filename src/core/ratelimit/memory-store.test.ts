@@ -67,3 +67,26 @@ describe('MemoryLimiterStore table', () => {
     expect(store.capacity).toBeLessThan(peak);
   });
 });
+
+describe('MemoryLimiterStore over months', () => {
+  it('keeps every window end exact past the 49 days its 32-bit slots hold, a live window across the epoch moving', () => {
+    const day = 86_400_000;
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    const started = clock.now();
+    // A window opened just before the epoch moves (24.86 days in), and hit again just after.
+    clock.advance(2 ** 31 - 3_600_000 - 10_000);
+    const opened = store.hit('ip:across', 60_000);
+    clock.advance(20_000);
+    store.hit('ip:trigger', 60_000);
+    expect(store.hit('ip:across', 60_000)).toEqual({ count: 2, resetAt: opened.resetAt });
+    // Far past what 32 bits of milliseconds from the start would hold.
+    for (const days of [30, 50, 120]) {
+      clock.advance(started + days * day - clock.now());
+      const now = clock.now();
+      expect(store.hit(`ip:late-${String(days)}`, 60_000)).toEqual({ count: 1, resetAt: now + 60_000 });
+      clock.advance(1_000);
+      expect(store.hit(`ip:late-${String(days)}`, 60_000)).toEqual({ count: 2, resetAt: now + 60_000 });
+    }
+  });
+});
