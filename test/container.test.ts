@@ -98,7 +98,7 @@ describe.skipIf(!ready)('container image: built on a local Debian base, run with
     const sizes = await Promise.all([image, base].map(async (name) => Number((await podman('image', 'inspect', '--format', '{{.Size}}', name)).stdout.trim())));
     const [whole = 0, under = 0] = sizes;
     // What the image adds to its base: the production dependencies and dist/ with the geo tables
-    // (about 85 MB since the city table's compact layout; 190 MB before). A small box's budget is
+    // (about 80 MB since the compact geo tables; 187 MB before). A small box's budget is
     // 110 MB (issue 42); the development dependencies would add over a gigabyte.
     expect((whole - under) / 1e6).toBeLessThan(110);
     const { stdout } = await podman('run', '--rm', '--entrypoint', 'ls', image, 'node_modules');
