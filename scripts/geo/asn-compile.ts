@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ASN_HEADER_WORDS, ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/geo/asn-table.js';
 import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
-import { encodeFamily, TableWriter, type Ranges } from './range-blocks.js';
+import { encodeFamily, TableWriter, type Ranges } from './range-encode.js';
 import { embeddedAsnPaths } from './sources.js';
 
 const COMMA = 0x2c;

@@ -11,7 +11,7 @@ import { Reader, type Response } from 'maxmind';
 import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
 import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, HEADER_WORDS, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
 import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
-import { encodeFamily, TableWriter, type Ranges } from './range-blocks.js';
+import { encodeFamily, TableWriter, type Ranges } from './range-encode.js';
 import { zoneAt } from './timezone.js';
 
 /** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */

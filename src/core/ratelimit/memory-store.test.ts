@@ -69,6 +69,13 @@ describe('MemoryLimiterStore table', () => {
 });
 
 describe('MemoryLimiterStore over months', () => {
+  it('counts for a clock that names a time before the table began (a cluster worker counted by its primary)', () => {
+    const store = new MemoryLimiterStore(new ManualClock(1_800_000_000_000));
+    expect(store.hitAt('ip:early', 60_000, 1_700_000_000_000)).toEqual({ count: 1, resetAt: 1_700_000_060_000 });
+    expect(store.hitAt('ip:early', 60_000, 1_700_000_001_000)).toEqual({ count: 2, resetAt: 1_700_000_060_000 });
+    expect(store.hitAt('ip:early', 60_000, 1_700_000_060_000)).toEqual({ count: 1, resetAt: 1_700_000_120_000 });
+  });
+
   it('keeps every window end exact past the 49 days its 32-bit slots hold, a live window across the epoch moving', () => {
     const day = 86_400_000;
     const clock = new ManualClock();

@@ -71,6 +71,7 @@ export class MemoryLimiterStore implements LimiterStore {
    */
   hitAt(key: string, windowMs: number, now: number): WindowHit {
     if (now >= this.#nextSweep) this.#sweep(now);
+    if (now < this.#epoch || now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
     const [hi, lo] = fingerprint(key);
     const mask = this.#resetAt.length - 1;
     let slot = hi & mask;
@@ -132,14 +133,24 @@ export class MemoryLimiterStore implements LimiterStore {
       }
     }
     if (this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, resetAt.length / 4), now);
-    // Every window left ends after `now`: moved to a later epoch, each still ends where it did.
-    if (now - this.#epoch >= REBASE_AFTER_MS) {
-      const later = now - EPOCH_SLACK_MS;
-      const shift = later - this.#epoch;
-      const table = this.#resetAt;
-      for (let i = 0; i < table.length; i++) if ((table[i] ?? 0) !== 0) table[i] = (table[i] ?? 0) - shift;
-      this.#epoch = later;
+    if (now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
+  }
+
+  /**
+   * Moves the epoch to an hour before `now`, each window still ending where it did. After a sweep
+   * every window left ends after `now`, so each still fits; called for a `now` before the epoch
+   * (a cluster worker whose clock names an earlier time than the primary's table began), a window
+   * that would end before the new epoch has ended anyway and is kept as ending just after it.
+   */
+  #rebase(now: number): void {
+    const later = now - EPOCH_SLACK_MS;
+    const shift = later - this.#epoch;
+    const table = this.#resetAt;
+    for (let i = 0; i < table.length; i++) {
+      const stored = table[i] ?? 0;
+      if (stored !== 0) table[i] = Math.min(0xffffffff, Math.max(1, stored - shift));
     }
+    this.#epoch = later;
   }
 
   /** Empties `slot` and shifts back the entries after it that probed past it (Knuth's Algorithm R). */

@@ -1,6 +1,6 @@
 // What the two compiled geo tables (city-table.ts, asn-table.ts) store their ranges in, and how a
 // lookup reads them: a family's ranges sorted by first address, each pointing at a record number,
-// in blocks of BLOCK read with one positioned read. The build side is scripts/geo/range-blocks.ts.
+// in blocks of BLOCK read with one positioned read. The build side is scripts/geo/range-encode.ts.
 //
 // An IPv4 key is its one 32-bit word; an IPv6 key is its upper 64 bits only: nearly every range of
 // both data sets starts on a /64 boundary (all but about 10 000 of DB-IP's 4.4 million city ranges),
@@ -26,7 +26,7 @@ export const FAMILY_WORDS = 8;
 /** Words of a fine entry: a full IPv6 key and its record number. */
 export const FINE_STRIDE = 5;
 
-export interface RangeFamily {
+interface RangeFamily {
   /** Key width in words: 1 (IPv4) or 2 (IPv6's upper 64 bits). */
   width: number;
   ranges: number;
