@@ -4,9 +4,9 @@
 // from its start, and the address after its end, unless the next row starts there, a range of no
 // record: the gap. Each distinct (AS number, organisation) is one record, each name stored once.
 import { readFileSync } from 'node:fs';
-import { ASN_HEADER_WORDS, ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/geo/asn-table.js';
-import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
-import { encodeFamily, TableWriter, type Ranges } from './range-encode.js';
+import { ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/geo/asn-table.js';
+import { NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { layTable, TextTable, type Ranges } from './range-encode.js';
 import { embeddedAsnPaths } from './sources.js';
 
 const COMMA = 0x2c;
@@ -22,9 +22,7 @@ function words(decimal: string, width: number): bigint {
 
 /** Each distinct (AS number, organisation) once, each name once. */
 class Networks {
-  private readonly names = new Map<string, number>();
-  private readonly nameParts: Buffer[] = [];
-  private nameBytes = 0;
+  private readonly names = new TextTable(0xffffffff, 'ASN data');
   private readonly numbers = new Map<string, number>();
   private readonly records: number[] = [];
 
@@ -33,27 +31,16 @@ class Networks {
     const identity = `${String(asn)}\u0000${org}`;
     let n = this.numbers.get(identity);
     if (n === undefined) {
-      let name = this.names.get(org);
-      if (name === undefined) {
-        const bytes = Buffer.from(org, 'utf8');
-        if (bytes.length > 0xffff) throw new Error('ASN data: an organisation name outgrows the layout');
-        const length = Buffer.alloc(2);
-        length.writeUInt16LE(bytes.length, 0);
-        name = this.nameBytes;
-        this.nameParts.push(length, bytes);
-        this.nameBytes += 2 + bytes.length;
-        this.names.set(org, name);
-      }
       n = this.records.length / ASN_RECORD_WORDS;
       if (n >= NO_RECORD) throw new Error('ASN data: more networks than a 3-byte record number holds');
-      this.records.push(asn, name);
+      this.records.push(asn, this.names.add(org));
       this.numbers.set(identity, n);
     }
     return n;
   }
 
   namesSection(): Buffer {
-    return Buffer.concat(this.nameParts);
+    return this.names.section();
   }
 
   recordsSection(): Uint32Array {
@@ -127,13 +114,7 @@ function readRanges(path: string, width: number, networks: Networks): Ranges {
 export function compileAsn(): Buffer {
   const networks = new Networks();
   const paths = embeddedAsnPaths();
-  const families = [readRanges(paths.v4, 1, networks), readRanges(paths.v6, 4, networks)].map(encodeFamily);
-  const table = new TableWriter(ASN_HEADER_WORDS + 2 * FAMILY_WORDS);
-  const names = networks.namesSection();
+  const families: [Ranges, Ranges] = [readRanges(paths.v4, 1, networks), readRanges(paths.v6, 4, networks)];
   const records = networks.recordsSection();
-  table.header.set([ASN_MAGIC, ASN_VERSION, table.place(names), names.length, table.place(records), records.length / ASN_RECORD_WORDS]);
-  families.forEach((f, i) => {
-    table.placeFamily(f, ASN_HEADER_WORDS + i * FAMILY_WORDS);
-  });
-  return table.bytes();
+  return layTable(ASN_MAGIC, ASN_VERSION, networks.namesSection(), records, records.length / ASN_RECORD_WORDS, families);
 }

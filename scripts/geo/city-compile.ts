@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
 import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
-import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, HEADER_WORDS, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
-import { FAMILY_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
-import { encodeFamily, TableWriter, type Ranges } from './range-encode.js';
+import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
+import { NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { layTable, TextTable, type Ranges } from './range-encode.js';
 import { zoneAt } from './timezone.js';
 
 /** DB-IP Lite as ip-location-db flattens it (city, state1, country_code, latitude, …), shaped as /v1/ip gives it. */
@@ -52,9 +52,7 @@ function pointerReader(tree: Buffer, recordSize: number): (node: number, right: 
 
 /** Each distinct location once, each distinct text once: what both families' ranges point at. */
 export class Locations {
-  private readonly strings = new Map<string, number>();
-  private readonly stringParts: Buffer[] = [];
-  private stringBytes = 0;
+  private readonly strings = new TextTable(NO_STRING, 'city data');
   private readonly numbers = new Map<string, number>();
   private readonly records: Buffer[] = [];
 
@@ -91,23 +89,11 @@ export class Locations {
   }
 
   private text(value: string | null): number {
-    if (value === null) return NO_STRING;
-    let offset = this.strings.get(value);
-    if (offset === undefined) {
-      const bytes = Buffer.from(value, 'utf8');
-      offset = this.stringBytes;
-      if (offset >= NO_STRING || bytes.length > 0xffff) throw new Error('city data: the texts outgrow the layout');
-      const length = Buffer.alloc(2);
-      length.writeUInt16LE(bytes.length, 0);
-      this.stringParts.push(length, bytes);
-      this.stringBytes += 2 + bytes.length;
-      this.strings.set(value, offset);
-    }
-    return offset;
+    return value === null ? NO_STRING : this.strings.add(value);
   }
 
   stringsSection(): Buffer {
-    return Buffer.concat(this.stringParts);
+    return this.strings.section();
   }
 
   recordsSection(): Buffer {
@@ -190,13 +176,7 @@ export function walkCity(mmdbPath: string, locations: Locations): Ranges {
 /** Compiles the DB-IP IPv4 and IPv6 mmdb files into one city table. */
 export function compileCity(paths: { v4: string; v6: string }): Buffer {
   const locations = new Locations();
-  const families = [walkCity(paths.v4, locations), walkCity(paths.v6, locations)].map(encodeFamily);
-  const table = new TableWriter(HEADER_WORDS + 2 * FAMILY_WORDS);
-  const strings = locations.stringsSection();
+  const families: [Ranges, Ranges] = [walkCity(paths.v4, locations), walkCity(paths.v6, locations)];
   const records = locations.recordsSection();
-  table.header.set([CITY_MAGIC, CITY_VERSION, table.place(strings), strings.length, table.place(records), records.length / RECORD_BYTES]);
-  families.forEach((f, i) => {
-    table.placeFamily(f, HEADER_WORDS + i * FAMILY_WORDS);
-  });
-  return table.bytes();
+  return layTable(CITY_MAGIC, CITY_VERSION, locations.stringsSection(), records, records.length / RECORD_BYTES, families);
 }

@@ -1,7 +1,7 @@
-// Build side of the compiled geo tables' ranges (src/runtime/node/geo/range-blocks.ts gives the
-// layout and how a lookup reads it): a family's sorted ranges into blocks, and a table's sections
-// placed 4-byte aligned behind its header.
-import { BLOCK, FINE_STRIDE, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+// Build side of what the compiled geo tables share (src/runtime/node/geo/range-blocks.ts gives the
+// ranges' layout and how a lookup reads it): a family's sorted ranges into blocks, each distinct
+// text once, and a table's sections placed 4-byte aligned behind its header.
+import { BLOCK, FAMILY_WORDS, FINE_STRIDE, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
 
 /** A family's ranges in address order: each first address (`width` words) and its record number. */
 export interface Ranges {
@@ -16,7 +16,7 @@ export interface Ranges {
 const bytesFor = (value: number) => (value === 0 ? 0 : Math.ceil(Math.log2(value + 1) / 8));
 
 /** One family's sections: directory keys and offsets, blocks, fine entries. */
-export interface EncodedFamily {
+interface EncodedFamily {
   keyWidth: number;
   count: number;
   blocks: number;
@@ -27,7 +27,7 @@ export interface EncodedFamily {
 }
 
 /** A family's ranges as range-blocks.ts reads them. */
-export function encodeFamily(ranges: Ranges): EncodedFamily {
+function encodeFamily(ranges: Ranges): EncodedFamily {
   const { width } = ranges;
   // IPv6: nearly every range starts on a /64 boundary (all but about 10 000 of DB-IP's 4.4 million), so the
   // blocks key them by their upper 64 bits, and the few that start inside a /64 go to the fine
@@ -99,7 +99,7 @@ export function encodeFamily(ranges: Ranges): EncodedFamily {
 }
 
 /** A table file: a header of words, then sections, each 4-byte aligned, placed in order. */
-export class TableWriter {
+class TableWriter {
   readonly header: Uint32Array;
   private readonly sections: Buffer[] = [];
   private size: number;
@@ -127,4 +127,54 @@ export class TableWriter {
   bytes(): Buffer {
     return Buffer.concat([Buffer.from(this.header.buffer), ...this.sections]);
   }
+}
+
+/** Each distinct text once, as a 16-bit byte length and UTF-8, found by its byte offset. */
+export class TextTable {
+  private readonly offsets = new Map<string, number>();
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+  private readonly limit: number;
+  private readonly what: string;
+
+  /** `limit`: the offset the layout cannot reach (its "none" mark); `what`: the data, for the error. */
+  constructor(limit: number, what: string) {
+    this.limit = limit;
+    this.what = what;
+  }
+
+  /** The offset of `text`, storing it if it is new. */
+  add(text: string): number {
+    let offset = this.offsets.get(text);
+    if (offset === undefined) {
+      const bytes = Buffer.from(text, 'utf8');
+      offset = this.size;
+      if (offset >= this.limit || bytes.length > 0xffff) throw new Error(`${this.what}: the texts outgrow the layout`);
+      const length = Buffer.alloc(2);
+      length.writeUInt16LE(bytes.length, 0);
+      this.parts.push(length, bytes);
+      this.size += 2 + bytes.length;
+      this.offsets.set(text, offset);
+    }
+    return offset;
+  }
+
+  section(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
+/**
+ * A whole table as both geo tables lay it out: a header of six words (magic, version, the texts'
+ * byte offset and length, the records' byte offset and count) and FAMILY_WORDS for each family
+ * (IPv4, then IPv6), then the texts, the records and each family's ranges.
+ */
+export function layTable(magic: number, version: number, texts: Buffer, records: Buffer | Uint32Array, recordCount: number, families: [Ranges, Ranges]): Buffer {
+  const headerWords = 6;
+  const table = new TableWriter(headerWords + 2 * FAMILY_WORDS);
+  table.header.set([magic, version, table.place(texts), texts.length, table.place(records), recordCount]);
+  families.map(encodeFamily).forEach((f, i) => {
+    table.placeFamily(f, headerWords + i * FAMILY_WORDS);
+  });
+  return table.bytes();
 }

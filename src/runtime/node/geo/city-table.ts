@@ -17,7 +17,7 @@
 // - per family, the ranges in blocks (range-blocks.ts gives their layout and how a lookup reads
 //   them).
 // Ranges take 4-5 bytes each instead of 8 (IPv4) and 12 (IPv6) as fixed words, and a location
-// 22 bytes plus shared strings instead of 40-70 repeated per data pointer: 61 MB for what took 128.
+// 22 bytes plus shared strings instead of 40-70 repeated per data pointer: 58 MB for what took 128.
 //
 // A lookup bisects the directory, reads one block (at most 770 bytes) and bisects it, checks the
 // fine entries (IPv6), then reads one record: two reads from the page cache, a few microseconds.
