@@ -12,7 +12,7 @@ import { requireCommands } from './support/system.js';
 
 type IpData = Schemas['CallerIpData'];
 
-const available = requireCommands('echoip-compatible answers', ['curl', 'knotd', 'knotc'], 'curl knot');
+const available = requireCommands('echoip-compatible answers', ['curl', 'knotd', 'knotc', 'jq'], 'curl knot jq');
 
 /**
  * echoip's answer as its source declares it (http/http.go, iputil/paser/parser.go: the Response
