@@ -1,7 +1,7 @@
 // Build side of what the compiled geo tables share (src/runtime/node/geo/range-blocks.ts gives the
 // ranges' layout and how a lookup reads it): a family's sorted ranges into blocks, each distinct
 // text once, and a table's sections placed 4-byte aligned behind its header.
-import { BLOCK, FAMILY_WORDS, FINE_STRIDE, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { BLOCK, FAMILY_WORDS, FINE_STRIDE, HEADER_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
 
 /** A family's ranges in address order: each first address (`width` words) and its record number. */
 export interface Ranges {
@@ -165,16 +165,15 @@ export class TextTable {
 }
 
 /**
- * A whole table as both geo tables lay it out: a header of six words (magic, version, the texts'
+ * A whole table as both geo tables lay it out: a header of HEADER_WORDS (magic, version, the texts'
  * byte offset and length, the records' byte offset and count) and FAMILY_WORDS for each family
  * (IPv4, then IPv6), then the texts, the records and each family's ranges.
  */
 export function layTable(magic: number, version: number, texts: Buffer, records: Buffer | Uint32Array, recordCount: number, families: [Ranges, Ranges]): Buffer {
-  const headerWords = 6;
-  const table = new TableWriter(headerWords + 2 * FAMILY_WORDS);
+  const table = new TableWriter(HEADER_WORDS + 2 * FAMILY_WORDS);
   table.header.set([magic, version, table.place(texts), texts.length, table.place(records), recordCount]);
   families.map(encodeFamily).forEach((f, i) => {
-    table.placeFamily(f, headerWords + i * FAMILY_WORDS);
+    table.placeFamily(f, HEADER_WORDS + i * FAMILY_WORDS);
   });
   return table.bytes();
 }

@@ -13,13 +13,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { text, type AsnLookup, type NetworkInformation } from '../../../core/net/geo.js';
 import { addressWords, compiledDataPath, compiledTableError } from './compiled.js';
-import { FAMILY_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
+import { FAMILY_WORDS, HEADER_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
 
 /** "NDAS": the file is this table; the version changes with its layout. */
 export const ASN_MAGIC = 0x5341444e;
 export const ASN_VERSION = 2;
-/** Header words before the families: magic, version, names' byte offset and length, records' byte offset and count. */
-export const ASN_HEADER_WORDS = 6;
 /** Words of a record: the AS number and the byte offset of its organisation's name. */
 export const ASN_RECORD_WORDS = 2;
 
@@ -33,7 +31,7 @@ export function embeddedAsn(path = ASN_TABLE_PATH): AsnLookup & { close(): void 
   } catch (err) {
     throw compiledTableError('ASN', path, `is missing (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-  const header = wordsAt(fd, ASN_HEADER_WORDS + 2 * FAMILY_WORDS, 0);
+  const header = wordsAt(fd, HEADER_WORDS + 2 * FAMILY_WORDS, 0);
   const [magic, version, namesAt = 0, namesBytes = 0, recordsAt = 0, recordCount = 0] = header;
   if (magic !== ASN_MAGIC || version !== ASN_VERSION) {
     closeSync(fd);
@@ -42,8 +40,8 @@ export function embeddedAsn(path = ASN_TABLE_PATH): AsnLookup & { close(): void 
   const names = Buffer.alloc(namesBytes);
   readSync(fd, names, 0, namesBytes, namesAt);
   const records = wordsAt(fd, recordCount * ASN_RECORD_WORDS, recordsAt);
-  const v4 = readFamily(fd, header, ASN_HEADER_WORDS);
-  const v6 = readFamily(fd, header, ASN_HEADER_WORDS + FAMILY_WORDS);
+  const v4 = readFamily(fd, header, HEADER_WORDS);
+  const v6 = readFamily(fd, header, HEADER_WORDS + FAMILY_WORDS);
   const find = rangeFinder(fd);
   // One process, one thread: a lookup runs to completion, so this scratch key is never shared.
   const key = new Uint32Array(4);

@@ -27,7 +27,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { ParsedAddress } from '../../../core/net/address.js';
 import type { CityLookup, LocationInformation } from '../../../core/net/geo.js';
 import { addressWords, compiledDataPath, compiledTableError } from './compiled.js';
-import { FAMILY_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
+import { FAMILY_WORDS, HEADER_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
 
 /** The first header word (its bytes on a little-endian machine spell "NDCY"): a file of another kind is refused. */
 export const CITY_MAGIC = 0x5943444e;
@@ -41,8 +41,6 @@ export const NO_COORDINATE = -0x80000000;
 export const COORDINATE_SCALE = 10_000;
 /** Bytes of a record: latitude, longitude (int32), country code (2 ASCII letters), four string offsets (3 bytes each). */
 export const RECORD_BYTES = 22;
-/** Header words before the families: magic, version, strings' byte offset and length, records' byte offset and count. */
-export const HEADER_WORDS = 6;
 
 /** Where the build writes the table. */
 export const CITY_TABLE_PATH = compiledDataPath('city.bin');

@@ -12,6 +12,11 @@
 import { readSync } from 'node:fs';
 import { compareWords } from './compiled.js';
 
+/**
+ * Header words of a geo table before its families: magic, version, the texts' byte offset and
+ * length, the records' byte offset and count (city-table.ts and asn-table.ts say what each holds).
+ */
+export const HEADER_WORDS = 6;
 /** Ranges per block: the directory holds the first key of each. */
 export const BLOCK = 64;
 /** A record number meaning "no record here" (the data has gaps); also the dictionary's 3-byte form of it. */
