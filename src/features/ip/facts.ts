@@ -71,10 +71,10 @@ export interface IpFacts {
   place(ctx: RequestContext, address: ParsedAddress): CallerPlace;
   /**
    * Another address's location and network from our own data (`?ip=`), never the edge's view of
-   * the caller; undefined where this deployment has no data of its own (Workers).
+   * the caller. Ask only where `othersKnown`: elsewhere our own data is empty.
    */
-  placeOf(address: ParsedAddress): CallerPlace | undefined;
-  /** Whether `placeOf` answers: false where this deployment has no data of its own (Workers). */
+  placeOf(address: ParsedAddress): CallerPlace;
+  /** Whether this deployment has data of its own to look another address up in (not on Workers). */
   othersKnown: boolean;
   /** The caller's PTR through the fixed resolver, null on any failure or none. */
   hostname(address: ParsedAddress): Promise<string | null>;
@@ -137,7 +137,5 @@ export function ipFacts(needs: IpFactsNeeds): IpFacts {
     }));
   };
 
-  const placeOf = (found: ParsedAddress): CallerPlace | undefined => (needs.geo.anyAddress === false ? undefined : lookedUp(found));
-
-  return { address, place, placeOf, othersKnown: needs.geo.anyAddress !== false, hostname, all };
+  return { address, place, placeOf: lookedUp, othersKnown: needs.geo.anyAddress !== false, hostname, all };
 }

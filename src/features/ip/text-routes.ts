@@ -71,22 +71,20 @@ function acceptSubject(facts: IpFacts) {
     if (!facts.othersKnown) {
       throw new Problem('not_found', 'This deployment cannot look up another address: it runs on Cloudflare Workers, which observe the caller\'s own connection and hold no location or network data to look an address up in.');
     }
-    ctx.params = { ip: address.text };
+    named.set(ctx, address);
   };
 }
 
+/** The address `?ip=` named, parsed once by `acceptSubject` for the handler that follows. */
+const named = new WeakMap<RequestContext, ParsedAddress>();
+
 function subjectOf(ctx: RequestContext, facts: IpFacts): Subject {
-  const named = ctx.params.ip;
-  if (named === undefined) return { address: facts.address(ctx).address, own: true };
-  const address = parseAddress(named);
-  if (address === undefined) throw new Error(`an accepted ?ip= that does not parse: ${named}`);
-  return { address, own: false };
+  const address = named.get(ctx);
+  return address === undefined ? { address: facts.address(ctx).address, own: true } : { address, own: false };
 }
 
 function placeOfSubject(ctx: RequestContext, facts: IpFacts, subject: Subject): CallerPlace {
-  const place = subject.own ? facts.place(ctx, subject.address) : facts.placeOf(subject.address);
-  if (place === undefined) throw new Error('?ip= accepted where no data of our own answers it');
-  return place;
+  return subject.own ? facts.place(ctx, subject.address) : facts.placeOf(subject.address);
 }
 
 /** echoip's object for the subject (src/features/ip/echoip.ts): its place and its reverse name. */
