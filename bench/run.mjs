@@ -152,8 +152,10 @@ for (const route of ROUTES) {
   }
   const label = labelOf(route);
   const rssAfterLoad = rssMiB(target.child.pid);
-  // Then what it holds once its garbage is collected: right after the load, the figure depends on
-  // when V8 last collected (measured 164 and 221 MiB in two runs of the same code).
+  // Then again after forced full collections: right after the load the figure depends on when V8
+  // last collected (164 and 221 MiB in two runs of the same code under Node's defaults). So far the
+  // two columns have read the same: V8 keeps the pages a collection frees, so what counts is how
+  // large the heap was let grow (docs/operations.md, "Memory").
   await age(target);
   memory.push({ route: label, 'MiB after start': Number(rssAtStart.toFixed(1)), 'MiB after load': Number(rssAfterLoad.toFixed(1)), 'MiB after load, collected': Number(rssMiB(target.child.pid).toFixed(1)) });
   await baseline.stop();
