@@ -1,0 +1,167 @@
+// The working-conditions rules over recorded series. The boosted and plain series are bulk
+// downloads timed every 100 ms on links of known shape (tbf on a router namespace, the server
+// sending with CUBIC; test/support/shaped-link.ts): a link under continuous load, which is what
+// the clients now give the rules. The expected figures come from the series' own reference
+// (test/support/burst-reference.ts: the medians of the first second and of the second half),
+// never from these rules. The loopback series is `netdiag speedtest`'s own default test over
+// loopback (four streams each way, no shaper), recorded from the client.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { burstReference } from '../../../test/support/burst-reference.js';
+import { directionDone, INTERVAL_MS, measureDirection, MIN_BURST_BYTES, PROFILES, steadyMs, type Progress, type RoundTrip } from './working.js';
+
+/** A recorded bulk download's 100 ms rates, Mbit/s. */
+const bulkSeries = (name: string): number[] => (JSON.parse(readFileSync(new URL(`../../../test/fixtures/speedtest/${name}.json`, import.meta.url), 'utf8')) as { bulk_100ms_mbps: number[] }).bulk_100ms_mbps;
+
+/** A bulk transfer's 100 ms rates (Mbit/s) as the counts a client makes: cumulative bytes every 100 ms. */
+function progressOf(mbpsPer100ms: number[]): Progress[] {
+  let bytes = 0;
+  return mbpsPer100ms.map((mbps, i) => ({ atMs: (i + 1) * 100, bytes: (bytes += (mbps * 1e6 * 0.1) / 8) }));
+}
+
+const within = (value: number | undefined, reference: number, share: number) => {
+  expect(value, 'measured').toBeDefined();
+  expect(Math.abs((value ?? 0) - reference) / reference, `${String(value)} against ${String(reference)}`).toBeLessThanOrEqual(share);
+};
+
+/** A seeded generator (mulberry32), so a made-up series is the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the sustained rate and the burst under continuous load, on recorded links', () => {
+  it('a plain 20 Mbit/s link: steady, no burst, the rate is the link', () => {
+    const series = bulkSeries('plain-20');
+    const reference = burstReference(series);
+    const progress = progressOf(series);
+    const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, PROFILES.full);
+    expect(m.sustained?.steady).toBe(true);
+    expect(m.burst).toBeUndefined();
+    within((m.sustained?.bps ?? 0) / 1e6, reference.sustainedMbps, 0.05);
+  });
+
+  for (const [name, shape] of [
+    ['boost-20-40', '20 Mbit/s after a 4 MB bucket at 40'],
+    ['boost-100-200', '100 Mbit/s after a 20 MB bucket at 200'],
+  ] as const) {
+    it(`a boosted link, ${shape}: the window after the burst, the burst named with its peak and size`, () => {
+      const series = bulkSeries(name);
+      const reference = burstReference(series);
+      expect(reference.burstBytes).toBeGreaterThan(MIN_BURST_BYTES);
+      const progress = progressOf(series);
+      const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, PROFILES.full);
+      within((m.sustained?.bps ?? 0) / 1e6, reference.sustainedMbps, 0.05);
+      expect(m.burst).toBeDefined();
+      within((m.burst?.peakBps ?? 0) / 1e6, reference.peakMbps, 0.15);
+      within(m.burst?.bytes, reference.burstBytes, 0.3);
+      // The window starts after the burst: no byte of it counts toward the sustained rate.
+      expect(m.sustained?.startMs ?? 0).toBeGreaterThanOrEqual(m.burst?.durationMs ?? Infinity);
+    });
+  }
+
+  it('a boosted link is not done while the burst still fills the window: steady only after it ends', () => {
+    const series = bulkSeries('boost-20-40');
+    const progress = progressOf(series);
+    // 1.6 s at the peak: by 1.7 s the rate has been the peak's for over a second, which is no window.
+    expect(directionDone(progress, 1_700, { maxMs: 10_000, windowMs: 1_500 })).toBe(false);
+    // Past the burst and 2 s of the sustained rate, a 2 s window is done.
+    expect(directionDone(progress, 4_000, { maxMs: 10_000, windowMs: 2_000 })).toBe(true);
+  });
+});
+
+describe('a fast link with noise', () => {
+  /** 10 s at about 3 Gbit/s, each 20 ms count moved by up to 40% either way, as loopback on a busy machine does. */
+  function noisy(seed: number, slowTail: boolean): Progress[] {
+    const random = seeded(seed);
+    const progress: Progress[] = [];
+    let bytes = 0;
+    for (let at = 20; at <= 10_000; at += 20) {
+      const factor = slowTail && at > 9_750 ? 0.05 : 0.6 + 0.8 * random();
+      bytes += ((3e9 * factor) / 8) * 0.02;
+      progress.push({ atMs: at, bytes });
+    }
+    return progress;
+  }
+
+  it('one slow last stretch moves the rate by no more than its share of the window, and names no burst', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const plain = measureDirection(noisy(seed, false), [], 10_000, PROFILES.full);
+      const slow = measureDirection(noisy(seed, true), [], 10_000, PROFILES.full);
+      expect(plain.burst, `seed ${String(seed)}`).toBeUndefined();
+      expect(slow.burst, `seed ${String(seed)}`).toBeUndefined();
+      within(plain.sustained?.bps, 3e9, 0.1);
+      // The last 250 ms at 5% of the rate is 5% of a 5 s window: the figure falls by about that, not to the slow transfer.
+      const drop = 1 - (slow.sustained?.bps ?? 0) / (plain.sustained?.bps ?? 1);
+      expect(drop, `seed ${String(seed)}`).toBeLessThan(0.1);
+    }
+  });
+
+  it('the figure rests on a whole window whether or not the rate settled', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const m = measureDirection(noisy(seed, false), [], 10_000, PROFILES.full);
+      expect((m.sustained?.endMs ?? 0) - (m.sustained?.startMs ?? 0), `seed ${String(seed)}`).toBeGreaterThanOrEqual(PROFILES.full.windowMs);
+    }
+  });
+});
+
+describe('no burst where the window reaches the early rate', () => {
+  it('a fast first stretch on a link whose steady rate swings up to it again is noise, not a shaper', () => {
+    // 1.5 s at 40 Mbit/s, then intervals alternating 40 and 20: a steady one-second average of 30.
+    const rates = [...Array.from({ length: 6 }, () => 40), ...Array.from({ length: 34 }, (_, i) => (i % 2 === 0 ? 20 : 40))];
+    let bytes = 0;
+    const progress = rates.map((mbps, i) => ({ atMs: (i + 1) * INTERVAL_MS, bytes: (bytes += (mbps * 1e6 * INTERVAL_MS) / 1000 / 8) }));
+    const m = measureDirection(progress, [], rates.length * INTERVAL_MS, PROFILES.full);
+    expect(m.sustained?.steady).toBe(true);
+    within(m.sustained?.bps, 30e6, 0.05);
+    expect(m.burst).toBeUndefined();
+  });
+});
+
+describe('the window', () => {
+  const steadyLink = (mbps: number, ms: number): Progress[] => Array.from({ length: ms / 10 }, (_, i) => ({ atMs: (i + 1) * 10, bytes: ((i + 1) * 10 * mbps * 1e6) / 8 / 1000 }));
+
+  it('a direction is done once the rate has been steady for the profile window, and not before', () => {
+    const progress = steadyLink(50, 10_000);
+    expect(steadyMs(progress, 3_000)).toBeGreaterThanOrEqual(2_750);
+    expect(directionDone(progress, 4_000, PROFILES.full)).toBe(false);
+    expect(directionDone(progress, 5_000, PROFILES.full)).toBe(true);
+    expect(directionDone(progress, 2_500, PROFILES.light)).toBe(true);
+  });
+
+  it('a direction ends at the profile bound whatever the rate does', () => {
+    expect(directionDone([], PROFILES.full.maxMs, PROFILES.full)).toBe(true);
+    expect(directionDone([], PROFILES.full.maxMs - 1, PROFILES.full)).toBe(false);
+  });
+
+  it('uploads counted as each transfer ends: the time after the last end is not read as a slower link', () => {
+    // Four streams each ending a 1.25 MB upload every 500 ms (20 Mbit/s in all), staggered.
+    const progress: Progress[] = [];
+    let bytes = 0;
+    for (let at = 125; at <= 8_000; at += 125) progress.push({ atMs: at, bytes: (bytes += 1_250_000 / 4) });
+    // Read at 8.4 s: the last upload ended at 8 s, and the 400 ms since hold bytes not yet counted.
+    const m = measureDirection(progress, [], 8_400, PROFILES.full);
+    within(m.sustained?.bps, 20e6, 0.02);
+    expect(m.sustained?.steady).toBe(true);
+  });
+
+  it('loaded latency is the median of the round trips sent within the window, not those of the ramp', () => {
+    // A second of slow start at 2 Mbit/s, then 20: the window starts after the ramp.
+    const progress: Progress[] = Array.from({ length: 800 }, (_, i) => {
+      const at = (i + 1) * 10;
+      return { atMs: at, bytes: at <= 1_000 ? (at * 2e6) / 8 / 1000 : (1_000 * 2e6) / 8 / 1000 + ((at - 1_000) * 20e6) / 8 / 1000 };
+    });
+    // The ramp's round trips are short; the window's show the queue.
+    const trips: RoundTrip[] = [...Array.from({ length: 10 }, (_, i) => ({ atMs: i * 100, ms: 2 })), ...Array.from({ length: 50 }, (_, i) => ({ atMs: 3_000 + i * 100, ms: 250 + (i % 5) }))];
+    const m = measureDirection(progress, trips, 8_000, PROFILES.full);
+    expect(m.sustained?.startMs).toBeGreaterThanOrEqual(1_000);
+    expect(m.sustained?.startMs).toBeLessThanOrEqual(3_000);
+    expect(m.loaded).toEqual({ ms: 252, count: 50 });
+    expect(m.rates.length).toBe(8_000 / INTERVAL_MS);
+  });
+});
