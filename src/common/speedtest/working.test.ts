@@ -8,7 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { directionDone, INTERVAL_MS, measureDirection, MIN_BURST_BYTES, PROFILES, steadyMs, type Progress, type RoundTrip } from './working.js';
+import { directionDone, INTERVAL_MS, measureDirection, MIN_BURST_BYTES, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
+
+/** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
+const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
 
 /** A recorded bulk download's 100 ms rates, Mbit/s. */
 const bulkSeries = (name: string): number[] => (JSON.parse(readFileSync(new URL(`../../../test/fixtures/speedtest/${name}.json`, import.meta.url), 'utf8')) as { bulk_100ms_mbps: number[] }).bulk_100ms_mbps;
@@ -40,7 +43,7 @@ describe('the sustained rate and the burst under continuous load, on recorded li
     const series = bulkSeries('plain-20');
     const reference = burstReference(series);
     const progress = progressOf(series);
-    const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, PROFILES.full);
+    const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, RECORDED);
     expect(m.sustained?.steady).toBe(true);
     expect(m.burst).toBeUndefined();
     within((m.sustained?.bps ?? 0) / 1e6, reference.sustainedMbps, 0.05);
@@ -55,7 +58,7 @@ describe('the sustained rate and the burst under continuous load, on recorded li
       const reference = burstReference(series);
       expect(reference.burstBytes).toBeGreaterThan(MIN_BURST_BYTES);
       const progress = progressOf(series);
-      const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, PROFILES.full);
+      const m = measureDirection(progress, [], progress.at(-1)?.atMs ?? 0, RECORDED);
       within((m.sustained?.bps ?? 0) / 1e6, reference.sustainedMbps, 0.05);
       expect(m.burst).toBeDefined();
       within((m.burst?.peakBps ?? 0) / 1e6, reference.peakMbps, 0.15);
@@ -132,6 +135,18 @@ describe('the window', () => {
     expect(directionDone(progress, 4_000, PROFILES.full)).toBe(false);
     expect(directionDone(progress, 5_000, PROFILES.full)).toBe(true);
     expect(directionDone(progress, 2_500, PROFILES.light)).toBe(true);
+  });
+
+  it('a steady stretch shorter than the window (a direction out of time) is read over the last window, not steady', () => {
+    // Slow for 6 s, then steady at 50 Mbit/s for 4 s: out of time at 10 s with 4 s steady.
+    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+      const at = (i + 1) * 10;
+      return { atMs: at, bytes: at <= 6_000 ? (at * 5e6) / 8 / 1000 : (6_000 * 5e6) / 8 / 1000 + ((at - 6_000) * 50e6) / 8 / 1000 };
+    });
+    const m = measureDirection(progress, [], 10_000, PROFILES.full);
+    expect(m.sustained?.steady).toBe(false);
+    expect(m.sustained?.startMs).toBe(5_000);
+    within(m.sustained?.bps, (5e6 * 1 + 50e6 * 4) / 5, 0.01);
   });
 
   it('a direction ends at the profile bound whatever the rate does', () => {

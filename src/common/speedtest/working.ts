@@ -223,7 +223,10 @@ export function measureDirection(progress: readonly Progress[], roundTrips: read
   const total = bytesAt(progress, wholeEnd);
   if (rates.length === 0 || total <= 0) return { sustained: undefined, burst: undefined, loaded: undefined, rates };
   const from = steadyFrom(rates);
-  const steady = from !== undefined && (rates.length - from) * INTERVAL_MS >= Math.min(profile.windowMs, wholeEnd / 2);
+  // Steady for a whole window, as directionDone ends a direction; a shorter steady stretch (a
+  // direction that ran out of time) is read like a rate that never settled, so every figure
+  // rests on a window's length of data.
+  const steady = from !== undefined && (rates.length - from) * INTERVAL_MS >= profile.windowMs;
   // Not steady: the last window's length (at most the second half of what ran, so the start's ramp stays out).
   const fallback = Math.max(0, rates.length - Math.max(1, Math.min(Math.round(profile.windowMs / INTERVAL_MS), Math.floor(rates.length / 2))));
   const windowFrom = steady ? from : fallback;
