@@ -1,13 +1,24 @@
-// `netdiag speedtest`'s measurement rules, as a process against a FAKE target
-// (support/fake-speedtest-target.ts) that produces on demand what the real server never does:
-// a reported server delay, transfers slow enough to end a direction or load the link, a refusal
-// halfway, a stall. The whole command against the real server is in cli-client.test.ts.
+// `netdiag speedtest`'s measurement as a process: mostly against a FAKE target
+// (support/fake-speedtest-target.ts) that produces on demand what the real server never does: a
+// reported server delay, downloads at a set pace (a steady rate), round trips that never come back
+// under load, a refusal halfway, a stall, a reset. The last test runs the built CLI against the
+// real server on loopback, where only what holds on any machine is asserted (never its speed).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES } from '../src/common/speedtest/working.js';
 import { startFakeTarget, type FakeTarget, type FakeTargetBehaviour } from './support/fake-speedtest-target.js';
-import { CLI, runCli } from './support/process.js';
+import { CLI, runCli, serveCli, type Serving } from './support/process.js';
 import { eventually } from './support/wait.js';
+
+interface Measured {
+  streams: number;
+  window_s: [number, number];
+  steady: boolean;
+  bytes: number;
+  loaded_round_trips: number;
+  rates_mbps: number[];
+}
 
 interface Report {
   download_mbps: number | null;
@@ -16,9 +27,14 @@ interface Report {
   jitter_ms: number | null;
   download_loaded_latency_ms: number | null;
   upload_loaded_latency_ms: number | null;
+  bufferbloat_grade: string | null;
   streaming_quality: string;
   gaming_quality: string;
   video_call_quality: string;
+  duration_ms: number;
+  requests: number;
+  measured: { download: Measured | null; upload: Measured | null };
+  notes: string[];
 }
 
 let target: FakeTarget | undefined;
@@ -29,11 +45,35 @@ afterEach(async () => {
 
 async function speedtest(behaviour: FakeTargetBehaviour, extra: string[] = []) {
   target = await startFakeTarget(behaviour);
-  const run = await runCli(['speedtest', '--json', '--url', target.url, ...extra], {}, 30_000);
+  const run = await runCli(['speedtest', '--json', '--no-packet-loss', '--url', target.url, ...extra], {}, 60_000);
   return { ...run, report: run.code === 0 ? (JSON.parse(run.stdout) as Report) : undefined, target };
 }
 
 const transfers = (t: FakeTarget) => t.requests.filter((r) => !r.includes('bytes=0'));
+/** The connections the requests matching `pick` came on. */
+const connectionsOf = (t: FakeTarget, pick: (request: string) => boolean) => new Set(t.connections.filter((_, i) => pick(t.requests[i] ?? '')));
+
+/** A light test's longest run: its two directions at their bound, the idle pings, and the stop of each direction. */
+const LIGHT_BOUND_MS = 2 * PROFILES.light.maxMs + 2_000;
+
+/** The checks that hold for any direction's `measured`: what the figure rests on is inside the run and adds up. */
+function expectConsistent(m: Measured | null, mbps: number | null, durationMs: number) {
+  expect(m).not.toBeNull();
+  if (m === null || mbps === null) throw new Error('not measured');
+  expect(m.streams).toBe(4);
+  const [start, end] = m.window_s;
+  expect(start).toBeGreaterThanOrEqual(0);
+  expect(end).toBeGreaterThan(start);
+  // The window ends by the direction's bound (plus the 50 ms between checks) and inside the run.
+  expect(end).toBeLessThanOrEqual((PROFILES.light.maxMs + 100) / 1000);
+  expect(end * 1000).toBeLessThanOrEqual(durationMs);
+  if (m.steady) expect(end - start).toBeGreaterThanOrEqual(PROFILES.light.windowMs / 1000 - 0.01);
+  // One rate per 250 ms up to the window's end, and the figure is the window's bytes over its time.
+  expect(m.rates_mbps.length).toBe(Math.round(end / 0.25));
+  expect(m.bytes).toBeGreaterThan(0);
+  const rate = (m.bytes * 8) / (end - start) / 1e6;
+  expect(Math.abs(rate - mbps) / mbps).toBeLessThan(0.01);
+}
 
 describe('netdiag speedtest: how it measures', () => {
   it('takes latency as time to first byte less the Server-Timing duration', async () => {
@@ -46,65 +86,101 @@ describe('netdiag speedtest: how it measures', () => {
     await target?.close();
     const unreported = await speedtest({ plan, pingDelayMs: PING_DELAY_MS, reportPingDelay: false });
     expect(unreported.report?.latency_ms).toBeGreaterThanOrEqual(PING_DELAY_MS - 1);
-    // Five pings, each an empty download marked idle, as the engine asks for them.
+    // Five pings, each an empty download marked idle, as the engine asks for them; no direction in the plan, none run.
     expect(unreported.target.requests).toEqual(Array(5).fill('/__down?bytes=0&during=idle'));
+    expect(unreported.report?.measured).toEqual({ download: null, upload: null });
   });
 
   it('sends a request once more when the server resets a kept-alive connection as it arrives, and only once', async () => {
-    const plan: FakeTargetBehaviour['plan'] = [
-      { type: 'latency', packet_count: 2 },
-      { type: 'download', bytes_per_request: 1000, request_count: 3 },
-    ];
-    // A transfer arriving on a connection that answered before is reset unanswered, once: it is
-    // sent again, so three transfers take four requests and the run ends with a figure.
+    const plan: FakeTargetBehaviour['plan'] = [{ type: 'latency', packet_count: 3 }];
+    // The second ping arrives on a connection that answered before and is reset unanswered, once:
+    // it is sent again, so three pings take four requests and the run ends with a figure.
     const reset = await speedtest({ plan, resetKeptAlive: 'once' });
     expect(reset.code, reset.stderr).toBe(0);
-    expect(transfers(reset.target)).toEqual(Array(4).fill('/__down?bytes=1000'));
-    expect(reset.report?.download_mbps).toBeGreaterThan(0);
+    expect(reset.target.requests).toEqual(Array(4).fill('/__down?bytes=0&during=idle'));
+    expect(reset.report?.latency_ms).toBeGreaterThanOrEqual(0);
     await target?.close();
     // Reset on the second try as well: the run fails, naming the reset, instead of trying forever.
     const twice = await speedtest({ plan, resetKeptAlive: 'twice' });
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('GET /__down failed: ECONNRESET');
-    expect(transfers(twice.target).length).toBeLessThanOrEqual(3);
+    expect(twice.target.requests.length).toBeLessThanOrEqual(3);
   });
 
-  it('skips the larger steps of a direction once a round\'s fastest request took over a second', async () => {
-    const plan: FakeTargetBehaviour['plan'] = [
-      { type: 'download', bytes_per_request: 1000, request_count: 1 },
-      { type: 'download', bytes_per_request: 2000, request_count: 2 },
-      { type: 'upload', bytes_per_request: 1000, request_count: 1 },
-    ];
-    const slow = await speedtest({ plan, transferDelayMs: 1100 });
-    expect(slow.code).toBe(0);
-    expect(transfers(slow.target)).toEqual(['/__down?bytes=1000', '/__up']);
-    await target?.close();
-    const fast = await speedtest({ plan, transferDelayMs: 0 });
-    expect(transfers(fast.target)).toEqual(['/__down?bytes=1000', '/__down?bytes=2000', '/__down?bytes=2000', '/__up']);
-  });
-
-  it('pings alongside transfers of 250 ms or more for loaded latency, which fills in the quality classes', async () => {
+  it('loads each direction with four streams on connections of their own, back to back, round trips on another, and reads a steady rate over its window', async () => {
     const plan: FakeTargetBehaviour['plan'] = [
       { type: 'latency', packet_count: 3 },
-      { type: 'download', bytes_per_request: 1000, request_count: 2 },
-      { type: 'upload', bytes_per_request: 1000, request_count: 2 },
+      { type: 'upload', bytes_per_request: 1000, request_count: 1 },
+      { type: 'download', bytes_per_request: 1000, request_count: 1 },
     ];
-    const loaded = await speedtest({ plan, transferDelayMs: 450 });
-    expect(loaded.code).toBe(0);
-    expect(loaded.target.requests.filter((r) => r.endsWith('during=download')).length).toBeGreaterThanOrEqual(2);
-    expect(loaded.target.requests.filter((r) => r.endsWith('during=upload')).length).toBeGreaterThanOrEqual(2);
-    const r = loaded.report;
-    expect(r?.download_loaded_latency_ms).toBeGreaterThanOrEqual(0);
-    expect(r?.upload_loaded_latency_ms).toBeGreaterThanOrEqual(0);
-    for (const q of [r?.streaming_quality, r?.gaming_quality, r?.video_call_quality]) expect(['bad', 'poor', 'average', 'good', 'great']).toContain(q);
-    // 1000 bytes in about half a second is some 16 kbit/s: below 1 Mbps, so streaming can't be great.
-    expect(r?.download_mbps).toBeLessThan(1);
-    expect(r?.streaming_quality).not.toBe('great');
+    // Each download at 10 Mbit/s, 40 in all, and 1 MB each: about 0.8 s a transfer, several a stream.
+    const MAX = 1_000_000;
+    const run = await speedtest({ plan, maxBytesPerRequest: MAX, downloadBps: 10e6 }, ['--mode', 'light']);
+    expect(run.code, run.stderr).toBe(0);
+    const t = run.target;
+    const r = run.report;
+    if (r === undefined) throw new Error('no report');
+    // The idle pings, then download before upload whatever the plan's order, each download of the largest size.
+    expect(t.requests.slice(0, 3)).toEqual(Array(3).fill('/__down?bytes=0&during=idle'));
+    const kinds = transfers(t).map((q) => q.split('?')[0]);
+    expect(kinds.indexOf('/__up')).toBeGreaterThan(kinds.lastIndexOf('/__down'));
+    expect(new Set(transfers(t).filter((q) => q.startsWith('/__down')))).toEqual(new Set([`/__down?bytes=${String(MAX)}`]));
+    // Four at once each way, on four connections each, none of them the round trips' connection.
+    expect(t.mostOpen).toEqual({ '/__down': 4, '/__up': 4 });
+    const down = connectionsOf(t, (q) => q === `/__down?bytes=${String(MAX)}`);
+    const up = connectionsOf(t, (q) => q === '/__up');
+    const probes = connectionsOf(t, (q) => q.includes('bytes=0'));
+    expect([down.size, up.size, probes.size]).toEqual([4, 4, 1]);
+    for (const c of probes) expect(down.has(c) || up.has(c)).toBe(false);
+    // Back to back: a stream's next download follows the last with no pause, so more than one each.
+    expect(transfers(t).filter((q) => q.startsWith('/__down')).length).toBeGreaterThan(4);
+    expect(t.requests.filter((q) => q.endsWith('during=download')).length).toBeGreaterThanOrEqual(5);
+    expect(t.requests.filter((q) => q.endsWith('during=upload')).length).toBeGreaterThanOrEqual(5);
+
+    // The paced download is steady: a window of at least the light profile's, at the pace.
+    expectConsistent(r.measured.download, r.download_mbps, r.duration_ms);
+    expectConsistent(r.measured.upload, r.upload_mbps, r.duration_ms);
+    expect(r.measured.download?.steady).toBe(true);
+    expect(r.download_mbps).toBeGreaterThan(40 * 0.85);
+    expect(r.download_mbps).toBeLessThan(40 * 1.15);
+    expect(r.measured.download?.loaded_round_trips).toBeGreaterThan(0);
+    expect(r.download_loaded_latency_ms).toBeGreaterThanOrEqual(0);
+    expect(r.upload_loaded_latency_ms).toBeGreaterThanOrEqual(0);
+    for (const q of [r.streaming_quality, r.gaming_quality, r.video_call_quality]) expect(['bad', 'poor', 'average', 'good', 'great']).toContain(q);
+    expect(r.duration_ms).toBeLessThanOrEqual(LIGHT_BOUND_MS);
+    expect(r.notes.join('\n')).not.toContain('download rate did not settle');
+
+    // The table says what each figure rests on.
     await target?.close();
-    const quick = await speedtest({ plan, transferDelayMs: 0 });
-    expect(quick.report?.download_loaded_latency_ms).toBeNull();
-    expect(quick.report?.streaming_quality).toBe('pending');
-  });
+    target = await startFakeTarget({ plan, maxBytesPerRequest: MAX, downloadBps: 10e6 });
+    const human = await runCli(['speedtest', '--mode', 'light', '--no-packet-loss', '--no-analytics', '--url', target.url], {}, 60_000);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^download +[\d.]+ Mbps \(4 streams, steady \d+\.\d s\)$/m);
+    expect(human.stdout).toMatch(/^upload +[\d.]+ Mbps( sustained \(burst: [^;]+; | \()4 streams(, steady \d+\.\d s|; the rate did not settle: the last \d+\.\d s)\)$/m);
+  }, 60_000);
+
+  it('without a round trip back within a window there is no loaded latency, the note says why, and the run still ends', async () => {
+    const plan: FakeTargetBehaviour['plan'] = [
+      { type: 'latency', packet_count: 3 },
+      { type: 'download', bytes_per_request: 1000, request_count: 1 },
+      { type: 'upload', bytes_per_request: 1000, request_count: 1 },
+    ];
+    // Round trips under load are answered only after the light profile's whole direction.
+    const started = Date.now();
+    const run = await speedtest({ plan, maxBytesPerRequest: 1_000_000, downloadBps: 10e6, loadedPingDelayMs: PROFILES.light.maxMs + 3_000 }, ['--mode', 'light']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(LIGHT_BOUND_MS + 5_000);
+    const r = run.report;
+    expect(r?.download_mbps).toBeGreaterThan(0);
+    expect(r?.download_loaded_latency_ms).toBeNull();
+    expect(r?.upload_loaded_latency_ms).toBeNull();
+    expect(r?.measured.download?.loaded_round_trips).toBe(0);
+    expect(r?.bufferbloat_grade).toBeNull();
+    expect(r?.streaming_quality).toBe('pending');
+    expect(r?.notes).toContain(
+      'no round trip sent during the download window came back before the window ended; no round trip sent during the upload window came back before the window ended: so there is no loaded latency and the quality classes stay pending',
+    );
+  }, 60_000);
 
   it('a refusal halfway exits 1 with the problem\'s detail and reports speed_test_failed (engine_error)', async () => {
     const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 1000, request_count: 4 }];
@@ -116,10 +192,21 @@ describe('netdiag speedtest: how it measures', () => {
     expect(run.target.events[0]?.event_id).toBe(run.target.events[1]?.event_id);
   });
 
+  it('an upload refused with 429 fails the run with the problem text', async () => {
+    const plan: FakeTargetBehaviour['plan'] = [
+      { type: 'download', bytes_per_request: 1000, request_count: 1 },
+      { type: 'upload', bytes_per_request: 1000, request_count: 1 },
+    ];
+    const run = await speedtest({ plan, maxBytesPerRequest: 1_000_000, refuse: { nth: 3, status: 429, path: '/__up' } }, ['--mode', 'light']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('netdiag: the speed test failed: POST /__up answered 429: Too many requests: the speedtest limit of 600 per minute is used up');
+    expect(run.target.events.at(-1)?.properties).toMatchObject({ failure_reason: 'engine_error' });
+  }, 30_000);
+
   it('a target that stops sending fails as timeout after --timeout seconds', async () => {
     const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 100_000, request_count: 2 }];
     const started = Date.now();
-    const run = await speedtest({ plan, stallNth: 1 }, ['--timeout', '1']);
+    const run = await speedtest({ plan, maxBytesPerRequest: 1_000_000, stallNth: 1 }, ['--timeout', '1']);
     expect(run.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.stderr).toMatch(/no data from http:\/\/127\.0\.0\.1:\d+ for 1000 ms/);
@@ -132,11 +219,36 @@ describe('netdiag speedtest: how it measures', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const fake = target;
-    expect(await eventually(() => transfers(fake).length === 1, 10_000)).toBe(true);
+    expect(await eventually(() => transfers(fake).length >= 1, 10_000)).toBe(true);
     child.kill('SIGINT');
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(130);
     expect(stderr).toContain('the speed test was cancelled');
     expect(fake.events.map((e) => [e.event, e.properties.failure_reason])).toEqual([['speed_test_started', undefined], ['speed_test_failed', 'cancelled']]);
   });
+});
+
+describe('netdiag speedtest against the real server on loopback', () => {
+  let server: Serving;
+  beforeAll(async () => {
+    server = await serveCli({ NETDIAG_RATE_LIMITS: 'speedtest=100000', NETDIAG_EVENTS_SINK: 'none' });
+  });
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  it('a light test: both directions measured on four streams, what each rests on inside the run, ended within its bound', async () => {
+    const started = Date.now();
+    const run = await runCli(['speedtest', '--mode', 'light', '--json', '--no-analytics', '--no-packet-loss', '--url', `http://127.0.0.1:${String(server.port)}`], {}, 60_000);
+    const wall = Date.now() - started;
+    expect(run.code, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout) as Report;
+    expectConsistent(r.measured.download, r.download_mbps, r.duration_ms);
+    expectConsistent(r.measured.upload, r.upload_mbps, r.duration_ms);
+    expect(r.duration_ms).toBeLessThanOrEqual(LIGHT_BOUND_MS);
+    // The process ends with the run: nothing left open keeps it (a second of start-up at most besides).
+    expect(wall).toBeLessThan(r.duration_ms + 3_000);
+    expect(r.latency_ms).toBeGreaterThanOrEqual(0);
+  }, 60_000);
 });

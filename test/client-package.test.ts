@@ -139,7 +139,7 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
     it('speedtest --mode light: download and upload in Mbit/s above zero, latency and jitter', async () => {
       const speed = await netdiag(node, ['speedtest', '--mode', 'light', '--no-analytics', '--no-packet-loss', '--url', server.url], 60_000);
       expect(speed.code, speed.stderr).toBe(0);
-      const shown = (name: string) => Number(new RegExp(`^${name} +([\\d.]+) Mbps$`, 'm').exec(speed.stdout)?.[1]);
+      const shown = (name: string) => Number(new RegExp(`^${name} +([\\d.]+) Mbps (sustained \\(burst: [^;]+; |\\()4 streams[,;] [^)]+\\)$`, 'm').exec(speed.stdout)?.[1]);
       expect(shown('download')).toBeGreaterThan(0);
       expect(shown('upload')).toBeGreaterThan(0);
       expect(speed.stdout).toMatch(/^latency +[\d.]+ ms$/m);

@@ -1,7 +1,9 @@
-// `netdiag speedtest`: the configuration's plan for a mode run from Node (speedtest-run.ts), a
-// progress bar on a terminal, the result as a table or JSON, and the analytics events the
-// configuration advertises with `source: "cli"` (the API contract), unless --no-analytics.
+// `netdiag speedtest`: a mode of the configuration run from Node under working conditions
+// (speedtest-run.ts), a progress bar on a terminal, the result as a table or JSON, and the
+// analytics events the configuration advertises with `source: "cli"` (the API contract), unless
+// --no-analytics.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, type Output } from './output.js';
@@ -9,8 +11,8 @@ import { terminalText } from './terminal-text.js';
 import { qualitiesOf, type Figures } from '../common/speedtest/metrics.js';
 import { bufferbloat } from '../common/speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
-import { SpeedTestFailure, SpeedTestRun, type Progress, type Result } from './speedtest-run.js';
-import type { Burst } from '../common/speedtest/burst.js';
+import { SpeedTestFailure, SpeedTestRun, type DirectionResult, type Progress, type Result } from './speedtest-run.js';
+import { profileOf, type Burst } from '../common/speedtest/working.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
 import { shareLink } from '../common/speedtest/share.js';
@@ -40,17 +42,50 @@ const formatMs = (value: number | undefined) => (value === undefined ? '-' : `${
 /** A burst as --json gives it: null when the link gave none. */
 const burstJson = (b: Burst | undefined) => (b === undefined ? null : { peak_mbps: mbps(b.peakBps) ?? 0, bytes: b.bytes, duration_ms: Math.round(b.durationMs) });
 
-/** A rate with the burst before it, in words: `19.1 Mbps (burst: 38.1 Mbps for the first 3.8 MB)`. */
-function rateText(value: number | null, burst: ReturnType<typeof burstJson>): string {
+const seconds = (ms: number) => Math.round(ms / 10) / 100;
+
+/**
+ * What a direction's figure rests on (--json `measured`): its streams, the window in seconds
+ * from the direction's start, whether the rate was steady there, the bytes moved in it, the round
+ * trips that came back within it, and the rate of each interval from the start (working.ts
+ * INTERVAL_MS), for a script that wants to see the ramp and the window itself.
+ */
+function measuredJson(d: DirectionResult | undefined) {
+  const s = d?.measure.sustained;
+  if (d === undefined || s === undefined) return null;
+  const window: [number, number] = [seconds(s.startMs), seconds(s.endMs)];
+  return {
+    streams: d.streams,
+    window_s: window,
+    steady: s.steady,
+    bytes: Math.round(s.bytes),
+    loaded_round_trips: d.measure.loaded?.count ?? 0,
+    rates_mbps: d.measure.rates.map((bps) => Math.round(bps / 1e5) / 10),
+  };
+}
+type Measured = ReturnType<typeof measuredJson>;
+
+/** How a direction was measured, in words: `4 streams, steady 5.0 s` or `4 streams; the rate did not settle: the last 5.0 s`. */
+function basisText(m: NonNullable<Measured>): string {
+  const length = `${(m.window_s[1] - m.window_s[0]).toFixed(1)} s`;
+  const streams = `${String(m.streams)} streams`;
+  return m.steady ? `${streams}, steady ${length}` : `${streams}; the rate did not settle: the last ${length}`;
+}
+
+/** A rate with the burst before it and what it rests on: `19.1 Mbps sustained (burst: 38.1 Mbps for the first 3.8 MB; 4 streams, steady 5.0 s)`. */
+function rateText(value: number | null, burst: ReturnType<typeof burstJson>, measured: Measured): string {
   const rate = formatMbps(value ?? undefined);
-  return burst === null ? rate : `${rate} sustained (burst: ${formatMbps(burst.peak_mbps)} for the first ${(burst.bytes / 1e6).toFixed(1)} MB)`;
+  if (measured === null) return rate;
+  return burst === null
+    ? `${rate} (${basisText(measured)})`
+    : `${rate} sustained (burst: ${formatMbps(burst.peak_mbps)} for the first ${(burst.bytes / 1e6).toFixed(1)} MB; ${basisText(measured)})`;
 }
 
 /** A result's figures, as a share link carries them and the quality classes read them. */
 function figuresOf(r: Result, loss: PacketLoss): Figures {
   return {
-    downloadBps: r.download?.bps,
-    uploadBps: r.upload?.bps,
+    downloadBps: r.download?.measure.sustained?.bps,
+    uploadBps: r.upload?.measure.sustained?.bps,
     latencyMs: r.latency,
     jitterMs: r.jitter,
     loadedDownMs: r.downLoadedLatency,
@@ -59,24 +94,52 @@ function figuresOf(r: Result, loss: PacketLoss): Figures {
   };
 }
 
+/** Why a direction gave no loaded latency, or undefined when it gave one. */
+function noLoadedLatency(name: 'download' | 'upload', d: DirectionResult | undefined): string | undefined {
+  if (d === undefined) return `the plan has no ${name}`;
+  if (d.measure.sustained === undefined) return `no ${name} byte was counted`;
+  if (d.measure.loaded === undefined) return `no round trip sent during the ${name} window came back before the window ended`;
+  return undefined;
+}
+
+/** Why there is no bufferbloat grade: no idle latency, or no loaded latency either way. */
+function noBufferbloat(r: Result): string {
+  if (r.latency === undefined) return 'the plan has no idle latency to compare with';
+  const why = [noLoadedLatency('download', r.download), noLoadedLatency('upload', r.upload)].filter((w) => w !== undefined);
+  return why.join('; ');
+}
+
+/** The notes a result carries: what is missing or rough, and why. */
+function notesOf(mode: string, r: Result, loss: PacketLoss): string[] {
+  const notes: string[] = [];
+  const { maxMs } = profileOf(mode);
+  for (const [name, d] of [['download', r.download], ['upload', r.upload]] as const) {
+    const s = d?.measure.sustained;
+    if (s !== undefined && !s.steady) {
+      notes.push(`the ${name} rate did not settle within ${String(maxMs / 1000)} s, so its figure is the average of the last ${((s.endMs - s.startMs) / 1000).toFixed(1)} s`);
+    }
+  }
+  const down = noLoadedLatency('download', r.download);
+  const up = noLoadedLatency('upload', r.upload);
+  if (down !== undefined && up !== undefined) notes.push(`${down}; ${up}: so there is no loaded latency and the quality classes stay pending`);
+  else if (down !== undefined && r.download !== undefined) notes.push(`${down}, so there is no download loaded latency`);
+  else if (up !== undefined && r.upload !== undefined) notes.push(`${up}, so there is no upload loaded latency`);
+  if (!loss.measured) notes.push(`packet loss ${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`);
+  return notes;
+}
+
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
 function report(mode: string, r: Result, loss: PacketLoss) {
   const classes = qualitiesOf(figuresOf(r, loss));
-  const notes: string[] = [];
-  for (const [name, bw] of [['download', r.download], ['upload', r.upload]] as const) {
-    if (bw?.shortRequestsOnly === true) notes.push(`every ${name} request took under 10 ms, so the ${name} rate counts them all (the engine counts only requests of 10 ms or more); a full test gives a firmer figure`);
-  }
-  if (r.downLoadedLatency === undefined && r.upLoadedLatency === undefined) notes.push('no transfer lasted 250 ms, so there is no loaded latency and the quality classes stay pending');
-  if (!loss.measured) notes.push(`packet loss ${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`);
   // The worse direction under load, against the idle latency.
   const loaded = r.downLoadedLatency === undefined && r.upLoadedLatency === undefined ? undefined : Math.max(r.downLoadedLatency ?? 0, r.upLoadedLatency ?? 0);
   const bloat = bufferbloat(r.latency, loaded);
   return {
     mode,
-    download_mbps: mbps(r.download?.bps) ?? null,
-    upload_mbps: mbps(r.upload?.bps) ?? null,
-    download_burst: burstJson(r.downloadBurst),
-    upload_burst: burstJson(r.uploadBurst),
+    download_mbps: mbps(r.download?.measure.sustained?.bps) ?? null,
+    upload_mbps: mbps(r.upload?.measure.sustained?.bps) ?? null,
+    download_burst: burstJson(r.download?.measure.burst),
+    upload_burst: burstJson(r.upload?.measure.burst),
     latency_ms: round2(r.latency) ?? null,
     jitter_ms: round2(r.jitter) ?? null,
     download_loaded_latency_ms: round2(r.downLoadedLatency) ?? null,
@@ -91,10 +154,27 @@ function report(mode: string, r: Result, loss: PacketLoss) {
     video_call_quality: classes.video_call,
     duration_ms: Math.round(r.durationMs),
     requests: r.requests,
-    download_requests_counted: r.download?.counted ?? 0,
-    upload_requests_counted: r.upload?.counted ?? 0,
-    notes,
+    measured: { download: measuredJson(r.download), upload: measuredJson(r.upload) },
+    notes: notesOf(mode, r, loss),
   };
+}
+
+/**
+ * NETDIAG_SPEEDTEST_RECORD=<path>, a test and benchmark aid, not a user option: writes each
+ * direction's raw counts and round trips as `{ "download": { "progress": [[atMs, bytes], ...],
+ * "round_trips": [[atMs, ms], ...], "end_ms": N }, "upload": {...} }`, the series the rules'
+ * unit tests read (test/fixtures/speedtest/loopback-cli.json, src/common/speedtest/working.test.ts).
+ */
+function record(path: string, r: Result): void {
+  const series = (d: DirectionResult | undefined) =>
+    d === undefined
+      ? null
+      : {
+          progress: d.series.progress.map((p) => [Math.round(p.atMs * 100) / 100, p.bytes]),
+          round_trips: d.series.roundTrips.map((t) => [Math.round(t.atMs * 100) / 100, Math.round(t.ms * 1000) / 1000]),
+          end_ms: Math.round(d.series.endMs * 100) / 100,
+        };
+  writeFileSync(path, `${JSON.stringify({ download: series(r.download), upload: series(r.upload) })}\n`);
 }
 
 /** A bar on standard error when it is a terminal; nothing otherwise (pipes, files, CI logs). */
@@ -138,6 +218,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     }
   };
 
+  // The largest transfer the deployment takes; one that does not say takes at least its plan's largest.
+  const maxBytesPerRequest = config.limits.max_bytes_per_request ?? Math.max(...mode.measurements.map((m) => m.bytes_per_request ?? 0));
   const run = new SpeedTestRun(client.base, client.timeoutMs);
   const bar = progressBar();
   const interrupt = () => {
@@ -149,9 +231,13 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   await send('speed_test_started', { mode: mode.id });
   let result: Result;
   try {
-    result = await run.run(mode.measurements, (p) => {
-      bar.update(p);
-    });
+    result = await run.run(
+      mode.measurements,
+      (p) => {
+        bar.update(p);
+      },
+      { mode: mode.id, maxBytesPerRequest },
+    );
   } catch (err) {
     bar.stop();
     if (!(err instanceof SpeedTestFailure)) throw err;
@@ -163,6 +249,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     run.close();
   }
   bar.stop();
+  const recordTo = process.env.NETDIAG_SPEEDTEST_RECORD;
+  if (recordTo !== undefined && recordTo !== '') record(recordTo, result);
   const loss: PacketLoss = options.packetLoss ? await packetLoss(client) : { measured: false, reason: 'skipped (--no-packet-loss)' };
   const r = report(mode.id, result, loss);
   await send('speed_test_completed', {
@@ -184,12 +272,12 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   }
   print(
     pairs(out, [
-      ['download', rateText(r.download_mbps, r.download_burst)],
-      ['upload', rateText(r.upload_mbps, r.upload_burst)],
+      ['download', rateText(r.download_mbps, r.download_burst, r.measured.download)],
+      ['upload', rateText(r.upload_mbps, r.upload_burst, r.measured.upload)],
       ['latency', formatMs(r.latency_ms ?? undefined)],
       ['jitter', formatMs(r.jitter_ms ?? undefined)],
       ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
-      ['bufferbloat', r.bufferbloat_grade === null ? 'not measured: no transfer lasted 250 ms' : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
+      ['bufferbloat', r.bufferbloat_grade === null ? `not measured: ${noBufferbloat(result)}` : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
       ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`],
       ['streaming', r.streaming_quality],
       ['gaming', r.gaming_quality],

@@ -1,56 +1,97 @@
-// Runs a speed-test plan from Node against a deployment's /__down and /__up. The engine the
-// configuration names is browser-only (window, Resource Timing, WebRTC), so this takes the same
-// timings it reads from Resource Timing off node:http's own events and feeds them to the same
-// calculations (src/common/speedtest/metrics.ts). node:http rather than fetch: its socket events give the
-// moment a request starts on an open connection (Resource Timing's requestStart), so connection
-// set-up never counts as latency.
+// Runs a speed test from Node against a deployment's /__down and /__up. The configuration's plan
+// gives the idle latency (its latency steps: empty downloads timed as the engine times them) and
+// which directions to measure; each direction is then measured under working conditions
+// (src/common/speedtest/working.ts, the page's rules too): STREAMS parallel streams keep the link
+// busy with no pause between transfers, the bytes are counted as they move, and round trips are
+// timed on a connection of their own until the rate has been steady for the mode's window or its
+// time is up. node:http rather than fetch: its socket events give the moment a request starts on
+// an open connection (Resource Timing's requestStart), so connection set-up never counts as
+// latency, and its streams give each chunk as it arrives.
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
 import { jitterOf } from '../common/statistics.js';
-import { directionRates, type Burst, type TimedTransfer } from '../common/speedtest/burst.js';
+import { latencyOf } from '../common/speedtest/metrics.js';
 import {
-  FINISH_REQUEST_MS,
-  latencyOf,
-  loadedPings,
-  LOADED_LATENCY_THROTTLE_MS,
-  type Bandwidth,
-} from '../common/speedtest/metrics.js';
+  directionDone,
+  measureDirection,
+  profileOf,
+  type DirectionMeasure,
+  type LoadProfile,
+  type Progress as Count,
+  type RoundTrip,
+} from '../common/speedtest/working.js';
 
 /** A step of the plan, as the contract defines it. */
 type Measurement = Schemas['SpeedTestMeasurement'];
+type Direction = 'download' | 'upload';
 
 export interface Progress {
-  /** What is being measured now. */
+  /** What is being measured now: `latency`, `download`, `upload`, then `done`. */
   phase: string;
   /**
-   * Work done and planned, in bytes with each request counted as REQUEST_WEIGHT more, so the
-   * bar moves with time spent rather than with requests made (twenty pings are not two thirds
-   * of a full test). The plan shrinks when a direction finishes early.
+   * Work done and planned, in milliseconds: each idle ping counts PING_WEIGHT_MS, each direction
+   * its profile's longest time, so the bar moves with time spent. The total shrinks when a
+   * direction ends early (its rate was steady).
    */
   done: number;
   total: number;
 }
 
-/** What one request counts for in Progress beyond its bytes: about its round trip's worth. */
-const REQUEST_WEIGHT = 100_000;
-const weight = (m: Measurement) => (m.type === 'latency' ? (m.packet_count ?? 1) * REQUEST_WEIGHT : (m.request_count ?? 1) * ((m.bytes_per_request ?? 0) + REQUEST_WEIGHT));
+/** What one idle ping counts for in Progress: about a round trip. */
+const PING_WEIGHT_MS = 25;
+
+/**
+ * Parallel streams per direction. One TCP flow often cannot fill a link (its window on a long
+ * path, a loss that halves it); several together can, as the responsiveness draft and the common
+ * tests load a link. Four keeps the request count and the memory of uploads small.
+ */
+export const STREAMS = 4;
+/** A download's counts are kept at most this often: a count per chunk would be 100 000 a second next to the server. */
+const SAMPLE_MS = 10;
+/** How often a direction asks whether it has measured enough. */
+const CHECK_MS = 50;
+/**
+ * The pause after each round trip under load: at most about five a second, 10 to 25 in a 5 s
+ * window on any link, and a full test about 200 requests at most (100 of them round trips), so
+ * two tests in a minute stay inside the server's default 600 speed-test requests a minute.
+ */
+const PROBE_GAP_MS = 200;
+/** An upload stream's first transfer; later ones are sized to last about UPLOAD_TARGET_MS at the rate the last one had. */
+const FIRST_UPLOAD_BYTES = 256_000;
+const UPLOAD_TARGET_MS = 500;
+const MIN_UPLOAD_BYTES = 64_000;
+/** The largest upload, whatever the server allows: the one body buffer stays this small. */
+const MAX_UPLOAD_BYTES = 64_000_000;
+
+/** A direction measured: its figures, the streams that loaded it, and the counts they were read from. */
+export interface DirectionResult {
+  measure: DirectionMeasure;
+  streams: number;
+  /** The raw counts, for recording (NETDIAG_SPEEDTEST_RECORD, speedtest-command.ts). */
+  series: { progress: Count[]; roundTrips: RoundTrip[]; endMs: number };
+}
 
 export interface Result {
-  /** The rate each direction sustains (src/common/speedtest/burst.ts), and the burst before it, if any. */
-  download?: Bandwidth;
-  upload?: Bandwidth;
-  downloadBurst?: Burst;
-  uploadBurst?: Burst;
+  /** Each direction the plan asked for. */
+  download?: DirectionResult;
+  upload?: DirectionResult;
   latency?: number;
   jitter?: number;
+  /** The median round trip within each direction's window (working.ts). */
   downLoadedLatency?: number;
   upLoadedLatency?: number;
-  /** Requests made, side pings included. */
+  /** Requests made, round trips included. */
   requests: number;
   durationMs: number;
+}
+
+/** What a run needs besides the plan: the mode (its load profile) and the largest transfer the deployment takes. */
+export interface RunOptions {
+  mode: string;
+  maxBytesPerRequest: number;
 }
 
 /** Why a run stopped, in the analytics schema's terms (the API contract, failure_reason). */
@@ -63,15 +104,26 @@ export class SpeedTestFailure extends Error {
   }
 }
 
+const cancelled = () => new SpeedTestFailure('cancelled', 'the test was cancelled');
+
 interface Exchange {
-  /** From the request's start on an open connection to the response's first byte. */
+  /** When the request started on an open connection (performance.now()). */
+  startMs: number;
+  /** From that start to the response's first byte. */
   ttfb: number;
-  /** From the first byte to the last. */
-  body: number;
   /** The server's own duration from Server-Timing, when it sent one. */
   serverTime: number | undefined;
-  /** Body bytes received plus the response head: Resource Timing's transferSize. */
-  transferSize: number;
+}
+
+interface Send {
+  method: 'GET' | 'POST';
+  path: string;
+  agent: http.Agent;
+  body?: Buffer;
+  /** Aborted when the direction ends: the request is then given up, and that is no failure. */
+  stop?: AbortSignal;
+  /** Each chunk of a successful response's body, as it arrives. */
+  onData?: (bytes: number) => void;
 }
 
 /**
@@ -87,210 +139,312 @@ function serverTimeOf(header: string | undefined): number | undefined {
   return sum > 0.01 ? sum : undefined;
 }
 
-const uploadBodies = new Map<number, Buffer>();
-/** The engine uploads a string of ASCII zeros; one buffer per size, reused. */
-function uploadBody(bytes: number): Buffer {
-  let body = uploadBodies.get(bytes);
-  if (body === undefined) uploadBodies.set(bytes, (body = Buffer.alloc(bytes, 0x30)));
-  return body;
+/** A round trip: time to first byte less the server's own time (the engine's ping). */
+const roundTripOf = (x: Exchange) => Math.max(0, x.ttfb - (x.serverTime ?? 0));
+
+/**
+ * The next upload's size: what the last one's rate moves in UPLOAD_TARGET_MS, so a stream's
+ * transfers last about that long on any link (few requests on a fast one, no long wait for a
+ * count on a slow one), within MIN_UPLOAD_BYTES and `cap`.
+ */
+export function nextUploadBytes(lastBytes: number, lastMs: number, cap: number): number {
+  const wanted = lastMs > 0 ? (lastBytes / lastMs) * UPLOAD_TARGET_MS : cap;
+  return Math.round(Math.min(cap, Math.max(MIN_UPLOAD_BYTES, wanted)));
 }
+
+/** One direction under load: its counts, its round trips, and the signal that ends it. */
+class Load {
+  readonly progress: Count[] = [];
+  readonly roundTrips: RoundTrip[] = [];
+  readonly began = performance.now();
+  readonly #stop = new AbortController();
+  /** Aborted when the direction ends, fails, or the run is cancelled. */
+  readonly signal = this.#stop.signal;
+  failure: Error | undefined;
+  #bytes = 0;
+  #sampledAt = -Infinity;
+  readonly #cancel: AbortSignal;
+  // A cancel ends the direction too (not AbortSignal.any: the client package runs on Node 20.0).
+  readonly #cancelled = () => {
+    this.#stop.abort();
+  };
+
+  constructor(readonly type: Direction, cancel: AbortSignal) {
+    this.#cancel = cancel;
+    if (cancel.aborted) this.#stop.abort();
+    else cancel.addEventListener('abort', this.#cancelled, { once: true });
+  }
+
+  /** Ms since the direction began, the clock of its counts and round trips. */
+  now(): number {
+    return performance.now() - this.began;
+  }
+
+  /** A download's bytes as they arrive; a count kept at most every SAMPLE_MS. */
+  arrived(bytes: number): void {
+    if (this.signal.aborted) return;
+    this.#bytes += bytes;
+    const at = this.now();
+    if (at - this.#sampledAt < SAMPLE_MS) return;
+    this.progress.push({ atMs: at, bytes: this.#bytes });
+    this.#sampledAt = at;
+  }
+
+  /** An upload the server has answered, so it has all of it: counted whole, now. */
+  confirmed(bytes: number): void {
+    if (this.signal.aborted) return;
+    this.#bytes += bytes;
+    this.progress.push({ atMs: this.now(), bytes: this.#bytes });
+  }
+
+  /**
+   * Ends the direction at `atMs`. A download's bytes are counted up to this moment, so its last
+   * count is taken now; an upload's last count stays its last answer (working.ts reads the time
+   * after it as bytes not yet counted, not as a slower link).
+   */
+  end(atMs: number): void {
+    if (this.type === 'download' && !this.signal.aborted) this.progress.push({ atMs, bytes: this.#bytes });
+    this.#stop.abort();
+    this.#cancel.removeEventListener('abort', this.#cancelled);
+  }
+
+  /** A stream or the round trips failed: the first failure ends the direction and is the run's. */
+  fail(err: unknown): void {
+    this.failure ??= err instanceof Error ? err : new SpeedTestFailure('network_error', String(err));
+    this.#stop.abort();
+  }
+}
+
+const agentFor = (secure: boolean, maxSockets: number) =>
+  secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
 
 export class SpeedTestRun {
   readonly #base: URL;
-  readonly #agent: http.Agent;
+  readonly #secure: boolean;
+  /** One connection for the idle pings and the round trips under load, apart from the streams. */
+  readonly #probeAgent: http.Agent;
   readonly #request: typeof http.request;
   readonly #idleMs: number;
   readonly #abort = new AbortController();
+  /** The upload body, allocated once at the largest size a stream may send and cut to each size. */
+  #uploadBuffer: Buffer | undefined;
   #requests = 0;
 
   /** `idleMs`: a request that moves no byte for this long fails the run as `timeout`. */
   constructor(base: string, idleMs: number) {
     this.#base = new URL(base);
-    const secure = this.#base.protocol === 'https:';
-    // Two sockets: one for the transfers, one for the pings taken while a transfer runs.
-    this.#agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 2 }) : new http.Agent({ keepAlive: true, maxSockets: 2 });
-    this.#request = secure ? https.request : http.request;
+    this.#secure = this.#base.protocol === 'https:';
+    this.#probeAgent = agentFor(this.#secure, 1);
+    this.#request = this.#secure ? https.request : http.request;
     this.#idleMs = idleMs;
   }
 
-  /** Stops the run: the request in flight fails with `cancelled`. */
+  /** Stops the run: it fails with `cancelled`. */
   cancel(): void {
     this.#abort.abort();
   }
 
+  /** Closes the connections a run keeps (run() does too; this is for a run that never started). */
   close(): void {
-    this.#agent.destroy();
+    this.#probeAgent.destroy();
   }
 
   /**
-   * One request. A kept-alive connection the server closes (its idle timeout) just as a request is
-   * written on it fails that request with ECONNRESET before any answer; the request is sent once
-   * more on a fresh connection, as browsers and Node's own documentation do. On a link with a deep
-   * queue the server's close arrives hundreds of milliseconds late, so the race is no longer rare
-   * (a light test at 5 Mbit/s through a shaped link failed so in a benchmark run). Nothing was measured by
-   * the failed attempt, and the targets keep nothing, so sending again changes no figure.
+   * One request, settled when its response has ended: with its timing, or undefined when `stop`
+   * ended it first. A kept-alive connection the server closes (its idle timeout) just as a
+   * request is written on it fails that request with ECONNRESET before any answer; the request is
+   * sent once more, as browsers and Node's own documentation do. Nothing was measured by the
+   * failed attempt, and the targets keep nothing, so sending again changes no figure.
    */
-  #exchange(method: 'GET' | 'POST', path: string, body?: Buffer, retried = false): Promise<Exchange> {
+  #send(s: Send, retried = false): Promise<Exchange | undefined> {
     return new Promise((resolve, reject) => {
       if (this.#abort.signal.aborted) {
-        reject(new SpeedTestFailure('cancelled', 'the test was cancelled'));
+        reject(cancelled());
+        return;
+      }
+      if (s.stop?.aborted === true) {
+        resolve(undefined);
         return;
       }
       this.#requests++;
-      const url = new URL(path, this.#base);
+      const url = new URL(s.path, this.#base);
       const headers: Record<string, string | number> = { Accept: '*/*' };
-      if (body !== undefined) Object.assign(headers, { 'Content-Type': 'text/plain', 'Content-Length': body.length });
-      const req = this.#request(url, { method, agent: this.#agent, headers, signal: this.#abort.signal, timeout: this.#idleMs });
+      if (s.body !== undefined) Object.assign(headers, { 'Content-Type': 'text/plain', 'Content-Length': s.body.length });
+      const req = this.#request(url, { method: s.method, agent: s.agent, headers, signal: s.stop ?? this.#abort.signal, timeout: this.#idleMs });
       let start = 0;
       let answered = false;
-      req.on('socket', (socket) => {
-        const mark = () => (start = performance.now());
-        // A new connection: its request starts once it is open (and, over TLS, secured).
-        if (socket.connecting) socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', mark);
-        else mark();
-      });
-      req.on('timeout', () => req.destroy(new SpeedTestFailure('timeout', `no data from ${url.origin} for ${String(this.#idleMs)} ms`)));
-      req.on('error', (err) => {
+      // A request ends once: a cut response reports on the response alone, an abort on both.
+      const failed = (err: Error) => {
         if (err instanceof SpeedTestFailure) reject(err);
-        else if (this.#abort.signal.aborted) reject(new SpeedTestFailure('cancelled', 'the test was cancelled'));
+        else if (this.#abort.signal.aborted) reject(cancelled());
+        else if (s.stop?.aborted === true) resolve(undefined);
         else {
           const code = (err as NodeJS.ErrnoException).code;
           if (!retried && !answered && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
-            resolve(this.#exchange(method, path, body, true));
+            resolve(this.#send(s, true));
             return;
           }
-          reject(new SpeedTestFailure('network_error', `${method} ${url.pathname} failed: ${code ?? err.message}`));
+          reject(new SpeedTestFailure('network_error', `${s.method} ${url.pathname} failed: ${code ?? err.message}`));
         }
+      };
+      req.on('socket', (socket) => {
+        const mark = () => (start = performance.now());
+        // A new connection: its request starts once it is open (and, over TLS, secured).
+        if (socket.connecting) socket.once(this.#secure ? 'secureConnect' : 'connect', mark);
+        else mark();
       });
+      req.on('timeout', () => req.destroy(new SpeedTestFailure('timeout', `no data from ${url.origin} for ${String(this.#idleMs)} ms`)));
+      req.on('error', failed);
       req.on('response', (res) => {
         answered = true;
         const first = performance.now();
         const status = res.statusCode ?? 0;
-        const failed = status < 200 || status > 299;
-        let received = 0;
+        const refused = status < 200 || status > 299;
         let problem = '';
         res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
           // A refusal's problem document says why; a few kilobytes of it are plenty.
-          if (failed && problem.length < 4096) problem += chunk.toString('utf8');
+          if (refused) {
+            if (problem.length < 4096) problem += chunk.toString('utf8');
+          } else s.onData?.(chunk.length);
         });
         res.on('end', () => {
-          const end = performance.now();
-          if (failed) {
-            reject(new SpeedTestFailure('engine_error', `${method} ${url.pathname} answered ${String(status)}: ${problemText(problem, status)}`));
+          if (refused) {
+            reject(new SpeedTestFailure('engine_error', `${s.method} ${url.pathname} answered ${String(status)}: ${problemText(problem, status)}`));
             return;
           }
-          // The response head as sent: status line, each header line, the blank line.
-          let head = `HTTP/${res.httpVersion} ${String(status)} ${res.statusMessage ?? ''}\r\n\r\n`.length;
-          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) head += (res.rawHeaders[i] ?? '').length + (res.rawHeaders[i + 1] ?? '').length + 4;
           const serverTiming = res.headers['server-timing'];
-          resolve({ ttfb: first - start, body: end - first, serverTime: serverTimeOf(Array.isArray(serverTiming) ? serverTiming.join(', ') : serverTiming), transferSize: received + head });
+          resolve({ startMs: start, ttfb: first - start, serverTime: serverTimeOf(Array.isArray(serverTiming) ? serverTiming.join(', ') : serverTiming) });
         });
-        res.on('error', (err) => req.destroy(err));
+        res.on('error', failed);
       });
-      req.end(body);
+      req.end(s.body);
     });
   }
 
-  /** An empty download: the round trip less the server's own time (the engine's ping). */
-  async #ping(during: 'idle' | 'download' | 'upload'): Promise<number> {
-    const x = await this.#exchange('GET', `/__down?bytes=0&during=${during}`);
-    return Math.max(0, x.ttfb - (x.serverTime ?? 0));
+  /** An idle ping: an empty download marked idle. */
+  async #ping(): Promise<number> {
+    const x = await this.#send({ method: 'GET', path: '/__down?bytes=0&during=idle', agent: this.#probeAgent });
+    // Without a stop signal a request only ends with its answer or a failure.
+    if (x === undefined) throw cancelled();
+    return roundTripOf(x);
   }
 
-  /** One transfer, with the bytes it moved and when it ended (for the burst rules, src/common/speedtest/burst.ts). */
-  async #transfer(type: 'download' | 'upload', bytes: number): Promise<TimedTransfer> {
-    if (type === 'download') {
-      const x = await this.#exchange('GET', `/__down?bytes=${String(bytes)}`);
-      const ping = Math.max(0, x.ttfb - (x.serverTime ?? 0));
-      // Download time is the ping plus the body's arrival, over the bytes that came (head included).
-      const duration = ping + x.body;
-      return { ping, duration, bps: duration > 0 ? (8 * x.transferSize) / (duration / 1000) : undefined, bytes: x.transferSize, endMs: performance.now() };
+  /** A download stream: the largest download the server allows, again and again, counted as it arrives. */
+  async #downloadStream(load: Load, agent: http.Agent, maxBytes: number): Promise<void> {
+    while (!load.signal.aborted) {
+      await this.#send({ method: 'GET', path: `/__down?bytes=${String(maxBytes)}`, agent, stop: load.signal, onData: (n) => {
+          load.arrived(n);
+        },
+      });
     }
-    const x = await this.#exchange('POST', '/__up', uploadBody(bytes));
-    // An upload is done when the server answers, so its time to first byte is its duration; the
-    // engine counts 0.5% over the body for the request's head.
-    const duration = x.ttfb;
-    const sent = bytes * 1.005;
-    return { ping: Math.max(0, x.ttfb - (x.serverTime ?? 0)), duration, bps: duration > 0 ? (8 * sent) / (duration / 1000) : undefined, bytes: sent, endMs: performance.now() };
   }
 
-  /** Pings every 400 ms until `stop` is aborted, as the engine does while a transfer runs. */
-  async #sidePings(during: 'download' | 'upload', into: number[], stop: AbortSignal): Promise<void> {
-    while (!stop.aborted) {
-      into.push(await this.#ping(during));
-      await sleep(LOADED_LATENCY_THROTTLE_MS, undefined, { signal: stop }).catch(() => undefined);
+  /** An upload stream: uploads sized to last about UPLOAD_TARGET_MS each, one after another, counted as each is answered. */
+  async #uploadStream(load: Load, agent: http.Agent, cap: number): Promise<void> {
+    let bytes = Math.min(FIRST_UPLOAD_BYTES, cap);
+    while (!load.signal.aborted) {
+      const sent = performance.now();
+      const x = await this.#send({ method: 'POST', path: '/__up', agent, body: this.#uploadBody(bytes, cap), stop: load.signal });
+      if (x === undefined) return;
+      load.confirmed(bytes);
+      bytes = nextUploadBytes(bytes, performance.now() - sent, cap);
+    }
+  }
+
+  /** The engine uploads a string of ASCII zeros: one buffer of the largest size, cut to each upload's. */
+  #uploadBody(bytes: number, cap: number): Buffer {
+    if (this.#uploadBuffer === undefined || this.#uploadBuffer.length < cap) this.#uploadBuffer = Buffer.alloc(cap, 0x30);
+    return this.#uploadBuffer.subarray(0, bytes);
+  }
+
+  /** Round trips beside the load, on their own connection, until the direction ends. */
+  async #probes(load: Load): Promise<void> {
+    while (!load.signal.aborted) {
+      const x = await this.#send({ method: 'GET', path: `/__down?bytes=0&during=${load.type}`, agent: this.#probeAgent, stop: load.signal });
+      if (x === undefined) return;
+      load.roundTrips.push({ atMs: x.startMs - load.began, ms: roundTripOf(x) });
+      await sleep(PROBE_GAP_MS, undefined, { signal: load.signal }).catch(() => undefined);
     }
   }
 
   /**
-   * Runs the plan in order: latency steps add to one list of pings; each transfer step is a
-   * round of equal requests, with side pings alongside; a direction ends after a round whose
-   * fastest request took over a second, and its later (larger) steps are skipped.
+   * One direction: STREAMS streams on connections of their own and the round trips, until the
+   * rate has been steady for the profile's window or its time is up (directionDone); then every
+   * request in flight is given up and the counts are read (measureDirection).
    */
-  async run(plan: Measurement[], onProgress: (p: Progress) => void): Promise<Result> {
-    const started = performance.now();
-    const pings: number[] = [];
-    const rounds = { download: [] as { timings: TimedTransfer[]; sidePings: number[] }[], upload: [] as { timings: TimedTransfer[]; sidePings: number[] }[] };
-    const finished = { download: false, upload: false };
-    let total = plan.reduce((n, m) => n + weight(m), 0);
-    let done = 0;
-    for (const [index, m] of plan.entries()) {
-      if (m.type === 'latency') {
-        for (let i = 0; i < (m.packet_count ?? 1); i++) {
-          onProgress({ phase: 'latency', done, total });
-          pings.push(await this.#ping('idle'));
-          done += REQUEST_WEIGHT;
-        }
-        continue;
+  async #direction(type: Direction, profile: LoadProfile, maxBytes: number, tick: (elapsedMs: number) => void): Promise<DirectionResult> {
+    const agent = agentFor(this.#secure, STREAMS);
+    const load = new Load(type, this.#abort.signal);
+    const cap = Math.min(maxBytes, MAX_UPLOAD_BYTES);
+    const stream = () => (type === 'download' ? this.#downloadStream(load, agent, maxBytes) : this.#uploadStream(load, agent, cap));
+    const workers = [...Array.from({ length: STREAMS }, stream), this.#probes(load)].map((w) =>
+      w.catch((err: unknown) => {
+        load.fail(err);
+      }),
+    );
+    let endMs = 0;
+    try {
+      for (;;) {
+        endMs = load.now();
+        if (load.signal.aborted || directionDone(load.progress, endMs, profile)) break;
+        tick(endMs);
+        await sleep(CHECK_MS, undefined, { signal: load.signal }).catch(() => undefined);
       }
-      const count = m.request_count ?? 1;
-      if (finished[m.type]) {
-        total -= weight(m);
-        continue;
-      }
-      const round = { timings: [] as TimedTransfer[], sidePings: [] as number[] };
-      const stop = new AbortController();
-      // A failed side ping fails the run, as in the engine, once its round is over.
-      let sideFailure: Error | undefined;
-      const side = this.#sidePings(m.type, round.sidePings, stop.signal).catch((err: unknown) => {
-        sideFailure = err instanceof Error ? err : new SpeedTestFailure('network_error', String(err));
-      });
-      try {
-        for (let i = 0; i < count; i++) {
-          onProgress({ phase: `${m.type} ${formatBytes(m.bytes_per_request ?? 0)}`, done, total });
-          round.timings.push(await this.#transfer(m.type, m.bytes_per_request ?? 0));
-          done += (m.bytes_per_request ?? 0) + REQUEST_WEIGHT;
-        }
-      } finally {
-        stop.abort();
-        await side;
-      }
-      if (sideFailure !== undefined) throw sideFailure;
-      rounds[m.type].push(round);
-      const last = !plan.slice(index + 1).some((later) => later.type === m.type);
-      if (last || Math.min(...round.timings.map((t) => t.duration)) > FINISH_REQUEST_MS) finished[m.type] = true;
+    } finally {
+      load.end(endMs);
+      await Promise.all(workers);
+      agent.destroy();
     }
-    onProgress({ phase: 'done', done, total });
-    const download = directionRates(rounds.download.flatMap((r) => r.timings));
-    const upload = directionRates(rounds.upload.flatMap((r) => r.timings));
+    if (this.#abort.signal.aborted) throw cancelled();
+    if (load.failure !== undefined) throw load.failure;
     return {
-      download: download.sustained,
-      upload: upload.sustained,
-      downloadBurst: download.burst,
-      uploadBurst: upload.burst,
-      latency: latencyOf(pings),
-      jitter: jitterOf(pings),
-      downLoadedLatency: latencyOf(loadedPings(rounds.download)),
-      upLoadedLatency: latencyOf(loadedPings(rounds.upload)),
-      requests: this.#requests,
-      durationMs: performance.now() - started,
+      measure: measureDirection(load.progress, load.roundTrips, endMs, profile),
+      streams: STREAMS,
+      series: { progress: load.progress, roundTrips: load.roundTrips, endMs },
     };
   }
-}
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1e6) return `${String(bytes / 1e6)} MB`;
-  if (bytes >= 1e3) return `${String(bytes / 1e3)} kB`;
-  return `${String(bytes)} B`;
+  /**
+   * The plan's latency steps first (idle pings, one after another), then each direction the
+   * plan has a step of, download first, under the mode's load profile. The transfer steps' sizes
+   * and counts are not used: a direction runs until its rate is steady, as working.ts rules.
+   */
+  async run(plan: Measurement[], onProgress: (p: Progress) => void, options: RunOptions): Promise<Result> {
+    const started = performance.now();
+    const profile = profileOf(options.mode);
+    const pingCount = plan.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
+    const directions = (['download', 'upload'] as const).filter((d) => plan.some((m) => m.type === d));
+    let total = pingCount * PING_WEIGHT_MS + directions.length * profile.maxMs;
+    let done = 0;
+    const result: Result = { requests: 0, durationMs: 0 };
+    try {
+      const pings: number[] = [];
+      for (let i = 0; i < pingCount; i++) {
+        onProgress({ phase: 'latency', done, total });
+        pings.push(await this.#ping());
+        done += PING_WEIGHT_MS;
+      }
+      result.latency = latencyOf(pings);
+      result.jitter = jitterOf(pings);
+      for (const type of directions) {
+        const before = done;
+        const measured = await this.#direction(type, profile, options.maxBytesPerRequest, (elapsed) => {
+          onProgress({ phase: type, done: before + Math.min(elapsed, profile.maxMs), total });
+        });
+        // A direction that was steady early ends early: the plan shrinks by the time it did not take.
+        const took = Math.min(measured.series.endMs, profile.maxMs);
+        total -= profile.maxMs - took;
+        done = before + took;
+        result[type] = measured;
+      }
+    } finally {
+      this.#probeAgent.destroy();
+    }
+    onProgress({ phase: 'done', done, total });
+    result.downLoadedLatency = result.download?.measure.loaded?.ms;
+    result.upLoadedLatency = result.upload?.measure.loaded?.ms;
+    result.requests = this.#requests;
+    result.durationMs = performance.now() - started;
+    return result;
+  }
 }

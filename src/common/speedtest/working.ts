@@ -227,8 +227,9 @@ export function measureDirection(progress: readonly Progress[], roundTrips: read
   // direction that ran out of time) is read like a rate that never settled, so every figure
   // rests on a window's length of data.
   const steady = from !== undefined && (rates.length - from) * INTERVAL_MS >= profile.windowMs;
-  // Not steady: the last window's length (at most the second half of what ran, so the start's ramp stays out).
-  const fallback = Math.max(0, rates.length - Math.max(1, Math.min(Math.round(profile.windowMs / INTERVAL_MS), Math.floor(rates.length / 2))));
+  // Not steady: the last window's length of what was counted (a direction runs twice its window
+  // at most, so the start's ramp stays out of it).
+  const fallback = Math.max(0, rates.length - Math.round(profile.windowMs / INTERVAL_MS));
   const windowFrom = steady ? from : fallback;
   const startMs = windowFrom * INTERVAL_MS;
   const bytes = total - bytesAt(progress, startMs);
