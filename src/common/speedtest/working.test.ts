@@ -113,6 +113,47 @@ describe('a fast link with noise', () => {
   });
 });
 
+describe('loopback, recorded from `netdiag speedtest` (four streams each way, no shaper, a busy two-core machine)', () => {
+  interface Recorded {
+    progress: [number, number][];
+    round_trips: [number, number][];
+    end_ms: number;
+  }
+  const loopback = JSON.parse(readFileSync(new URL('../../../test/fixtures/speedtest/loopback-cli.json', import.meta.url), 'utf8')) as Record<'download' | 'upload', Recorded>;
+  const counts = (r: Recorded): Progress[] => r.progress.map(([atMs, bytes]) => ({ atMs, bytes }));
+  /** The last `ms` of a series read straight off its counts: bytes over time, no rule. */
+  const lastRate = (progress: Progress[], ms: number): number => {
+    const last = progress.at(-1) ?? { atMs: 0, bytes: 0 };
+    const from = [...progress].reverse().find((p) => p.atMs <= last.atMs - ms) ?? { atMs: 0, bytes: 0 };
+    return ((last.bytes - from.bytes) * 8 * 1000) / (last.atMs - from.atMs);
+  };
+
+  for (const direction of ['download', 'upload'] as const) {
+    it(`${direction}: no burst named, the figure the bytes of a whole window over its time`, () => {
+      const r = loopback[direction];
+      const m = measureDirection(counts(r), r.round_trips.map(([atMs, ms]) => ({ atMs, ms })), r.end_ms, PROFILES.full);
+      expect(m.burst).toBeUndefined();
+      expect((m.sustained?.endMs ?? 0) - (m.sustained?.startMs ?? 0)).toBeGreaterThanOrEqual(PROFILES.full.windowMs);
+      within(m.sustained?.bps, lastRate(counts(r), PROFILES.full.windowMs), 0.1);
+      expect(m.loaded?.count).toBeGreaterThanOrEqual(10);
+    });
+
+    it(`${direction} with one slow transfer at the end: no burst, the figure moves by that transfer's share`, () => {
+      const r = loopback[direction];
+      const progress = counts(r);
+      const last = progress.at(-1) ?? { atMs: 0, bytes: 0 };
+      // One more transfer of 1 MB that took 500 ms: 16 Mbit/s after seconds at gigabits.
+      const slow = [...progress, { atMs: last.atMs + 500, bytes: last.bytes + 1_000_000 }];
+      const before = measureDirection(progress, [], last.atMs, PROFILES.full);
+      const after = measureDirection(slow, [], last.atMs + 500, PROFILES.full);
+      expect(after.burst).toBeUndefined();
+      const drop = 1 - (after.sustained?.bps ?? 0) / (before.sustained?.bps ?? 1);
+      // Half a second of near nothing in a 5 s window: at most about a tenth, never the slow transfer's rate.
+      expect(drop).toBeLessThan(0.15);
+    });
+  }
+});
+
 describe('no burst where the window reaches the early rate', () => {
   it('a fast first stretch on a link whose steady rate swings up to it again is noise, not a shaper', () => {
     // 1.5 s at 40 Mbit/s, then intervals alternating 40 and 20: a steady one-second average of 30.
