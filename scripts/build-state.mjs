@@ -29,7 +29,9 @@ export function buildState() {
   const sources = Math.max(
     newest(join(root, 'src')),
     newest(join(root, 'scripts', 'geo')),
-    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'scripts/ts-resolve.mjs', 'web/index.html', 'web/page.css', 'web/main.ts', 'web/speedtest.ts', 'web/dom.ts'].map(mtime),
+    // Every module of the page is bundled into src/generated/page-assets.ts, not only the entry's.
+    newest(join(root, 'web')),
+    ...['tsconfig.json', 'tsconfig.build.json', 'openapi/openapi.yaml', 'scripts/generate.mjs', 'scripts/compile-geo.mjs', 'scripts/ts-resolve.mjs'].map(mtime),
   );
   // The compiled geo data counts as part of the build: without it the server cannot start.
   const outputs = [join('cli', 'main.js'), ...['asn.bin', 'city.bin'].map((f) => join('data', f))];

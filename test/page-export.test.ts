@@ -1,22 +1,24 @@
 // What the page's Export buttons write (web/export.ts): a speed test's figures and points, a
 // watch's polls, in CSV a spreadsheet reads and JSON a script reads.
 import { describe, expect, it } from 'vitest';
+import { measureDirection, PROFILES } from '../src/common/speedtest/working.js';
 import { testCsv, testJson, watchCsv, watchJson, type TestExport } from '../web/export.js';
+
+// A download of 3 MB a quarter second (96 Mbit/s) for a second, counted each 125 ms, and two round trips.
+const progress = Array.from({ length: 8 }, (_, i) => ({ atMs: 125 * (i + 1), bytes: 1_500_000 * (i + 1) }));
+const roundTrips = [{ atMs: 300, ms: 40 }, { atMs: 800, ms: 42.5 }];
 
 const TEST: TestExport = {
   shared: { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full', downloadBps: 95_000_000, uploadBps: 19_500_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 40, lossPercent: 0.5 },
-  transfers: {
-    download: [{ bytes: 100_000, duration: 8, bps: 100_000_000, ping: 2.5, countedBytes: 100_310, endMs: Date.UTC(2026, 10, 25, 18, 0, 1) }],
-    upload: [{ bytes: 1_000_000, duration: 400, bps: 20_000_000, ping: 400, countedBytes: 1_005_000, endMs: Date.UTC(2026, 10, 25, 18, 0, 2) }],
-  },
-  roundTrips: { idle: [12, 13], loadedDown: [40], loadedUp: [] },
+  measured: { download: { streams: 4, progress, roundTrips, endMs: 1010, measure: measureDirection(progress, roundTrips, 1010, PROFILES.full) }, upload: null },
+  roundTrips: { idle: [12, 13], loadedDown: [40, 42.5], loadedUp: [] },
   loss: { sent: 1000, lost: 5 },
   classes: { streaming: 'great', gaming: 'good', video_call: 'great' },
   bufferbloat: { grade: 'B', increase_ms: 27.5 },
 };
 
 describe('speed-test export', () => {
-  it('CSV: a row per figure (unmeasured ones empty), per transfer and per round trip', () => {
+  it('CSV: a row per figure (unmeasured ones empty), per quarter second of the load and per round trip', () => {
     expect(testCsv(TEST)).toBe(
       [
         'kind,name,bytes,duration_ms,value,unit',
@@ -27,17 +29,21 @@ describe('speed-test export', () => {
         'figure,loaded_latency_down_ms,,,40,ms',
         'figure,loaded_latency_up_ms,,,,ms',
         'figure,packet_loss_percent,,,0.5,%',
-        'transfer,download,100000,8,100,Mbit/s',
-        'transfer,upload,1000000,400,20,Mbit/s',
+        'interval,download,,250,96,Mbit/s',
+        'interval,download,,250,96,Mbit/s',
+        'interval,download,,250,96,Mbit/s',
+        'interval,download,,250,96,Mbit/s',
         'round_trip,idle,,,12,ms',
         'round_trip,idle,,,13,ms',
         'round_trip,loaded_down,,,40,ms',
+        'round_trip,loaded_down,,,42.5,ms',
         '',
       ].join('\n'),
     );
   });
 
-  it('JSON: the same figures with the time, mode, grade, classes, loss and points, each transfer as the rate rules read it', () => {
+  it('JSON: the same figures with the time, mode, grade, classes, loss, and each direction\'s counts and round trips as the rules read them', () => {
+    const window = TEST.measured.download?.measure.sustained;
     expect(JSON.parse(testJson(TEST))).toEqual({
       tested_at: '2026-11-25T18:00:00.000Z',
       mode: 'full',
@@ -45,12 +51,20 @@ describe('speed-test export', () => {
       bufferbloat: { grade: 'B', increase_ms: 27.5 },
       classes: { streaming: 'great', gaming: 'good', video_call: 'great' },
       packet_loss: { sent: 1000, lost: 5 },
-      transfers: {
-        download: [{ bytes: 100_000, counted_bytes: 100_310, duration_ms: 8, ttfb_ms: 2.5, ended_at_ms: Date.UTC(2026, 10, 25, 18, 0, 1), mbps: 100 }],
-        upload: [{ bytes: 1_000_000, counted_bytes: 1_005_000, duration_ms: 400, ttfb_ms: 400, ended_at_ms: Date.UTC(2026, 10, 25, 18, 0, 2), mbps: 20 }],
+      measured: {
+        // The window and its bytes as the rules chose them (src/common/speedtest/working.ts).
+        download: { streams: 4, end_ms: 1010, window_ms: [window?.startMs, window?.endMs], steady: window?.steady, bytes: window?.bytes, rates_mbps: [96, 96, 96, 96], progress: progress.map((p) => [p.atMs, p.bytes]), round_trips: [[300, 40], [800, 42.5]] },
+        upload: null,
       },
-      round_trips_ms: { idle: [12, 13], loaded_down: [40], loaded_up: [] },
+      round_trips_ms: { idle: [12, 13], loaded_down: [40, 42.5], loaded_up: [] },
     });
+  });
+
+  it('JSON: the counts and round trips as exported give the figures again by the rules', () => {
+    const exported = JSON.parse(testJson(TEST)) as { measured: { download: { progress: [number, number][]; round_trips: [number, number][]; end_ms: number } } };
+    const d = exported.measured.download;
+    const again = measureDirection(d.progress.map(([atMs, bytes]) => ({ atMs, bytes })), d.round_trips.map(([atMs, ms]) => ({ atMs, ms })), d.end_ms, PROFILES.full);
+    expect(again).toEqual(TEST.measured.download?.measure);
   });
 });
 

@@ -1,14 +1,15 @@
-// The page's speed test ends as "Done." and stays so when the engine reports a round trip after
-// its end. The engine (@cloudflare/speedtest 1.14) pauses a transfer step's side pings only on a
-// timer after the step's last transfer, and hands each result over on a timer of its own, so a
-// ping answered together with the last upload reaches onResultsChange after onFinish. On a
-// shaped link that is common: the ping's request waits in the upload queue behind the upload's
-// last bytes, and both answers come back together. The page used to write "Measuring upload…"
-// over "Done." then (its stall check already stopped), and the run never ended for a script or
-// a person watching it (seen as a page test hanging in its upload on shaped links).
+// The page's speed test ends as "Done." and stays so when answers arrive after its end. The engine
+// (@cloudflare/speedtest 1.14) hands each result over on a timer of its own, so a round trip
+// answered together with a transfer's last bytes reached the page after onFinish; the page used to
+// write "Measuring upload…" over "Done." then (its stall check already stopped), and the run never
+// ended for a script or a person watching it (seen as a page test hanging in its upload on shaped
+// links). The engine now takes only the idle latency (and packet loss), and the page's own load
+// (web/working-load.ts) runs the uploads with round trips beside them: on a shaped link an upload's
+// answer and a round trip's come back together, and the last ones of a direction meet its end.
 //
 // Here a relay in front of the real server makes that meeting certain on loopback: it holds each
-// upload's answer until the next side ping arrives, then lets both go together.
+// upload's answer until the next round trip of the upload direction arrives, then lets them go
+// together.
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,35 +20,36 @@ import { requireCommands } from './support/system.js';
 
 const ready = requireCommands('page in chromium', ['chromium'], 'chromium');
 
-/** Longest an upload's answer is held waiting for a ping: the engine pings every 400 ms. */
+/** Longest an upload's answer is held waiting for a round trip: the page sends one every 100 ms in the light test. */
 const HOLD_MAX_MS = 3_000;
 
 interface Relay {
   url: string;
-  /** Awaited before a paired upload's and ping's answers go out. */
+  /** Awaited before the held uploads' and a round trip's answers go out. */
   beforeRelease: () => Promise<void>;
-  /** Upload answers released by a ping's arrival (rather than by HOLD_MAX_MS). */
+  /** Round trips that released upload answers (rather than HOLD_MAX_MS). */
   paired: () => number;
-  /** Each upload answer as it went out, in order: with a ping's answer, or alone after HOLD_MAX_MS. */
+  /** Each upload answer as it went out, in order: with a round trip's answer, or alone after HOLD_MAX_MS. */
   uploads: () => ('paired' | 'alone')[];
   close: () => Promise<void>;
 }
 
 /**
- * A relay to `upstream` that forwards everything as it is, except that an answer to `POST /__up`
- * is held until the next side ping of the upload step (`GET /__down?…during=upload…`) has been
- * answered upstream; then both answers go out in the same tick, the upload's first, so the browser
- * receives them together.
+ * A relay to `upstream` that forwards everything as it is, except that the answers to `POST /__up`
+ * are held until the next round trip of the upload direction (`GET /__down?…during=upload…`) has
+ * been answered upstream; then they all go out in the same tick, the uploads' first, so the
+ * browser receives them together.
  */
 async function startPairingRelay(upstream: string): Promise<Relay> {
   const target = new URL(upstream);
-  let held: (() => void) | undefined;
-  let paired = 0;
+  // The upload answers waiting, each with its release (the page's load keeps four uploads going).
+  let held: (() => void)[] = [];
+  let pairings = 0;
   const uploads: ('paired' | 'alone')[] = [];
   const relay: Relay = {
     url: '',
     beforeRelease: () => Promise.resolve(),
-    paired: () => paired,
+    paired: () => pairings,
     uploads: () => uploads,
     close: async () => {
       server.closeAllConnections();
@@ -72,29 +74,33 @@ async function startPairingRelay(upstream: string): Promise<Relay> {
     const url = req.url ?? '/';
     if (req.method === 'POST' && url.startsWith('/__up')) {
       forward(req, res, (release) => {
-        const timer = setTimeout(() => {
-          held = undefined;
-          uploads.push('alone');
-          release();
-        }, HOLD_MAX_MS);
-        held = () => {
-          clearTimeout(timer);
+        const timers: ReturnType<typeof setTimeout>[] = [];
+        const paired = () => {
+          timers.forEach(clearTimeout);
           uploads.push('paired');
           release();
         };
+        timers.push(
+          setTimeout(() => {
+            held = held.filter((h) => h !== paired);
+            uploads.push('alone');
+            release();
+          }, HOLD_MAX_MS),
+        );
+        held.push(paired);
       });
       return;
     }
-    const upload = url.startsWith('/__down') && url.includes('during=upload') ? held : undefined;
-    if (upload === undefined) {
+    const waiting = url.startsWith('/__down') && url.includes('during=upload') ? held : [];
+    if (waiting.length === 0) {
       forward(req, res, now);
       return;
     }
-    held = undefined;
-    paired += 1;
+    held = [];
+    pairings += 1;
     forward(req, res, (release) => {
       void relay.beforeRelease().then(() => {
-        upload();
+        for (const upload of waiting) upload();
         release();
       });
     });
@@ -105,7 +111,7 @@ async function startPairingRelay(upstream: string): Promise<Relay> {
   return relay;
 }
 
-describe.skipIf(!ready)('the page when the engine reports a round trip after its end', () => {
+describe.skipIf(!ready)('the page when answers arrive together at the end of its upload', () => {
   let server: TestServer;
   let relay: Relay;
   let browser: Browser;
@@ -122,13 +128,13 @@ describe.skipIf(!ready)('the page when the engine reports a round trip after its
     await server.close();
   });
 
-  it('stays "Done." with its figures when a ping answered with the last upload arrives after the end', async () => {
+  it('stays "Done." with its figures when round trips answered with the last uploads arrive at the end', async () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
-      // The page busy when both answers arrive, as a loaded machine's often is: the browser then
-      // queues the upload's and the ping's answers together, and the engine takes both before its
-      // timers (without this, an idle page on loopback takes each answer as it comes).
+      // The page busy when the answers arrive, as a loaded machine's often is: the browser then
+      // queues the uploads' and the round trip's answers together, and the page takes them in one
+      // go (without this, an idle page on loopback takes each answer as it comes).
       relay.beforeRelease = async () => {
         void page.evaluate(() => {
           const until = performance.now() + 300;
@@ -148,7 +154,7 @@ describe.skipIf(!ready)('the page when the engine reports a round trip after its
       });
       await page.goto(`${relay.url}/`);
       await page.waitForSelector('#speed-start:not([disabled])');
-      // Two light runs in the one page: each ends with an upload paired with a ping.
+      // Two light runs in the one page: each ends with uploads paired with a round trip.
       for (let run = 1; run <= 2; run++) {
         const before = relay.uploads().length;
         await page.selectOption('#speed-mode', 'light');
@@ -156,21 +162,21 @@ describe.skipIf(!ready)('the page when the engine reports a round trip after its
         // The run is over when the page gives the Start button back (on its end, or on a failure).
         await page.waitForSelector('#speed-start:not([disabled])', { timeout: 60_000 });
         const upload = await page.getAttribute('#speed-results [data-metric="upload"]', 'data-value');
-        // Time for the engine's timers after its end: the late round trip, had the page taken it.
+        // Time for anything late after its end: a late answer or result, had the page taken it.
         await page.waitForTimeout(1_500);
         const shown = (await page.evaluate(() => (window as unknown as { shown: string[] }).shown.splice(0))).filter((s, i, all) => s !== all[i - 1]);
         expect(await page.textContent('#speed-status'), `run ${String(run)}: the page's last statuses ${shown.slice(-3).join(' → ')}`).toBe('Done.');
-        // The upload's figure is the final one, not the engine's running figure written over it.
+        // The upload's figure is the final one, not a running figure written over it.
         expect(upload).not.toBeNull();
         expect(await page.getAttribute('#speed-results [data-metric="upload"]', 'data-value')).toBe(upload);
-        // The condition was there: the run's last upload answer reached the browser together with a
-        // side ping's, which the engine hands over only after its end. (The engine's own console
-        // lines, which said so before, are no longer in the page's bundle.)
+        // The condition was there: the run's last upload answers reached the browser together with
+        // a round trip's. (Those still held when the direction stopped go out alone after
+        // HOLD_MAX_MS, to a browser that has aborted them.)
         const runUploads = relay.uploads().slice(before);
         expect(runUploads.length, `run ${String(run)}: uploads seen by the relay`).toBeGreaterThan(0);
         expect(runUploads.at(-1), `run ${String(run)}: the last upload's answer went out alone`).toBe('paired');
       }
-      // The relay did pair uploads with pings (else this would test nothing).
+      // The relay did pair uploads with round trips (else this would test nothing).
       expect(relay.paired()).toBeGreaterThan(10);
     } finally {
       await context.close();

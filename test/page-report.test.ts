@@ -19,10 +19,8 @@ describe('the spread of round trips', () => {
 });
 
 describe('what a missing figure says', () => {
-  it('loaded latency: the light test points to the full one; the full test does not point to itself', () => {
-    expect(noLoadedLatency('light')).toMatch(/^no transfer lasted 250 ms.*the full test has longer ones$/);
-    expect(noLoadedLatency('full')).toMatch(/^no transfer lasted 250 ms/);
-    expect(noLoadedLatency('full')).not.toMatch(/full test has longer/);
+  it('loaded latency: no round trip was timed while the link was loaded', () => {
+    expect(noLoadedLatency()).toBe('no round trip was timed while the link was loaded');
   });
 
   it('the classes say what they wait for, and nothing once all three are known', () => {

@@ -1,49 +1,35 @@
-// A finished speed test's figures as the page shows them (web/speed-result.ts), from series of
-// engine readings made here: the headline rates are the command line's rules over the same
-// transfers (the sustained rate, the burst named), the latencies and their spread, the loss and
-// whether it can be trusted, the verdict line, and the record shared and kept.
+// A finished speed test's figures as the page shows them (web/speed-result.ts), from loads made
+// here: the headline rates are the command line's rules over the same counts
+// (src/common/speedtest/working.ts: the sustained rate, the burst named), the latencies and their
+// spread, the loss and whether it can be trusted, the verdict line, and the record shared and kept.
 import { describe, expect, it } from 'vitest';
-import type { EnginePoint } from '../web/report.js';
-import { speedResult, type Readings } from '../web/speed-result.js';
+import { measureDirection, PROFILES, type RoundTrip } from '../src/common/speedtest/working.js';
+import { speedResult, type Measured, type Readings } from '../web/speed-result.js';
 
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0);
 
-/** Transfers back to back on a link: each `bytes` long at `mbps`, the first starting at T0. */
-function series(steps: [bytes: number, count: number][], mbpsAt: (sentBytes: number) => number): EnginePoint[] {
-  const points: EnginePoint[] = [];
-  let at = T0;
-  let sent = 0;
-  for (const [bytes, count] of steps) {
-    for (let i = 0; i < count; i++) {
-      const mbps = mbpsAt(sent);
-      const duration = (bytes * 8) / (mbps * 1e3);
-      at += duration + 1;
-      sent += bytes;
-      points.push({ bytes, bps: (bytes * 8 * 1000) / duration, duration, ping: 20, measTime: new Date(at), transferSize: bytes });
-    }
+/**
+ * A direction's load for `ms`: the bytes counted every 15 ms at `mbpsAt(ms since the start)`,
+ * and round trips of `loaded` ms, one a second from the second second, measured by the rules.
+ */
+function load(mbpsAt: (atMs: number) => number, loaded: number[] = [], ms = 8000, before: RoundTrip[] = []): Measured {
+  const progress = [];
+  let bytes = 0;
+  for (let at = 15; at <= ms; at += 15) {
+    bytes += (mbpsAt(at) * 1e6 * 0.015) / 8;
+    progress.push({ atMs: at, bytes });
   }
-  return points;
+  const roundTrips: RoundTrip[] = [...before, ...loaded.map((rtt, i) => ({ atMs: ms - 1000 * (loaded.length - i), ms: rtt }))];
+  return { measure: measureDirection(progress, roundTrips, ms, PROFILES.full), roundTrips, streams: 4 };
 }
-
-const LADDER: [number, number][] = [
-  [100_000, 4],
-  [250_000, 2],
-  [500_000, 2],
-  [1_000_000, 2],
-  [2_500_000, 2],
-  [5_000_000, 3],
-  [10_000_000, 3],
-];
 
 function readings(over: Partial<Readings> = {}): Readings {
   return {
     mode: 'full',
     startedAt: T0,
-    download: series(LADDER, () => 20),
-    upload: series(LADDER, () => 10),
+    download: load(() => 20, [40, 42, 41]),
+    upload: load(() => 10, [35, 36, 34]),
     idle: [20, 21, 19, 20, 22],
-    loadedDown: [40, 42, 41],
-    loadedUp: [35, 36, 34],
     loss: { run: false, why: 'this server has no TURN server to measure it through' },
     ...over,
   };
@@ -52,20 +38,32 @@ function readings(over: Partial<Readings> = {}): Readings {
 describe('a finished speed test as the page shows it', () => {
   it('reads each rate as the link gave it, at a share link\'s precision, with how it was reached', () => {
     const r = speedResult(readings());
-    // The 90th percentile of the transfers' own rates (the engine's rule, which the command line shares).
-    expect(r.figures.download).toMatchObject({ value: '20 Mbps', exact: 20_000_000, detail: '90th percentile of 18 transfers of 10 ms or more' });
+    // Bytes over time across the streams, over the steady stretch (here all of it: the 31 whole quarter seconds counted).
+    expect(r.figures.download).toMatchObject({ value: '20 Mbps', exact: 20_000_000, detail: '4 streams, steady for 7.8 s' });
     expect(r.figures.upload.exact).toBe(10_000_000);
     expect(r.figures.download.burst).toBeUndefined();
     expect(r.shared).toMatchObject({ at: T0, mode: 'full', downloadBps: 20_000_000, uploadBps: 10_000_000, latencyMs: 20 });
   });
 
   it('on a link with a burst, the headline is the sustained rate and the burst is named under it', () => {
-    // 40 Mbit/s for the first 4 MB, then 20: the command line's rules (src/common/speedtest/burst.ts).
-    const r = speedResult(readings({ download: series(LADDER, (sent) => (sent < 4_000_000 ? 40 : 20)) }));
+    // 40 Mbit/s for the first 2 s, then 20: the command line's rules (src/common/speedtest/working.ts).
+    const r = speedResult(readings({ download: load((at) => (at <= 2000 ? 40 : 20), [40, 42, 41]) }));
     expect(r.figures.download.exact).toBeGreaterThan(19_000_000);
     expect(r.figures.download.exact).toBeLessThan(21_000_000);
     expect(r.figures.download.burst?.peakBps).toBeGreaterThan(38_000_000);
-    expect(r.figures.download.detail).toMatch(/^burst: (39|40) Mbps for the first [0-9.]+ MB; sustained: /);
+    expect(r.figures.download.detail).toMatch(/^burst: (39|40) Mbps for the first [0-9.]+ MB; sustained: 4 streams, steady for [0-9.]+ s$/);
+  });
+
+  it('when the rate never settles, says so: the average of the last window', () => {
+    // 10 and 30 Mbit/s a second each, in turn: no second is within a tenth of the next.
+    const unsettled = load((at) => (Math.floor(at / 1000) % 2 === 0 ? 10 : 30));
+    const window = unsettled.measure.sustained;
+    expect(window?.steady).toBe(false);
+    const r = speedResult(readings({ download: unsettled }));
+    // The window's length as the rules chose it (src/common/speedtest/working.ts), to the tenth of a second.
+    expect(r.figures.download.detail).toBe(`4 streams; the rate did not settle: average of the last ${(((window?.endMs ?? 0) - (window?.startMs ?? 0)) / 1000).toFixed(1)} s`);
+    expect(r.figures.download.exact).toBeGreaterThan(15_000_000);
+    expect(r.figures.download.exact).toBeLessThan(25_000_000);
   });
 
   it('grades the latency added under load, says what the connection is good for, and fills the classes', () => {
@@ -82,10 +80,19 @@ describe('a finished speed test as the page shows it', () => {
     expect(r.verdict).toBe('Fair for streaming video and video calls; poor for online games.');
   });
 
+  it('the loaded latency is the median of the round trips within each window, their p90 and count under it', () => {
+    const r = speedResult(readings());
+    expect(r.figures.loaded.detail).toBe('down p90 42 ms of 3; up p90 36 ms of 3');
+    expect(r.shared).toMatchObject({ loadedDownMs: 41, loadedUpMs: 35 });
+    // Round trips sent before the window (in a burst that ends at 2 s) are not the window's.
+    const withEarly = speedResult(readings({ download: load((at) => (at <= 2000 ? 40 : 20), [40, 42, 41], 8000, [{ atMs: 100, ms: 500 }, { atMs: 600, ms: 400 }]) }));
+    expect(withEarly.figures.loaded).toMatchObject({ value: '41 ms down, 35 ms up', detail: 'down p90 42 ms of 3; up p90 36 ms of 3' });
+  });
+
   it('without latency under load: not measured, why, the classes pending, and no verdict claimed', () => {
-    const r = speedResult(readings({ mode: 'light', loadedDown: [], loadedUp: [] }));
+    const r = speedResult(readings({ mode: 'light', download: load(() => 20), upload: load(() => 10) }));
     expect(r.figures.loaded.value).toBe('not measured');
-    expect(r.figures.loaded.detail).toMatch(/^no transfer lasted 250 ms/);
+    expect(r.figures.loaded.detail).toBe('no round trip was timed while the link was loaded');
     expect(r.figures.bufferbloat.value).toBe('not measured');
     expect(r.figures.classes).toEqual({ value: 'pending', detail: 'each waits for the latency under load, which this test could not take (the full test may)' });
     expect(r.verdict).toBeUndefined();
@@ -109,7 +116,8 @@ describe('a finished speed test as the page shows it', () => {
   });
 
   it('with no transfer timed: no rate, said so', () => {
-    const r = speedResult(readings({ download: [], upload: [] }));
+    const r = speedResult(readings({ download: undefined, upload: { measure: measureDirection([], [], 8000, PROFILES.full), roundTrips: [], streams: 4 } }));
+    expect(r.figures.upload).toMatchObject({ value: '–', detail: 'no transfer was timed' });
     expect(r.figures.download).toMatchObject({ value: '–', detail: 'no transfer was timed' });
     expect(r.figures.download.exact).toBeUndefined();
     expect(r.shared.downloadBps).toBeUndefined();

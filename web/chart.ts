@@ -1,39 +1,67 @@
-// The speed test's chart: one bar per transfer, in the order they ran (download, then upload),
-// on a y axis in Mbit/s, with the figure each direction reports drawn across its bars. Drawn in
-// the SVG's own pixel size (redrawn when it changes) so its text stays legible on a phone.
+// The speed test's chart: the rate of each quarter second of the load (src/common/speedtest/working.ts,
+// INTERVAL_MS), download then upload, on a y axis in Mbit/s; the window each direction's figure was
+// measured over shaded behind its bars, and that figure drawn as a dashed line across the window.
+// Drawn in the SVG's own pixel size (redrawn when it changes) so its text stays legible on a phone.
 
+import { INTERVAL_MS } from '../src/common/speedtest/working.js';
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText } from './report.js';
 import { drawToWidth, element } from './svg.js';
 const HEIGHT = 200;
 const MARGIN = { left: 56, right: 8, top: 12, bottom: 30 };
+/** Empty slots between the download's bars and the upload's. */
+const GAP_SLOTS = 2;
 
-export interface Transfer {
-  bps: number;
-  bytes: number;
+/** One direction as the chart draws it. */
+export interface ChartDirection {
+  /** The rate in each INTERVAL_MS from the start, bits per second. */
+  rates: readonly number[];
+  /** The window the figure was measured over, ms since the direction began. */
+  window: { startMs: number; endMs: number } | undefined;
+  /** What the direction reports (bits per second), drawn as a dashed line across its window. */
+  reported: number | undefined;
 }
 
 export interface ChartData {
-  download: Transfer[];
-  upload: Transfer[];
-  /** What each direction reports (bits per second), drawn as a dashed line across its bars. */
-  reported: { download?: number; upload?: number };
+  download: ChartDirection | undefined;
+  upload: ChartDirection | undefined;
 }
 
-const size = (bytes: number) => (bytes >= 1e6 ? t('unit.mb', { value: num(bytes / 1e6, Number.isInteger(bytes / 1e6) ? 0 : 1) }) : t('unit.kb', { value: num(bytes / 1e3) }));
 const rate = (bps: number) => `${num(bps / 1e6, 1)} ${t('unit.mbit-axis')}`;
+const seconds = (ms: number) => t('unit.s', { value: num(ms / 1000, 2) });
 const directionName = (dir: 'down' | 'up') => t(dir === 'down' ? 'speed.key-download' : 'speed.key-upload');
+
+interface Span {
+  dir: 'down' | 'up';
+  from: number;
+  data: ChartDirection;
+}
+
+/** The directions that ran, each from its first slot, a gap between them. */
+function spans(data: ChartData): Span[] {
+  const out: Span[] = [];
+  let from = 0;
+  for (const [dir, direction] of [['down', data.download], ['up', data.upload]] as const) {
+    if (direction === undefined || direction.rates.length === 0) continue;
+    out.push({ dir, from, data: direction });
+    from += direction.rates.length + GAP_SLOTS;
+  }
+  return out;
+}
 
 function draw(svg: SVGSVGElement, data: ChartData): void {
   const width = Math.max(280, Math.round(svg.getBoundingClientRect().width));
   svg.setAttribute('viewBox', `0 0 ${String(width)} ${String(HEIGHT)}`);
-  const bars = [...data.download.map((t) => ({ ...t, dir: 'down' as const })), ...data.upload.map((t) => ({ ...t, dir: 'up' as const }))];
+  const all = spans(data);
+  const last = all.at(-1);
+  const slots = last === undefined ? 1 : last.from + last.data.rates.length;
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const max = Math.max(...bars.map((b) => b.bps / 1e6), (data.reported.download ?? 0) / 1e6, (data.reported.upload ?? 0) / 1e6);
+  const max = Math.max(0, ...all.flatMap((s) => [...s.data.rates, s.data.reported ?? 0].map((bps) => bps / 1e6)));
   const { top, step } = axisScale(max);
-  const y = (mbps: number) => MARGIN.top + plotH - (mbps / top) * plotH;
-  const slot = plotW / Math.max(1, bars.length);
+  const y = (mbps: number) => MARGIN.top + plotH - (Math.min(mbps, top) / top) * plotH;
+  const slot = plotW / Math.max(1, slots);
+  const x = (at: number) => MARGIN.left + at * slot;
   const nodes: SVGElement[] = [];
 
   for (let tick = 0; tick <= top + step / 2; tick += step) {
@@ -42,32 +70,32 @@ function draw(svg: SVGSVGElement, data: ChartData): void {
   }
   nodes.push(element('text', { x: 14, y: MARGIN.top + plotH / 2, transform: `rotate(-90 14 ${String(MARGIN.top + plotH / 2)})`, 'text-anchor': 'middle', class: 'axis' }, t('unit.mbit-axis')));
 
-  bars.forEach((bar, i) => {
-    const h = Math.max(1, (bar.bps / 1e6 / top) * plotH);
-    const rect = element('rect', { x: MARGIN.left + i * slot + slot * 0.15, width: Math.max(1, slot * 0.7), y: MARGIN.top + plotH - h, height: h, class: bar.dir });
-    rect.append(element('title', {}, t('chart.transfer', { direction: directionName(bar.dir), size: size(bar.bytes), rate: rate(bar.bps) })));
-    nodes.push(rect);
-  });
-
-  // Each direction's span of bars: its reported figure across it, its name under it.
-  const spans = [
-    { dir: 'down' as const, from: 0, count: data.download.length, reported: data.reported.download, name: directionName('down') },
-    { dir: 'up' as const, from: data.download.length, count: data.upload.length, reported: data.reported.upload, name: directionName('up') },
-  ];
-  for (const span of spans) {
-    if (span.count === 0) continue;
-    const x1 = MARGIN.left + span.from * slot;
-    const x2 = x1 + span.count * slot;
-    if (span.reported !== undefined) {
-      const line = element('line', { x1, x2, y1: y(span.reported / 1e6), y2: y(span.reported / 1e6), class: `reported ${span.dir}` });
-      line.append(element('title', {}, t('chart.reported', { direction: span.name, rate: rate(span.reported) })));
+  for (const span of all) {
+    const name = directionName(span.dir);
+    const window = span.data.window;
+    // The window first, so the bars are drawn over it.
+    if (window !== undefined) {
+      const shade = element('rect', { x: x(span.from + window.startMs / INTERVAL_MS), width: ((window.endMs - window.startMs) / INTERVAL_MS) * slot, y: MARGIN.top, height: plotH, class: 'window' });
+      shade.append(element('title', {}, t('chart.window', { direction: name, from: seconds(window.startMs), to: seconds(window.endMs) })));
+      nodes.push(shade);
+    }
+    span.data.rates.forEach((bps, i) => {
+      const h = Math.max(1, (Math.min(bps / 1e6, top) / top) * plotH);
+      const bar = element('rect', { x: x(span.from + i) + slot * 0.1, width: Math.max(1, slot * 0.8), y: MARGIN.top + plotH - h, height: h, class: span.dir });
+      bar.append(element('title', {}, t('chart.interval', { direction: name, from: seconds(i * INTERVAL_MS), to: seconds((i + 1) * INTERVAL_MS), rate: rate(bps) })));
+      nodes.push(bar);
+    });
+    const reported = span.data.reported;
+    if (reported !== undefined && window !== undefined) {
+      const line = element('line', { x1: x(span.from + window.startMs / INTERVAL_MS), x2: x(span.from + window.endMs / INTERVAL_MS), y1: y(reported / 1e6), y2: y(reported / 1e6), class: `reported ${span.dir}` });
+      line.append(element('title', {}, t('chart.reported', { direction: name, rate: rate(reported) })));
       nodes.push(line);
     }
-    const sizes = span.dir === 'down' ? data.download : data.upload;
-    const range = `${size(Math.min(...sizes.map((t) => t.bytes)))}–${size(Math.max(...sizes.map((t) => t.bytes)))}`;
+    const x1 = x(span.from);
+    const x2 = x(span.from + span.data.rates.length);
     // The long caption where it fits its span (about 6.5 px a character at 12 px), else the name.
-    const long = t('chart.span', { direction: span.name, count: num(span.count), range });
-    const caption = long.length * 6.5 < x2 - x1 - 8 ? long : span.name;
+    const long = t('chart.span', { direction: name, time: seconds(span.data.rates.length * INTERVAL_MS) });
+    const caption = long.length * 6.5 < x2 - x1 - 8 ? long : name;
     nodes.push(element('text', { x: (x1 + x2) / 2, y: HEIGHT - 10, 'text-anchor': 'middle', class: 'axis' }, caption));
   }
   nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }));

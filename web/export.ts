@@ -1,27 +1,29 @@
-// What the page's Export buttons write, as plain text: a finished speed test (its figures and
-// every transfer and round trip) and a watch's polls, as JSON and CSV. No DOM here, so each
-// format is unit-tested on its own (test/page-export.test.ts); `download` hands the text over.
+// What the page's Export buttons write, as plain text: a finished speed test (its figures, what
+// each direction's load counted and timed, and every round trip) and a watch's polls, as JSON and
+// CSV. No DOM here, so each format is unit-tested on its own (test/page-export.test.ts);
+// `download` hands the text over.
 import type { Poll } from '../src/common/series.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';
+import { INTERVAL_MS, type DirectionMeasure, type Progress, type RoundTrip } from '../src/common/speedtest/working.js';
 
 /**
- * A transfer as the engine reports it (its size asked for, how long it took, its rate) and as
- * the rate rules read it (src/common/speedtest/burst.ts): the bytes counted, its time to first byte and
- * when it ended, so a reader can apply the rules to the export and get the page's figures.
+ * A direction's load as it ran (web/working-load.ts): the counts and round trips exactly as the
+ * page gave them to measureDirection (src/common/speedtest/working.ts), when it stopped, and what
+ * the rules read, so a reader can apply the rules to the export and get the page's figures.
  */
-interface Transfer {
-  bytes: number;
-  duration: number;
-  bps: number;
-  ping: number;
-  countedBytes: number;
+export interface MeasuredExport {
+  streams: number;
+  progress: readonly Progress[];
+  roundTrips: readonly RoundTrip[];
   endMs: number;
+  measure: DirectionMeasure;
 }
 
 /** Everything a finished test measured, as the page keeps it until the next test or the tab closes. */
 export interface TestExport {
   shared: SharedResult;
-  transfers: { download: readonly Transfer[]; upload: readonly Transfer[] };
+  measured: { download: MeasuredExport | null; upload: MeasuredExport | null };
+  /** The engine's idle round trips, and those of each direction's window. */
   roundTrips: { idle: readonly number[]; loadedDown: readonly number[]; loadedUp: readonly number[] };
   loss: { sent: number; lost: number } | null;
   classes: Record<string, string>;
@@ -45,8 +47,23 @@ function figures(t: TestExport) {
   };
 }
 
+/** A direction in the export's words: its window and rates, and the raw counts and round trips (ms since it began) as pairs. */
+function measuredJson(m: MeasuredExport | null) {
+  if (m === null) return null;
+  const s = m.measure.sustained;
+  return {
+    streams: m.streams,
+    end_ms: m.endMs,
+    window_ms: s === undefined ? null : [s.startMs, s.endMs],
+    steady: s?.steady ?? null,
+    bytes: s?.bytes ?? null,
+    rates_mbps: m.measure.rates.map((bps) => bps / 1e6),
+    progress: m.progress.map((p) => [p.atMs, p.bytes]),
+    round_trips: m.roundTrips.map((r) => [r.atMs, r.ms]),
+  };
+}
+
 export function testJson(t: TestExport): string {
-  const transfer = (x: Transfer) => ({ bytes: x.bytes, counted_bytes: x.countedBytes, duration_ms: x.duration, ttfb_ms: x.ping, ended_at_ms: x.endMs, mbps: x.bps / 1e6 });
   return JSON.stringify(
     {
       tested_at: new Date(t.shared.at).toISOString(),
@@ -55,7 +72,7 @@ export function testJson(t: TestExport): string {
       bufferbloat: t.bufferbloat,
       classes: t.classes,
       packet_loss: t.loss,
-      transfers: { download: t.transfers.download.map(transfer), upload: t.transfers.upload.map(transfer) },
+      measured: { download: measuredJson(t.measured.download), upload: measuredJson(t.measured.upload) },
       round_trips_ms: { idle: t.roundTrips.idle, loaded_down: t.roundTrips.loadedDown, loaded_up: t.roundTrips.loadedUp },
     },
     null,
@@ -66,12 +83,12 @@ export function testJson(t: TestExport): string {
 const csvCell = (v: string | number | null) => (v === null ? '' : typeof v === 'number' ? String(v) : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 const csv = (rows: (string | number | null)[][]) => `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
 
-/** One table: a row per figure, then a row per transfer and per round trip. */
+/** One table: a row per figure, then a row per quarter second of each direction's load and per round trip. */
 export function testCsv(t: TestExport): string {
   const rows: (string | number | null)[][] = [['kind', 'name', 'bytes', 'duration_ms', 'value', 'unit']];
   for (const [name, value] of Object.entries(figures(t))) rows.push(['figure', name, null, null, value, name.endsWith('_mbps') ? 'Mbit/s' : name.endsWith('_ms') ? 'ms' : '%']);
-  for (const [direction, list] of [['download', t.transfers.download], ['upload', t.transfers.upload]] as const) {
-    for (const x of list) rows.push(['transfer', direction, x.bytes, x.duration, x.bps / 1e6, 'Mbit/s']);
+  for (const [direction, m] of [['download', t.measured.download], ['upload', t.measured.upload]] as const) {
+    for (const bps of m?.measure.rates ?? []) rows.push(['interval', direction, null, INTERVAL_MS, bps / 1e6, 'Mbit/s']);
   }
   for (const [name, list] of [['idle', t.roundTrips.idle], ['loaded_down', t.roundTrips.loadedDown], ['loaded_up', t.roundTrips.loadedUp]] as const) {
     for (const ms of list) rows.push(['round_trip', name, null, null, ms, 'ms']);

@@ -1,11 +1,13 @@
-// What moves while the speed test runs: the rate of the bytes moving now (five times a second,
-// web/live-rate.ts over web/live-transfers.ts), drawn as it comes, and how long the test has run.
+// What moves while the speed test runs: the rate of the running direction over its last second
+// (five times a second, web/live-rate.ts over the load's own counts, web/working-load.ts), drawn
+// as it comes, and how long the test has run.
 // The area keeps its size before, during and after a test, so nothing below it jumps when the
 // final figures arrive; after the test it holds the last drawing, labelled as what it was.
 import { element } from './svg.js';
 import { $ } from './dom.js';
-import { LiveRate } from './live-rate.js';
-import { countTransfers, type Direction } from './live-transfers.js';
+import { liveBps } from './live-rate.js';
+import type { Direction } from './working-load.js';
+import type { Progress } from '../src/common/speedtest/working.js';
 import { axisScale, formatMbps } from './report.js';
 import { num, t } from './i18n/locale.js';
 
@@ -41,14 +43,15 @@ function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): v
 }
 
 export interface Live {
-  /** Ends the live view: the counters come off, the last drawing stays, labelled. */
+  /** The direction now running and its counts, read at each tick until the next one is followed. */
+  follow(direction: Direction, progress: readonly Progress[]): void;
+  /** Ends the live view: the last drawing stays, labelled. */
   stop(): void;
 }
 
 /** Starts the live view for a test that starts now. */
 export function startLive(): Live {
-  const meters: Record<Direction, LiveRate> = { download: new LiveRate(), upload: new LiveRate() };
-  const last: Record<Direction, number> = { download: -Infinity, upload: -Infinity };
+  let running: { direction: Direction; progress: readonly Progress[] } | undefined;
   const started = performance.now();
   const samples: Sample[] = [];
   const rate = $('#speed-live-rate');
@@ -59,17 +62,12 @@ export function startLive(): Live {
   delete rate.dataset.direction;
   delete rate.dataset.bps;
   svg.replaceChildren();
-  const uncount = countTransfers((direction, bytes) => {
-    const now = performance.now();
-    meters[direction].add(bytes, now);
-    last[direction] = now;
-  });
   const tick = () => {
     const now = performance.now();
     elapsed.textContent = t('unit.s', { value: num((now - started) / 1000, 1) });
-    // The direction whose bytes came last is the one running.
-    const direction: Direction = last.upload > last.download ? 'upload' : 'download';
-    const bps = meters[direction].bps(now);
+    if (running === undefined) return;
+    const { direction } = running;
+    const bps = liveBps(running.progress);
     if (bps === undefined) return;
     rate.textContent = t(direction === 'download' ? 'live.download-now' : 'live.upload-now', { rate: formatMbps(bps) });
     rate.dataset.direction = direction;
@@ -79,9 +77,11 @@ export function startLive(): Live {
   };
   const timer = setInterval(tick, LIVE_TICK_MS);
   return {
+    follow: (direction, progress) => {
+      running = { direction, progress };
+    },
     stop: () => {
       clearInterval(timer);
-      uncount();
       $('#speed-live').dataset.state = 'done';
       if (samples.length > 0) rate.textContent = t('live.after');
       else rate.textContent = '';

@@ -3,8 +3,8 @@
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
 import { jitterOf, percentile } from '../src/common/statistics.js';
-import { LOADED_REQUEST_MIN_MS, type Quality } from '../src/common/speedtest/metrics.js';
-import type { Burst, TimedTransfer } from '../src/common/speedtest/burst.js';
+import type { Quality } from '../src/common/speedtest/metrics.js';
+import type { Burst } from '../src/common/speedtest/working.js';
 import { listed, num, t } from './i18n/locale.js';
 
 export function formatMs(ms: number): string {
@@ -35,36 +35,6 @@ export function loadedText(downMs: number | undefined, upMs: number | undefined)
 /** The burst a link gave before it settled, as the page says it under the rate: `burst: 38 Mbps for the first 3.8 MB`. */
 export const burstText = (b: Burst): string => t('figure.burst', { rate: formatMbps(b.peakBps), size: t('unit.mb', { value: num(b.bytes / 1e6, 1) }) });
 
-/** What the engine reports of one transfer: its timing, the bytes asked for and Resource Timing's, and when it was recorded. */
-export interface EnginePoint {
-  bytes: number;
-  bps: number;
-  duration: number;
-  ping: number;
-  measTime: Date;
-  transferSize: number;
-}
-
-/**
- * The engine's transfers as the burst rules read them (src/common/speedtest/burst.ts): the bytes that
- * moved (a download's Resource Timing size, head included; an upload's body and the engine's
- * 0.5% for its head), ending when the engine recorded them.
- */
-export function timedTransfers(points: readonly EnginePoint[], direction: 'download' | 'upload'): TimedTransfer[] {
-  return points.map((p) => ({
-    ping: p.ping,
-    duration: p.duration,
-    bps: p.bps,
-    bytes: direction === 'download' && p.transferSize > 0 ? p.transferSize : p.bytes * 1.005,
-    endMs: p.measTime.getTime(),
-  }));
-}
-
-/** The engine's transfers as an export keeps them: as reported, and as the burst rules read them. */
-export function exportedTransfers(points: readonly EnginePoint[], direction: 'download' | 'upload') {
-  return timedTransfers(points, direction).map((t, i) => ({ bytes: points[i]?.bytes ?? 0, duration: t.duration, bps: t.bps ?? 0, ping: t.ping, countedBytes: t.bytes, endMs: t.endMs }));
-}
-
 /** A bufferbloat grade with the latency it adds. */
 export const bloatText = (b: { grade: string; increaseMs: number }): string => t('figure.bloat', { grade: b.grade, increase: formatMs(b.increaseMs) });
 
@@ -93,9 +63,9 @@ export function spread(samples: number[]): Spread | undefined {
   };
 }
 
-/** Why there is no latency under load: nothing lasted long enough to fill the link. */
-export function noLoadedLatency(mode: string): string {
-  return t(mode === 'full' ? 'figure.no-loaded-full' : 'figure.no-loaded-light', { least: formatMs(LOADED_REQUEST_MIN_MS) });
+/** Why there is no latency under load: no round trip was timed within a loaded window. */
+export function noLoadedLatency(): string {
+  return t('figure.no-loaded');
 }
 
 export interface Classes {

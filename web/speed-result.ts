@@ -1,25 +1,33 @@
-// A finished speed test as the page shows it, from the engine's readings: each figure's value,
-// the line under it and its exact number, the verdict line, and the record a share link, the
-// history and the export keep. Pure (no DOM, no engine), so the rules are unit-tested on their own
-// (test/page-speed-result.test.ts); web/speedtest.ts draws it and sends what it must.
+// A finished speed test as the page shows it, from what it read: the engine's idle round trips
+// and packet loss, and each direction's load as the rules measured it
+// (src/common/speedtest/working.ts): each figure's value, the line under it and its exact number,
+// the verdict line, and the record a share link, the history and the export keep. Pure (no DOM,
+// no engine), so the rules are unit-tested on their own (test/page-speed-result.test.ts);
+// web/speedtest.ts draws it and sends what it must.
 import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
-import { directionRates, type Burst } from '../src/common/speedtest/burst.js';
-import { LOADED_REQUEST_MIN_MS, MIN_BANDWIDTH_REQUEST_MS, qualities, type Bandwidth, type Quality } from '../src/common/speedtest/metrics.js';
+import { qualities, type Quality } from '../src/common/speedtest/metrics.js';
 import { sharedBps, sharedMs, type SharedResult } from '../src/common/speedtest/share.js';
-import { t } from './i18n/locale.js';
-import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, timedTransfers, verdictLine, worseLoaded, type Classes, type EnginePoint, type LossSending, type Spread } from './report.js';
+import type { Burst, DirectionMeasure, RoundTrip } from '../src/common/speedtest/working.js';
+import { num, t } from './i18n/locale.js';
+import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, verdictLine, worseLoaded, type Classes, type LossSending, type Spread } from './report.js';
 
+/** A direction as the load ran it (web/working-load.ts): what the rules read, and the round trips taken beside it. */
+export interface Measured {
+  measure: DirectionMeasure;
+  roundTrips: readonly RoundTrip[];
+  streams: number;
+}
 
-/** What the engine read, as the page hands it over when the test ends. */
+/** What the test read, as the page hands it over when the test ends. */
 export interface Readings {
   mode: string;
   /** When the test started, ms since the epoch. */
   startedAt: number;
-  download: readonly EnginePoint[];
-  upload: readonly EnginePoint[];
+  /** Each direction's load, undefined when the mode does not run it. */
+  download: Measured | undefined;
+  upload: Measured | undefined;
+  /** The engine's idle round trips, ms. */
   idle: readonly number[];
-  loadedDown: readonly number[];
-  loadedUp: readonly number[];
   /**
    * The packet-loss step: not run and why, failed and why, or what it counted and how the
    * browser sent it (web/loss-watch.ts; undefined when the browser could not say).
@@ -59,50 +67,64 @@ const spreadText = (s: Spread): string =>
     ? t('figure.spread', { min: formatMs(s.min), p90: formatMs(s.p90), count: String(s.count) })
     : t('figure.spread-jitter', { min: formatMs(s.min), p90: formatMs(s.p90), jitter: formatMs(s.jitter), count: String(s.count) });
 
-/**
- * How a rate was reached: the engine's rule, the 90th percentile of transfers of 10 ms or more
- * (shorter ones say more about timers and a shaper's burst than the link: with a 256 kB tbf bucket
- * on a 20 Mbit/s link, counting transfers of 1 ms read 136-302 Mbit/s); or, next to the server,
- * where every transfer is shorter, all of them, said as such.
- */
-const basis = (b: Bandwidth): string => {
-  const least = formatMs(MIN_BANDWIDTH_REQUEST_MS);
-  if (b.shortRequestsOnly) return t('figure.basis-short', { count: String(b.counted), least });
-  return b.counted === 1 ? t('figure.basis-one', { least }) : t('figure.basis-p90', { count: String(b.counted), least });
-};
+const seconds = (ms: number): string => t('unit.s', { value: num(ms / 1000, 1) });
 
+/** How a rate was reached: over a steady stretch of the load, or, when the rate never settled, over its last part. */
+const basis = (m: Measured): string => {
+  const s = m.measure.sustained;
+  if (s === undefined) return t('figure.no-transfer');
+  const time = seconds(s.endMs - s.startMs);
+  return s.steady ? t('figure.rate-steady', { streams: num(m.streams), time }) : t('figure.rate-unsteady', { streams: num(m.streams), time });
+};
 
 /** A quality class's word, or pending. */
 const quality = (q: Quality | undefined): string => (q === undefined ? t('common.pending') : t(`quality.${q}`));
 
-/** A rate, with the burst before it in the line under it when the link gave one. */
-function rateFigure(b: Bandwidth | undefined, burst: Burst | undefined): Figure {
-  const how = b === undefined ? t('figure.no-transfer') : basis(b);
-  return { value: formatMbps(b?.bps), detail: burst === undefined ? how : t('figure.burst-then', { burst: burstText(burst), how }), exact: b?.bps, burst };
+/**
+ * A rate at a share link's precision (src/common/speedtest/share.ts), so a shared copy reads
+ * exactly as this page does, with the burst before it in the line under it when the link gave one.
+ */
+function rateFigure(m: Measured | undefined): Figure {
+  const bps = m?.measure.sustained === undefined ? undefined : sharedBps(m.measure.sustained.bps);
+  const how = m === undefined ? t('figure.no-transfer') : basis(m);
+  const burst = m?.measure.burst;
+  return { value: formatMbps(bps), detail: burst === undefined ? how : t('figure.burst-then', { burst: burstText(burst), how }), exact: bps, burst };
 }
+
+/**
+ * The round trips of a direction's window, as the rules pick them (sent within it), with the
+ * median the rules read; undefined when none was.
+ */
+function loadedOf(m: Measured | undefined): Spread | undefined {
+  const sustained = m?.measure.sustained;
+  const loaded = m?.measure.loaded;
+  if (m === undefined || sustained === undefined || loaded === undefined) return undefined;
+  const inWindow = spread(windowRoundTrips(m.roundTrips, sustained).map((r) => r.ms));
+  return inWindow === undefined ? undefined : { ...inWindow, median: sharedMs(loaded.ms) };
+}
+
+/** The round trips sent within a direction's window, as measureDirection counts them. */
+export const windowRoundTrips = (roundTrips: readonly RoundTrip[], window: { startMs: number; endMs: number }): RoundTrip[] => roundTrips.filter((r) => r.atMs >= window.startMs && r.atMs <= window.endMs);
 
 /** The finished test's figures from what the engine read. */
 export function speedResult(r: Readings): SpeedResult {
   // Figures at the precision a share link keeps (src/common/speedtest/share.ts), so a shared copy
   // reads exactly as this page does.
-  const atLink = (b: Bandwidth | undefined): Bandwidth | undefined => (b === undefined ? undefined : { ...b, bps: sharedBps(b.bps) });
   const atLinkMs = (x: Spread | undefined): Spread | undefined => (x === undefined ? undefined : { ...x, median: sharedMs(x.median), jitter: x.jitter === null ? null : sharedMs(x.jitter) });
   // The rate each direction sustains, and the burst before it if the link gave one
-  // (src/common/speedtest/burst.ts, the command line's rules).
-  const downRates = directionRates(timedTransfers(r.download, 'download'));
-  const upRates = directionRates(timedTransfers(r.upload, 'upload'));
-  const down = atLink(downRates.sustained);
-  const up = atLink(upRates.sustained);
+  // (src/common/speedtest/working.ts, the command line's rules).
+  const downFigure = rateFigure(r.download);
+  const upFigure = rateFigure(r.upload);
+  const down = downFigure.exact;
+  const up = upFigure.exact;
   const idle = atLinkMs(spread([...r.idle]));
-  // The engine answers 0 for a loaded latency it has no round trip for: its points say whether it has any.
-  const loadedDown = atLinkMs(spread([...r.loadedDown]));
-  const loadedUp = atLinkMs(spread([...r.loadedUp]));
+  const loadedDown = loadedOf(r.download);
+  const loadedUp = loadedOf(r.upload);
   const loaded = worseLoaded(loadedDown?.median, loadedUp?.median);
   const bloat = bufferbloat(idle?.median, loaded);
 
-  const least = formatMs(LOADED_REQUEST_MIN_MS);
   const p90 = (x: Spread | undefined, dir: 'down' | 'up') =>
-    x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up', { least }) : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: String(x.count) });
+    x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up') : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: String(x.count) });
   let loss: SpeedResult['loss'];
   let lossSending: LossSending | undefined;
   let lossFigure: Figure;
@@ -124,17 +146,17 @@ export function speedResult(r: Readings): SpeedResult {
     }
   }
 
-  const q = qualities({ download: down?.bps, upload: up?.bps, latency: idle?.median, jitter: idle?.jitter ?? undefined, downLoadedLatency: loadedDown?.median, upLoadedLatency: loadedUp?.median, packetLoss: loss === undefined ? undefined : loss.lost / loss.sent });
+  const q = qualities({ download: down, upload: up, latency: idle?.median, jitter: idle?.jitter ?? undefined, downLoadedLatency: loadedDown?.median, upLoadedLatency: loadedUp?.median, packetLoss: loss === undefined ? undefined : loss.lost / loss.sent });
   const known = (c: Quality | 'pending') => (c === 'pending' ? undefined : c);
   const classes: Classes = { streaming: known(q.streaming), gaming: known(q.gaming), videoCall: known(q.video_call) };
   const waiting = classesWaitFor(classes, idle !== undefined, loaded !== undefined, r.mode);
 
   return {
     figures: {
-      download: rateFigure(down, downRates.burst),
-      upload: rateFigure(up, upRates.burst),
+      download: downFigure,
+      upload: upFigure,
       latency: idle === undefined ? { value: NOT_MEASURED, detail: t('figure.no-round-trip') } : { value: formatMs(idle.median), detail: spreadText(idle), exact: idle.median },
-      loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency(r.mode) } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: t('figure.loaded-parts', { down: p90(loadedDown, 'down'), up: p90(loadedUp, 'up') }), exact: loaded },
+      loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency() } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: t('figure.loaded-parts', { down: p90(loadedDown, 'down'), up: p90(loadedUp, 'up') }), exact: loaded },
       bufferbloat: bloat === undefined ? { value: NOT_MEASURED, detail: t('figure.no-bloat') } : { value: bloatText(bloat), detail: t(`bloat.${bloat.grade}`), exact: bloat.increaseMs },
       loss: lossFigure,
       classes: { value: waiting === undefined ? t('figure.classes', { streaming: quality(classes.streaming), gaming: quality(classes.gaming), videoCall: quality(classes.videoCall) }) : t('common.pending'), detail: waiting },
@@ -144,8 +166,8 @@ export function speedResult(r: Readings): SpeedResult {
     shared: {
       at: r.startedAt,
       mode: r.mode === 'light' ? 'light' : 'full',
-      downloadBps: down?.bps,
-      uploadBps: up?.bps,
+      downloadBps: down,
+      uploadBps: up,
       latencyMs: idle?.median,
       jitterMs: idle?.jitter ?? undefined,
       loadedDownMs: loadedDown?.median,

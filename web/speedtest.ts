@@ -1,20 +1,25 @@
-// The speed test: the engine the configuration names (@cloudflare/speedtest, bundled), run in
-// the mode the user picks against this server's /__down and /__up, with the analytics events
-// the configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
+// The speed test: the engine the configuration names (@cloudflare/speedtest, bundled) for the
+// idle latency and the packet-loss step, then the page's own load for each direction the mode
+// runs (web/working-load.ts: parallel streams with no pause, measured by the rules the command
+// line shares), against this server's /__down and /__up, with the analytics events the
+// configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote, formatMbps, formatMs, exportedTransfers, timedTransfers } from './report.js';
+import { browserLimitNote } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
-import { directionRates } from '../src/common/speedtest/burst.js';
 import type { RunRecord, ShareOffer } from './share.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';
-import { speedResult, type SpeedResult } from './speed-result.js';
+import { speedResult, windowRoundTrips, type Measured, type Readings, type SpeedResult } from './speed-result.js';
 import { num, t } from './i18n/locale.js';
-import { startLive } from './live-view.js';
+import { startLive, type Live } from './live-view.js';
+import { profileOf, type Progress } from '../src/common/speedtest/working.js';
+import { idleRoundTrips, LoadError, runDirection, type Direction, type LoadRun } from './working-load.js';
+import type { MeasuredExport } from './export.js';
+import type { ChartDirection } from './chart.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -29,15 +34,56 @@ const STALL_MS = 60_000;
  */
 const PACKET_LOSS_STEP = { type: 'packetLoss' as const, numPackets: 1000, batchSize: 10, batchWaitTime: 10, responsesWaitTime: 3000 };
 
-/** The v1 plan in the engine's own terms, with its packet-loss step when there is a TURN server (its RPKI step never). */
-function enginePlan(measurements: Measurement[], withLoss: boolean) {
-  const plan = measurements.map((m) =>
-    m.type === 'latency'
-      ? ({ type: 'latency' as const, numPackets: m.packet_count ?? 1 })
-      : ({ type: m.type, bytes: m.bytes_per_request ?? 0, count: m.request_count ?? 1 }),
-  );
+/**
+ * The engine's part of the v1 plan: its packet-loss step when there is a TURN server (its RPKI
+ * step never), after one round trip, which every run of it starts with. The idle latency and the
+ * transfers are the page's own (web/working-load.ts): the engine's ladder of sizes with pauses
+ * between them let a shaper's bucket refill and read the link fast, and its idle round trips are
+ * timed apart from the loaded ones, which the bufferbloat grade compares them with.
+ */
+function enginePlan(withLoss: boolean) {
+  const plan = [{ type: 'latency' as const, numPackets: 1 }];
   return withLoss ? [...plan, PACKET_LOSS_STEP] : plan;
 }
+
+/** The directions the mode's plan has steps of, in the order the page runs them. */
+const directionsOf = (measurements: Measurement[]): Direction[] => (['download', 'upload'] as const).filter((d) => measurements.some((m) => m.type === d));
+
+/**
+ * The mode's directions, one after the other, each followed by the live view and the stall check
+ * (`onBytes` whenever its count grows); what each counted, measured, or the first failure.
+ */
+async function runLoad(directions: Direction[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void): Promise<Partial<Record<Direction, LoadRun>>> {
+  const runs: Partial<Record<Direction, LoadRun>> = {};
+  for (const direction of directions) {
+    text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
+    let counted = 0;
+    const onProgress = (progress: readonly Progress[]) => {
+      live.follow(direction, progress);
+      const bytes = progress.at(-1)?.bytes ?? 0;
+      if (bytes === counted) return;
+      counted = bytes;
+      onBytes();
+    };
+    runs[direction] = await runDirection({ direction, maxBytes, profile: profileOf(mode), signal, onProgress });
+  }
+  return runs;
+}
+
+/** A direction as the result reads it. */
+const measuredOf = (run: LoadRun | undefined): Measured | undefined => (run === undefined ? undefined : { measure: run.measure, roundTrips: run.roundTrips, streams: run.streams });
+
+/** A direction as the export keeps it. */
+const exportedOf = (run: LoadRun | undefined): MeasuredExport | null => (run === undefined ? null : { streams: run.streams, progress: run.progress, roundTrips: run.roundTrips, endMs: run.endMs, measure: run.measure });
+
+/** The round trips of a direction's window, ms. */
+const windowMs = (run: LoadRun | undefined): number[] => {
+  const window = run?.measure.sustained;
+  return run === undefined || window === undefined ? [] : windowRoundTrips(run.roundTrips, window).map((r) => r.ms);
+};
+
+/** A direction as the chart draws it. */
+const chartedOf = (run: LoadRun | undefined, reported: number | undefined): ChartDirection | undefined => (run === undefined ? undefined : { rates: run.measure.rates, window: run.measure.sustained, reported });
 
 type Turn = { ok: true; hostPort: string; username: string; credential: string } | { ok: false; reason: string };
 
@@ -187,7 +233,11 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
     void turnFor().then((turn) => {
       let engine: SpeedTest;
       let settled = false;
+      // The engine's part is over: anything it reports after (a late round trip) is not taken.
+      let engineDone = false;
       let stall: ReturnType<typeof setTimeout> | undefined;
+      // Aborts every request of the page's own load (cancel, stall, or the test over).
+      const load = new AbortController();
       // How the browser sent the loss step's messages, from its own statistics: whether the
       // figure is the network's (report.ts, lossUntrusted).
       const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
@@ -199,12 +249,14 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         live.stop();
         lossWatch?.stop();
         clearTimeout(stall);
+        load.abort();
         start.disabled = false;
         select.disabled = false;
         cancel.hidden = true;
       };
       const fail = (reason: 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout', message: string) => {
         if (settled) return;
+        if (!engineDone) engine.pause();
         finish();
         text('#speed-status', t('speed.not-finished'));
         error.textContent = message;
@@ -214,7 +266,6 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
       const watch = () => {
         clearTimeout(stall);
         stall = setTimeout(() => {
-          engine.pause();
           fail('timeout', t('speed.stalled', { time: t('unit.s', { value: num(STALL_MS / 1000) }) }));
         }, STALL_MS);
       };
@@ -227,91 +278,91 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           // The engine's defaults send results to its vendor; nothing leaves this origin here.
           logAimApiUrl: null,
           logMeasurementApiUrl: null,
-          measurements: enginePlan(mode.measurements, turn.ok),
+          measurements: enginePlan(turn.ok),
           ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
         });
       } catch (err) {
+        engineDone = true;
         fail('engine_load_error', t('speed.engine-start', { reason: err instanceof Error ? err.message : String(err) }));
         return;
       }
       sendEvent(config, 'speed_test_started', eventId, { mode: mode.id });
       cancel.onclick = () => {
-        engine.pause();
         fail('cancelled', t('speed.cancelled'));
       };
-      // Progress is a finished transfer or round trip. The round trips taken while a transfer runs
-      // change the results too, so a transfer that hangs while they go on would never be given up.
+      // Progress is a round trip the engine finished, or bytes the load counted.
       let finished = 0;
       engine.onResultsChange = ({ type }) => {
-        // The engine can report after its end: a transfer step's side pings are paused on a timer
-        // after the step's last transfer, and each result is handed over on a timer of its own, so
-        // a ping answered together with the last upload (on a real link its request waits in the
-        // upload queue behind the upload's tail) arrives after onFinish. Taken, it wrote
-        // "Measuring upload…" over "Done." and the running upload figure over the final one, with
-        // the stall check already stopped: the run never ended for whoever watched it.
-        if (settled) return;
+        // The engine can report after its end (each result is handed over on a timer of its own):
+        // taken then, it would write its status over the load's, or over "Done.".
+        if (settled || engineDone) return;
         const r = engine.results;
-        const now = r.getDownloadBandwidthPoints().length + r.getUploadBandwidthPoints().length + r.getUnloadedLatencyPoints().length;
+        const now = r.getUnloadedLatencyPoints().length;
         if (now !== finished) {
           finished = now;
           watch();
         }
-        text('#speed-status', t(type === 'download' ? 'speed.measuring-download' : type === 'upload' ? 'speed.measuring-upload' : type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
-        if (type === 'download') metric('download', formatMbps(directionRates(timedTransfers(r.getDownloadBandwidthPoints(), 'download')).sustained?.bps));
-        if (type === 'upload') metric('upload', formatMbps(directionRates(timedTransfers(r.getUploadBandwidthPoints(), 'upload')).sustained?.bps));
-        if (type === 'latency') {
-          const latency = r.getUnloadedLatency();
-          if (latency !== undefined) metric('latency', formatMs(latency));
-        }
+        // The engine's one round trip starts it; its figure is not the page's (idleRoundTrips).
+        text('#speed-status', t(type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
       };
       if (!turn.ok) metric('loss', t('common.not-measured'), turn.reason);
       let lossError: string | undefined;
       // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
       // except the packet-loss step's, after which it goes on to the next step by itself.
       engine.onError = (message: string, status?: number) => {
+        // Its figures are taken once it finished: a late error of its own is not the load's.
+        if (engineDone) return;
         if (/packet loss/i.test(message)) {
           lossError = /timeout/i.test(message) ? t('loss.turn-timeout') : message;
           metric('loss', t('common.not-measured'), lossError);
           return;
         }
-        engine.pause();
         fail(status === undefined ? 'network_error' : 'engine_error', t('speed.failed', { reason: message }));
       };
       engine.onFinish = (results) => {
-        if (settled) return;
-        finish();
-        const downPoints = results.getDownloadBandwidthPoints();
-        const upPoints = results.getUploadBandwidthPoints();
-        const idlePoints = results.getUnloadedLatencyPoints();
-        const loadedDownPoints = results.getDownLoadedLatencyPoints();
-        const loadedUpPoints = results.getUpLoadedLatencyPoints();
+        if (settled || engineDone) return;
+        engineDone = true;
         const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
-        // The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent.
-        const result = speedResult({
-          mode: mode.id,
-          startedAt,
-          download: downPoints,
-          upload: upPoints,
-          idle: idlePoints,
-          loadedDown: loadedDownPoints,
-          loadedUp: loadedUpPoints,
-          loss: !turn.ok
-            ? { run: false, why: turn.reason }
-            : lossError !== undefined
-              ? { run: true, error: lossError }
-              : { run: true, sent: lossDetails?.numMessagesSent ?? 0, lost: lossDetails?.lostMessages?.length ?? 0, sending: lossWatch?.sending() },
-        });
+        const loss: Readings['loss'] = !turn.ok
+          ? { run: false, why: turn.reason }
+          : lossError !== undefined
+            ? { run: true, error: lossError }
+            : { run: true, sent: lossDetails?.numMessagesSent ?? 0, lost: lossDetails?.lostMessages?.length ?? 0, sending: lossWatch?.sending() };
+        // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
+        lossWatch?.stop();
+        const maxBytes = config.limits.max_bytes_per_request ?? 0;
+        const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
+        // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
+        idleRoundTrips(idleCount, load.signal)
+          .then(async (idle) => ({ idle, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, load.signal, live, watch) }))
+          .then(
+          ({ idle, runs }) => {
+            if (settled) return;
+            finish();
+            done(runs, idle, loss);
+          },
+          (err: unknown) => {
+            // A cancel or a stall has already said why the test ended.
+            if (settled) return;
+            const failure = err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
+            fail(failure.reason, t('speed.failed', { reason: failure.message }));
+          },
+        );
+      };
+      /** The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent. */
+      const done = (runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss']) => {
+        const result = speedResult({ mode: mode.id, startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
         showResult(result);
         // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
-        $('#speed-chart-figure').hidden = downPoints.length + upPoints.length === 0;
-        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: downPoints, upload: upPoints, reported: { download: result.shared.downloadBps, upload: result.shared.uploadBps } });
+        $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
+        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });
         text('#speed-status', t('speed.done'));
         const record: RunRecord = {
           eventId,
           config,
           shared: result.shared,
-          transfers: { download: exportedTransfers(downPoints, 'download'), upload: exportedTransfers(upPoints, 'upload') },
-          roundTrips: { idle: idlePoints, loadedDown: loadedDownPoints, loadedUp: loadedUpPoints },
+          measured: { download: exportedOf(runs.download), upload: exportedOf(runs.upload) },
+          roundTrips: { idle: idlePoints, loadedDown: windowMs(runs.download), loadedUp: windowMs(runs.upload) },
           loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
           classes: result.classes,
           bufferbloat: result.bufferbloat,
@@ -319,7 +370,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         after.share.offer(record);
         // Into the history this browser keeps (web/history.ts); nothing of it is sent.
         after.keep(record.shared);
-        // A metric the engine could not measure is left out, not sent as null (AnalyticsProperties).
+        // A metric the test could not measure is left out, not sent as null (AnalyticsProperties).
         sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - started)));
       };
       watch();

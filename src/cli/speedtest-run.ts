@@ -18,6 +18,11 @@ import {
   directionDone,
   measureDirection,
   profileOf,
+  FIRST_UPLOAD_BYTES,
+  MAX_UPLOAD_BYTES,
+  nextUploadBytes,
+  probeGapMs,
+  STREAMS,
   type DirectionMeasure,
   type LoadProfile,
   type Progress as Count,
@@ -43,29 +48,10 @@ export interface Progress {
 /** What one idle ping counts for in Progress: about a round trip. */
 const PING_WEIGHT_MS = 25;
 
-/**
- * Parallel streams per direction. One TCP flow often cannot fill a link (its window on a long
- * path, a loss that halves it); several together can, as the responsiveness draft and the common
- * tests load a link. Four keeps the request count and the memory of uploads small.
- */
-export const STREAMS = 4;
 /** A download's counts are kept at most this often: a count per chunk would be 100 000 a second next to the server. */
 const SAMPLE_MS = 10;
 /** How often a direction asks whether it has measured enough. */
 const CHECK_MS = 50;
-/**
- * The pause after each round trip under load: at most about five a second, 10 to 25 in a 5 s
- * window on any link, and a full test about 200 requests at most (100 of them round trips), so
- * two tests in a minute stay inside the server's default 600 speed-test requests a minute.
- */
-const PROBE_GAP_MS = 200;
-/** An upload stream's first transfer; later ones are sized to last about UPLOAD_TARGET_MS at the rate the last one had. */
-const FIRST_UPLOAD_BYTES = 256_000;
-const UPLOAD_TARGET_MS = 500;
-const MIN_UPLOAD_BYTES = 64_000;
-/** The largest upload, whatever the server allows: the one body buffer stays this small. */
-const MAX_UPLOAD_BYTES = 64_000_000;
-
 /** A direction measured: its figures, the streams that loaded it, and the counts they were read from. */
 export interface DirectionResult {
   measure: DirectionMeasure;
@@ -89,7 +75,7 @@ export interface Result {
 }
 
 /** What a run needs besides the plan: the mode (its load profile) and the largest transfer the deployment takes. */
-export interface RunOptions {
+interface RunOptions {
   mode: string;
   maxBytesPerRequest: number;
 }
@@ -141,16 +127,6 @@ function serverTimeOf(header: string | undefined): number | undefined {
 
 /** A round trip: time to first byte less the server's own time (the engine's ping). */
 const roundTripOf = (x: Exchange) => Math.max(0, x.ttfb - (x.serverTime ?? 0));
-
-/**
- * The next upload's size: what the last one's rate moves in UPLOAD_TARGET_MS, so a stream's
- * transfers last about that long on any link (few requests on a fast one, no long wait for a
- * count on a slow one), within MIN_UPLOAD_BYTES and `cap`.
- */
-export function nextUploadBytes(lastBytes: number, lastMs: number, cap: number): number {
-  const wanted = lastMs > 0 ? (lastBytes / lastMs) * UPLOAD_TARGET_MS : cap;
-  return Math.round(Math.min(cap, Math.max(MIN_UPLOAD_BYTES, wanted)));
-}
 
 /** One direction under load: its counts, its round trips, and the signal that ends it. */
 class Load {
@@ -358,12 +334,12 @@ export class SpeedTestRun {
   }
 
   /** Round trips beside the load, on their own connection, until the direction ends. */
-  async #probes(load: Load): Promise<void> {
+  async #probes(load: Load, gapMs: number): Promise<void> {
     while (!load.signal.aborted) {
       const x = await this.#send({ method: 'GET', path: `/__down?bytes=0&during=${load.type}`, agent: this.#probeAgent, stop: load.signal });
       if (x === undefined) return;
       load.roundTrips.push({ atMs: x.startMs - load.began, ms: roundTripOf(x) });
-      await sleep(PROBE_GAP_MS, undefined, { signal: load.signal }).catch(() => undefined);
+      await sleep(gapMs, undefined, { signal: load.signal }).catch(() => undefined);
     }
   }
 
@@ -377,7 +353,7 @@ export class SpeedTestRun {
     const load = new Load(type, this.#abort.signal);
     const cap = Math.min(maxBytes, MAX_UPLOAD_BYTES);
     const stream = () => (type === 'download' ? this.#downloadStream(load, agent, maxBytes) : this.#uploadStream(load, agent, cap));
-    const workers = [...Array.from({ length: STREAMS }, stream), this.#probes(load)].map((w) =>
+    const workers = [...Array.from({ length: STREAMS }, stream), this.#probes(load, probeGapMs(profile))].map((w) =>
       w.catch((err: unknown) => {
         load.fail(err);
       }),

@@ -2,7 +2,7 @@
 // internalConfig and defaultConfig): expected values worked out by hand from its thresholds.
 import { describe, expect, it } from 'vitest';
 import { jitterOf, percentile } from '../statistics.js';
-import { bandwidthOf, latencyOf, loadedPings, qualities } from './metrics.js';
+import { latencyOf, qualities } from './metrics.js';
 
 describe('percentile, latency and jitter', () => {
   it('interpolates between closest ranks', () => {
@@ -18,30 +18,6 @@ describe('percentile, latency and jitter', () => {
     expect(jitterOf([1, 3, 0, 4])).toBe(3);
     expect(jitterOf([1, 3, 4, 4])).toBe(1);
     expect(jitterOf([7])).toBeUndefined();
-  });
-});
-
-describe('bandwidth', () => {
-  it('counts only requests of at least 10 ms when there are any', () => {
-    const bw = bandwidthOf([
-      { ping: 1, duration: 5, bps: 9e9 },
-      { ping: 1, duration: 10, bps: 100 },
-      { ping: 1, duration: 20, bps: 200 },
-    ]);
-    // p90 of [100, 200]: 100 + 0.9 × 100.
-    expect(bw).toEqual({ bps: 190, counted: 2, shortRequestsOnly: false });
-  });
-
-  it('falls back to every timed request, and says so, when none lasted 10 ms', () => {
-    expect(bandwidthOf([{ ping: 1, duration: 2, bps: 100 }, { ping: 1, duration: 3, bps: 300 }])).toEqual({ bps: 280, counted: 2, shortRequestsOnly: true });
-    expect(bandwidthOf([])).toBeUndefined();
-  });
-
-  it('takes loaded pings only from rounds whose every request took 250 ms, the last 20 of them', () => {
-    const long = { timings: [{ ping: 1, duration: 300 }, { ping: 1, duration: 250 }], sidePings: Array.from({ length: 15 }, (_, i) => i) };
-    const short = { timings: [{ ping: 1, duration: 300 }, { ping: 1, duration: 249 }], sidePings: [99] };
-    const later = { timings: [{ ping: 1, duration: 400 }], sidePings: Array.from({ length: 10 }, (_, i) => 100 + i) };
-    expect(loadedPings([long, short, later])).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109]);
   });
 });
 

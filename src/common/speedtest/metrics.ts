@@ -1,62 +1,12 @@
-// The speed test's figures from its raw timings, computed as the browser engine the
-// configuration names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
-// ScoresCalculations), so `netdiag speedtest` and the page report the same quantities.
+// The speed test's latency and quality classes, computed as the browser engine the configuration
+// names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
+// ScoresCalculations), so `netdiag speedtest` and the page report the same quantities. The rates
+// and the loaded latency are working.ts's.
 import type { SharedResult } from './share.js';
 import { percentile } from '../statistics.js';
 
-/** One request's timing, in milliseconds. */
-export interface Timing {
-  /** Time to the response's first byte less the server's own Server-Timing duration. */
-  ping: number;
-  /** What the rate is computed over: ping + body time for a download, time to first byte for an upload. */
-  duration: number;
-  /** Bits per second, when the request moved bytes. */
-  bps?: number;
-}
-
-/** Requests shorter than this say more about timer and scheduling noise than the link (the engine's bandwidthMinRequestDuration). */
-export const MIN_BANDWIDTH_REQUEST_MS = 10;
-/** A round whose fastest request took longer than this ends its direction (bandwidthFinishRequestDuration). */
-export const FINISH_REQUEST_MS = 1_000;
-/** Loaded latency counts only rounds whose every request took at least this long (loadedRequestMinDuration). */
-export const LOADED_REQUEST_MIN_MS = 250;
-/** And of those, the last this many side pings (loadedLatencyMaxPoints). */
-const LOADED_LATENCY_MAX_POINTS = 20;
-/** Pause between side pings while a transfer runs (loadedLatencyThrottle). */
-export const LOADED_LATENCY_THROTTLE_MS = 400;
-
 /** Median of the pings. */
 export const latencyOf = (pings: number[]): number | undefined => percentile(pings, 0.5);
-
-export interface Bandwidth {
-  bps: number;
-  /** How many requests the figure counts. */
-  counted: number;
-  /** True when no request reached MIN_BANDWIDTH_REQUEST_MS and every timed request was counted instead. */
-  shortRequestsOnly: boolean;
-}
-
-/**
- * The 90th percentile of per-request rates over requests of at least 10 ms. Next to a fast
- * server (a LAN, loopback) every request of a light test can be shorter than that, and the
- * engine would then report nothing; the client counts them all instead and says so, rather than
- * reporting no rate or hiding that the figure rests on short requests.
- */
-export function bandwidthOf(timings: Timing[]): Bandwidth | undefined {
-  const rated = timings.filter((t): t is Timing & { bps: number } => t.bps !== undefined && t.bps > 0);
-  const long = rated.filter((t) => t.duration >= MIN_BANDWIDTH_REQUEST_MS);
-  const basis = long.length > 0 ? long : rated;
-  const bps = percentile(basis.map((t) => t.bps), 0.9);
-  return bps === undefined ? undefined : { bps, counted: basis.length, shortRequestsOnly: long.length === 0 };
-}
-
-/** The side pings of rounds long enough to load the link, the last 20 of them, as the engine picks them. */
-export function loadedPings(rounds: { timings: Timing[]; sidePings: number[] }[]): number[] {
-  return rounds
-    .filter((r) => r.timings.length > 0 && Math.min(...r.timings.map((t) => t.duration)) >= LOADED_REQUEST_MIN_MS)
-    .flatMap((r) => r.sidePings)
-    .slice(-LOADED_LATENCY_MAX_POINTS);
-}
 
 export type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 const QUALITIES: Quality[] = ['bad', 'poor', 'average', 'good', 'great'];

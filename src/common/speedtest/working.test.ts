@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { directionDone, INTERVAL_MS, measureDirection, MIN_BURST_BYTES, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
+import { directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -219,5 +219,20 @@ describe('the window', () => {
     expect(m.sustained?.startMs).toBeLessThanOrEqual(3_000);
     expect(m.loaded).toEqual({ ms: 252, count: 50 });
     expect(m.rates.length).toBe(8_000 / INTERVAL_MS);
+  });
+});
+
+describe('the load both clients make', () => {
+  it('sizes each upload to take about 500 ms at the rate of the stream\'s last one, within 64 kB, 64 MB and the server\'s limit', () => {
+    // 256 kB in 100 ms: 1.28 MB for 500 ms.
+    expect(nextUploadBytes(256_000, 100, 250_000_000)).toBe(1_280_000);
+    expect(nextUploadBytes(256_000, 60_000, 250_000_000)).toBe(64_000);
+    expect(nextUploadBytes(64_000_000, 1, 250_000_000)).toBe(MAX_UPLOAD_BYTES);
+    expect(nextUploadBytes(10_000_000, 1, 20_000_000)).toBe(20_000_000);
+  });
+
+  it('spaces the round trips under load so a direction makes at most 50: 200 ms apart in the default test, 100 in the light one', () => {
+    expect(probeGapMs(PROFILES.full)).toBe(200);
+    expect(probeGapMs(PROFILES.light)).toBe(100);
   });
 });

@@ -39,6 +39,37 @@ export const PROFILES: Record<'full' | 'light', LoadProfile> = {
 /** The profile of a mode: the light test's for `light`, the default test's for any other. */
 export const profileOf = (mode: string): LoadProfile => (mode === 'light' ? PROFILES.light : PROFILES.full);
 
+/**
+ * Parallel streams per direction. One TCP flow often cannot fill a link (its window on a long
+ * path, a loss that halves it); several together can, as the responsiveness draft loads a link.
+ * Over HTTP/1.1 a browser opens six connections to an origin: four for the load leave the round
+ * trips one of their own.
+ */
+export const STREAMS = 4;
+
+/** An upload stream's first body, bytes; each next one is sized by nextUploadBytes. */
+export const FIRST_UPLOAD_BYTES = 256_000;
+/** An upload lasts about this long at its stream's last rate: few requests on a fast link, a count at least twice a second on a slow one. */
+const UPLOAD_TARGET_MS = 500;
+const MIN_UPLOAD_BYTES = 64_000;
+/** The largest upload body, whatever the server allows: the one buffer a client keeps stays this small. */
+export const MAX_UPLOAD_BYTES = 64_000_000;
+
+/** The next upload of a stream whose last `bytes` took `ms`: about UPLOAD_TARGET_MS at that rate, within the bounds and `cap`. */
+export function nextUploadBytes(bytes: number, ms: number, cap: number): number {
+  const rated = ms > 0 ? (bytes * UPLOAD_TARGET_MS) / ms : cap;
+  return Math.round(Math.min(cap, MAX_UPLOAD_BYTES, Math.max(MIN_UPLOAD_BYTES, rated)));
+}
+
+/**
+ * At most this many round trips a direction under load, one after another with a pause between,
+ * so a whole test (about 20 idle, 100 loaded and the transfers) stays well inside the server's
+ * default 600 speed-test requests a minute per caller, twice over.
+ */
+const ROUND_TRIPS_PER_DIRECTION = 50;
+/** The pause after each round trip under load: 200 ms in the default test, 100 in the light one; 10 to 25 in a 5 s window on any link. */
+export const probeGapMs = (profile: LoadProfile): number => profile.maxMs / ROUND_TRIPS_PER_DIRECTION;
+
 /** The rate is read in intervals of this length (the draft's interval is 1 s; a 10 s direction needs finer). */
 export const INTERVAL_MS = 250;
 /** The moving average spans this many intervals: one second. */
@@ -72,7 +103,7 @@ export interface Burst {
 }
 
 /** The rate over the measured window. */
-export interface Sustained {
+interface Sustained {
   bps: number;
   /** The window, ms since the direction began. */
   startMs: number;
@@ -117,7 +148,7 @@ function countedUntil(progress: readonly Progress[], nowMs: number): number {
 }
 
 /** The rate in each whole interval up to `untilMs`, bits per second (one pass over the counts). */
-export function intervalRates(progress: readonly Progress[], untilMs: number): number[] {
+function intervalRates(progress: readonly Progress[], untilMs: number): number[] {
   const rates: number[] = [];
   let previous = 0;
   let k = 0;

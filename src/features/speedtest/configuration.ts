@@ -1,10 +1,15 @@
 import { EVENT_NAMES } from '../events/names.js';
 
 /**
- * One step of a measurement plan for the client-side engine. The plans follow the step sizes of the widely used
- * browser engine's default sequence (a latency probe, then download and upload ramps that grow
- * tenfold while a step stays fast enough), without its packet-loss step, which the v1 schema
- * has no measurement type for.
+ * One step of a measurement plan, as the contract defines the configuration. The plans keep the
+ * step sizes of the widely used browser engine's default sequence (a latency probe, then download
+ * and upload ramps), without its packet-loss step, which the v1 schema has no measurement type
+ * for. What the page and `netdiag speedtest` take from a plan since issue 48 (docs/design.md,
+ * "Measuring a link under working conditions"): how many idle round trips to time, which
+ * directions to measure and, with `limits.max_bytes_per_request`, the largest transfer; each
+ * direction is then loaded by parallel streams until its rate is steady, by the mode's profile
+ * (src/common/speedtest/working.ts), not by the steps' sizes and counts. A client of another
+ * make may still run the steps as the engine does.
  */
 interface Measurement {
   type: 'latency' | 'download' | 'upload';
@@ -37,17 +42,11 @@ const LIGHT: Measurement[] = [
 ];
 
 /**
- * The default test: everything the page and the command line report, bounded in time on any
- * link. Each direction climbs a ladder of transfer sizes that grow at most 2.5 times a step, and
- * ends after the step whose fastest request took over a second (the engine's
- * bandwidthFinishRequestDuration): that last step then lasts one to 2.5 s a request, the steps
- * before it under a second each, so a direction takes about 4 to 9 s on links from 5 Mbit/s up
- * (a model of the ladder over 5 Mbit/s to 3 Gbit/s, docs/benchmarks.md), and the whole test with
- * idle latency and packet loss at most about 25 s. A fast link goes on up to 250 MB transfers
- * instead of being measured with ones too short to time. Three requests a step from 5 MB: a link
- * that gives a new flow a burst ("PowerBoost", say 20 MB at twice the rate) is still in it when
- * the 1 s rule first holds, so those steps run long enough after it ends to measure the rate
- * the link sustains (src/common/speedtest/burst.ts).
+ * The default test's plan: 21 idle round trips, then each direction's ladder of transfer sizes
+ * growing at most 2.5 times a step, up to 250 MB down and 100 MB up, which the speed-test targets
+ * take as their largest transfer (MAX_BYTES_PER_REQUEST). The page and the command line load each
+ * direction for at most 10 s, so the whole test with idle latency and packet loss ends within
+ * about 25 s on any link.
  */
 const FULL: Measurement[] = [
   latency(1),
@@ -114,12 +113,12 @@ export const SPEED_TEST_CONFIGURATION = {
   modes: [
     {
       id: 'light',
-      description: 'Quick check: latency, then about 10 MB down and 7 MB up in transfers of up to 1 MB. On a fast link its transfers are too short to time, and none lasts long enough for latency under load, bufferbloat or the quality classes: the full test measures those.',
+      description: 'Quick check: latency, then each direction loaded by four streams for up to 5 s, its rate taken over a 2.5 s window, with latency under load each way.',
       measurements: LIGHT,
     },
     {
       id: 'full',
-      description: 'Full test (the default): latency, then transfers growing from 100 kB until each lasts over a second (up to 250 MB down and 100 MB up), with latency under load each way; about 10 to 25 s on any link.',
+      description: 'Full test (the default): latency, then each direction loaded by four streams until its rate has been steady for 5 s (at most 10 s), with latency under load each way; at most about 25 s on any link.',
       measurements: FULL,
     },
   ],

@@ -1,0 +1,259 @@
+// The speed test's load, as the page runs it after the engine's idle latency (and packet loss):
+// one direction at a time kept busy by parallel streams with no pause between their transfers
+// (a pause lets a shaper's token bucket refill, and the link then reads faster than it is), the
+// bytes counted as they move, round trips timed beside the load on a connection of their own, and
+// the direction ended by the rules the command line shares (src/common/speedtest/working.ts).
+import {
+  directionDone,
+  FIRST_UPLOAD_BYTES,
+  MAX_UPLOAD_BYTES,
+  measureDirection,
+  nextUploadBytes,
+  probeGapMs,
+  STREAMS,
+  type DirectionMeasure,
+  type LoadProfile,
+  type Progress,
+  type RoundTrip,
+} from '../src/common/speedtest/working.js';
+import { problemText, type ProblemDoc } from './dom.js';
+
+export type Direction = 'download' | 'upload';
+
+/** Downloaded bytes are counted as chunks arrive, and recorded as Progress at most this often, ms. */
+const SAMPLE_EVERY_MS = 15;
+/** How often the direction checks whether it has measured enough, ms. */
+const CHECK_EVERY_MS = 50;
+/** The pause between idle round trips, ms: they are sent one after another, as the engine's were. */
+const IDLE_GAP_MS = 10;
+/** A direction as it ran: what it counted and timed, when it ended, and what the rules read of it. */
+export interface LoadRun {
+  direction: Direction;
+  streams: number;
+  progress: Progress[];
+  roundTrips: RoundTrip[];
+  /** When the direction was stopped, ms since it began: what measureDirection was given. */
+  endMs: number;
+  measure: DirectionMeasure;
+}
+
+/** Why a direction failed, in the page's failure reasons (a problem answered, or the network). */
+export class LoadError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'engine_error' | 'network_error',
+  ) {
+    super(message);
+  }
+}
+
+export interface LoadOptions {
+  direction: Direction;
+  /** The configuration's limits.max_bytes_per_request: a download asks for this much at once. */
+  maxBytes: number;
+  profile: LoadProfile;
+  /** Cancels the direction: every request is aborted and the run rejects. */
+  signal: AbortSignal;
+  /** The counts so far, at each check (the live view and the stall check read them). */
+  onProgress: (progress: readonly Progress[]) => void;
+}
+
+/**
+ * The bytes of all of a direction's streams in one counter. A download's chunks are recorded at
+ * most every SAMPLE_EVERY_MS, each record at the time of the last chunk it holds, so a pause in
+ * the data is never spread over the time before it; an upload is recorded as each one ends.
+ */
+class Counter {
+  readonly progress: Progress[] = [];
+  private total = 0;
+  private lastAt = 0;
+  private closed = false;
+
+  constructor(private readonly began: number) {}
+
+  add(bytes: number, now: number): void {
+    if (this.closed) return;
+    this.total += bytes;
+    this.lastAt = now - this.began;
+  }
+
+  record(): void {
+    const last = this.progress.at(-1);
+    if (this.total > 0 && last?.bytes !== this.total) this.progress.push({ atMs: this.lastAt, bytes: this.total });
+  }
+
+  /** The last record, then nothing more: requests still finishing after the stop are not counted. */
+  close(): void {
+    this.record();
+    this.closed = true;
+  }
+}
+
+/** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document). */
+async function checked(res: Response): Promise<Response> {
+  if (res.ok) return res;
+  let problem: ProblemDoc = { status: res.status, title: res.statusText };
+  try {
+    problem = { ...problem, ...((await res.json()) as ProblemDoc) };
+  } catch {
+    // No problem document: the status alone says it.
+  }
+  throw new LoadError(`${String(res.status)}: ${problemText(problem)}`, 'engine_error');
+}
+
+async function downloadStream(url: string, counter: Counter, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const res = await checked(await fetch(url, { cache: 'no-store', signal }));
+    const reader = res.body?.getReader();
+    if (reader === undefined) continue;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      counter.add(value.byteLength, performance.now());
+    }
+  }
+}
+
+async function uploadStream(zeros: Blob, counter: Counter, signal: AbortSignal): Promise<void> {
+  let bytes = Math.min(FIRST_UPLOAD_BYTES, zeros.size);
+  while (!signal.aborted) {
+    const started = performance.now();
+    const res = await checked(await fetch('/__up', { method: 'POST', body: zeros.slice(0, bytes), cache: 'no-store', signal }));
+    await res.arrayBuffer();
+    const now = performance.now();
+    counter.add(bytes, now);
+    counter.record();
+    bytes = nextUploadBytes(bytes, now - started, zeros.size);
+  }
+}
+
+/** The server's own time for a request, from its Server-Timing (the engine's `cfRequestDuration`), ms. */
+function serverMs(entry: PerformanceResourceTiming): number {
+  return entry.serverTiming.find((s) => s.name === 'cfRequestDuration')?.duration ?? 0;
+}
+
+/**
+ * A round trip's time from Resource Timing: request sent to first byte of the answer, less the
+ * server's own time; undefined when the browser has no entry for it (or no timing in it).
+ */
+function timedByBrowser(url: string): number | undefined {
+  const entry = performance.getEntriesByName(url, 'resource').at(-1) as PerformanceResourceTiming | undefined;
+  if (entry === undefined || entry.requestStart <= 0 || entry.responseStart < entry.requestStart) return undefined;
+  return Math.max(0, entry.responseStart - entry.requestStart - serverMs(entry));
+}
+
+const pause = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/** The entry is queued as the answer ends: when it is not there yet, one turn of the event loop brings it. */
+async function timedNextTurn(url: string, signal: AbortSignal): Promise<number | undefined> {
+  await pause(0, signal);
+  return timedByBrowser(url);
+}
+
+/**
+ * Round trips beside the load until the direction stops: an empty download each, timed by
+ * Resource Timing (by the clock around the fetch only when the browser has no entry for it).
+ */
+async function probeLoop(during: Direction | 'idle', began: number, gapMs: number, roundTrips: RoundTrip[], signal: AbortSignal, count = Infinity): Promise<void> {
+  for (let n = 0; !signal.aborted && n < count; n++) {
+    const url = new URL(`/__down?bytes=0&during=${during}&n=${String(n)}`, location.href).href;
+    const sent = performance.now();
+    const res = await checked(await fetch(url, { cache: 'no-store', signal }));
+    await res.arrayBuffer();
+    const clock = performance.now() - sent;
+    // Answered in full, it counts even when the direction stopped meanwhile (measured after this settles).
+    const ms = timedByBrowser(url) ?? (await timedNextTurn(url, signal)) ?? clock;
+    roundTrips.push({ atMs: sent - began, ms });
+    await pause(gapMs, signal);
+  }
+}
+
+/**
+ * The idle round trips: `count` empty downloads one after another on the quiet link, timed as
+ * the round trips under load are (probeLoop), so the latency the load adds compares like with
+ * like. The engine's own idle figure comes from its own requests and read 6 ms over loopback
+ * where these read 2: the bufferbloat grade is a difference of the two, and both must be one method's.
+ */
+export async function idleRoundTrips(count: number, signal: AbortSignal): Promise<number[]> {
+  const trips: RoundTrip[] = [];
+  const stop = new AbortController();
+  const cancel = () => {
+    stop.abort();
+  };
+  signal.addEventListener('abort', cancel);
+  const began = performance.now();
+  try {
+    await probeLoop('idle', began, IDLE_GAP_MS, trips, stop.signal, count);
+  } catch (err: unknown) {
+    const failure = failureOf(err, stop.signal);
+    if (failure !== undefined) throw failure;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    performance.clearResourceTimings();
+  }
+  if (signal.aborted) throw new DOMException('The test was cancelled.', 'AbortError');
+  return trips.map((r) => r.ms);
+}
+
+/** What a failed request says, or undefined for an abort (the direction's own stop, or a cancel). */
+function failureOf(err: unknown, signal: AbortSignal): LoadError | undefined {
+  if (signal.aborted) return undefined;
+  if (err instanceof LoadError) return err;
+  return new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
+}
+
+/** Runs one direction until the rules say it has measured enough (or it fails, or is cancelled). */
+export async function runDirection(options: LoadOptions): Promise<LoadRun> {
+  const { direction, profile } = options;
+  const stop = new AbortController();
+  const cancel = () => {
+    stop.abort();
+  };
+  options.signal.addEventListener('abort', cancel);
+  // Room for every entry of a test (the engine asks the same when it starts); cleared at the end
+  // of each direction, once every request of it has settled, never while one may still be read.
+  performance.setResourceTimingBufferSize(10_000);
+  const began = performance.now();
+  const counter = new Counter(began);
+  const roundTrips: RoundTrip[] = [];
+  let failure: LoadError | undefined;
+  const guarded = (run: Promise<void>) =>
+    run.catch((err: unknown) => {
+      failure ??= failureOf(err, stop.signal);
+      stop.abort();
+    });
+  // One body of zeros for every upload, sliced (a Blob slice shares its bytes).
+  const zeros = direction === 'upload' ? new Blob([new Uint8Array(Math.min(options.maxBytes, MAX_UPLOAD_BYTES))]) : undefined;
+  const url = `/__down?bytes=${String(options.maxBytes)}`;
+  const running = Array.from({ length: STREAMS }, () => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(zeros, counter, stop.signal)));
+  running.push(guarded(probeLoop(direction, began, probeGapMs(profile), roundTrips, stop.signal)));
+  const sampler = setInterval(() => {
+    counter.record();
+  }, SAMPLE_EVERY_MS);
+  const endMs = await new Promise<number>((resolve) => {
+    const check = setInterval(() => {
+      const now = performance.now() - began;
+      options.onProgress(counter.progress);
+      if (stop.signal.aborted || directionDone(counter.progress, now, profile)) {
+        clearInterval(check);
+        resolve(now);
+      }
+    }, CHECK_EVERY_MS);
+  });
+  clearInterval(sampler);
+  counter.close();
+  stop.abort();
+  options.signal.removeEventListener('abort', cancel);
+  await Promise.all(running);
+  performance.clearResourceTimings();
+  if (options.signal.aborted) throw new DOMException('The test was cancelled.', 'AbortError');
+  if (failure !== undefined) throw failure;
+  return { direction, streams: STREAMS, progress: counter.progress, roundTrips, endMs, measure: measureDirection(counter.progress, roundTrips, endMs, profile) };
+}
