@@ -1,175 +1,150 @@
-// npm run bench:shaped [-- --runs 3] [--burst-kb 256] [--only-accuracy | --only-bufferbloat | --only-boosted | --only-completion] [--small-queue-ms 5] [--small-rate-mbit 20] [--completion-runs 8]
-//   (root, iproute2, curl, Debian's chromium; Node 22, which reads the .ts link helper)
+// npm run bench:shaped [-- --runs 3] [--only plain-20-q5,boosted-20-40,...] [--page-runs 30] [--page-runs-cell plain-20-q300] [--truth-only]
+//   (root, iproute2, iputils ping, Debian's chromium; Node 22; needs `npm run build`, which the npm script runs)
 //
-// The speed test's accuracy on links of known speed: the link of test/support/shaped-link.ts
-// (tbf on a router namespace, the server in its own namespace sending with CUBIC), at 5, 20 and
-// 200 Mbit/s with a 20 ms queue, each run measuring the reference (curl's bulk download and
-// upload of the same size), the default test in `netdiag speedtest --json` and in the page in
-// Chromium, in turn, with how long each took; then the
-// loaded latency with a 5 ms queue at 20 Mbit/s and a 300 ms one at 5 Mbit/s; then boosted links (tbf
-// with a peak rate: 20 Mbit/s after a 4 MB bucket at 40, 100 after 20 MB at 200), each run measuring
-// a bulk download timed every 100 ms (the sustained rate, the peak, the bytes above the sustained
-// rate: test/support/burst-reference.ts) and the default test in the CLI and the page; then the
-// page's default test run again and again, back to back, on 5 and 20 Mbit/s links with 20 ms and
-// 300 ms queues (--completion-runs each), counting the runs that end with figures. Prints each
-// run and the error against the reference. Needs `npm run build`.
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Issue 48's acceptance matrix as a benchmark: the cells of test/support/link-matrix.ts (plain 5,
+// 20, 100, 200 Mbit/s with 5 and 300 ms queues, 50/5 asymmetric, boosted 20/40 after 4 MB and
+// 100/200 after 20 MB, the unshaped veth path) on the link of test/support/shaped-link.ts, each run
+// measuring the truth (test/support/link-truth.ts: bulk transfers timed every 100 ms, ping idle and
+// under each direction's load), `netdiag speedtest`'s default test and the page's in Chromium, in
+// turn, and listing what test/timed/link-matrix.test.ts would call a miss ("errors"). Then the
+// page's default test run back to back --page-runs times on one cell (plain-20-q300 unless
+// --page-runs-cell), counting the runs that end with figures. A table per cell and a summary.
+//
+// The shared TypeScript (the matrix, the truth, src/common/speedtest's rules) is bundled with
+// esbuild on start, so the bench and the suite run the same code.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { measureBurstReference, referenceBytes } from '../test/support/burst-reference.ts';
-import { createShapedLink } from '../test/support/shaped-link.ts';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
 
-// --burst-kb: tbf's bucket instead of 1 ms at the rate, to see what a larger one does to short transfers.
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'burst-kb': { type: 'string' }, 'only-accuracy': { type: 'boolean', default: false }, 'only-bufferbloat': { type: 'boolean', default: false }, 'only-boosted': { type: 'boolean', default: false }, 'only-completion': { type: 'boolean', default: false }, 'completion-runs': { type: 'string', default: '8' }, 'small-queue-ms': { type: 'string', default: '5' }, 'small-rate-mbit': { type: 'string', default: '20' } } });
-const burst = values['burst-kb'] === undefined ? undefined : Number(values['burst-kb']) * 1000;
-const exec = promisify(execFile);
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    'page-runs': { type: 'string', default: '30' },
+    'page-runs-cell': { type: 'string', default: 'plain-20-q300' },
+    'truth-only': { type: 'boolean', default: false },
+  },
+});
+const runs = Number(values.runs);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(root, 'dist/cli/main.js');
 const scratch = mkdtempSync(join(tmpdir(), 'netdiag-shaped-bench-'));
-const link = createShapedLink();
-const [command, ...args] = link.inServer([process.execPath, CLI, 'serve']);
-const server = spawn(command, args, {
-  env: { PATH: process.env.PATH, PORT: '8080', HOST: link.serverAddress, NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000' },
-  stdio: ['ignore', 'pipe', 'inherit'],
+
+// The suite's own code: the matrix, the truth and the link, one bundle (Node's type stripping
+// cannot follow the .js specifiers TypeScript's imports use).
+const bundle = join(scratch, 'matrix.mjs');
+await build({
+  stdin: {
+    contents: "export * from './test/support/link-matrix.ts'; export * from './test/support/link-truth.ts'; export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts';",
+    resolveDir: root,
+    loader: 'ts',
+  },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  packages: 'external',
+  outfile: bundle,
+  logLevel: 'warning',
 });
-await new Promise((resolve) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    if (out.includes('"msg":"listening"')) resolve();
-  });
-});
-const base = `http://${link.serverAddress}:8080`;
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const m = await import(pathToFileURL(bundle).href);
 
-/** The better of two bulk transfers each way: one run alone sometimes falls under the link. */
-async function reference(bytes) {
-  const [a, b] = [await bulk(bytes), await bulk(bytes)];
-  return { down: Math.max(a.down, b.down), up: Math.max(a.up, b.up) };
+const only = values.only === undefined ? undefined : new Set(values.only.split(',').map((s) => s.trim()));
+const unknown = only === undefined ? [] : [...only].filter((name) => !m.CELLS.some((c) => c.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown cells: ${unknown.join(', ')}; the cells are ${m.CELLS.map((c) => c.name).join(', ')}`);
+  process.exit(2);
 }
+const cells = m.CELLS.filter((c) => only === undefined || only.has(c.name));
 
-async function bulk(bytes) {
-  const { stdout: down } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_download}', `${base}/__down?bytes=${bytes}`]);
-  const body = join(scratch, `up-${bytes}`);
-  writeFileSync(body, Buffer.alloc(bytes, 0x30));
-  const { stdout: up } = await exec('curl', ['-s', '-o', '/dev/null', '-w', '%{speed_upload}', '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${body}`, `${base}/__up`]);
-  return { down: (Number(down) * 8) / 1e6, up: (Number(up) * 8) / 1e6 };
-}
-
-async function cli(mode) {
-  const { stdout } = await exec(process.execPath, [CLI, 'speedtest', '--mode', mode, '--json', '--no-analytics', '--no-packet-loss', '--url', base, '--timeout', '30'], { maxBuffer: 1 << 20 });
-  const r = JSON.parse(stdout);
-  return { down: r.download_mbps, up: r.upload_mbps, increase: r.loaded_latency_increase_ms, grade: r.bufferbloat_grade, downBurst: r.download_burst, upBurst: r.upload_burst, ms: r.duration_ms };
-}
-
-async function page(mode) {
-  const context = await browser.newContext();
-  const tab = await context.newPage();
-  try {
-    await tab.goto(`${base}/`);
-    await tab.waitForSelector('#speed-start:not([disabled])');
-    await tab.selectOption('#speed-mode', mode);
-    const clicked = Date.now();
-    await tab.click('#speed-start');
-    await tab.locator('#speed-status', { hasText: /^(Done\.|The test did not finish\.)$/ }).waitFor({ timeout: 300_000 });
-    const ms = Date.now() - clicked;
-    const status = await tab.textContent('#speed-status');
-    const error = await tab.textContent('#speed-error');
-    const value = async (name) => Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-value'));
-    const burst = async (name) => {
-      const peak = await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-peak');
-      return peak === null ? null : { peak_mbps: Number(peak) / 1e6, bytes: Number(await tab.getAttribute(`#speed-results [data-metric="${name}"]`, 'data-burst-bytes')) };
-    };
-    return { down: (await value('download')) / 1e6, up: (await value('upload')) / 1e6, bufferbloat: await tab.textContent('#speed-results [data-metric="bufferbloat"] .value'), downBurst: await burst('download'), upBurst: await burst('upload'), ms, done: status === 'Done.', error };
-  } finally {
-    await context.close();
-  }
-}
-
-const pct = (value, ref) => `${value >= ref ? '+' : ''}${((100 * (value - ref)) / ref).toFixed(1)}%`;
-const rows = [];
+const link = m.createShapedLink();
+let served;
+let sink;
+let browser;
+const summary = [];
 try {
-  for (const [rate, mode, bytes] of values['only-bufferbloat'] || values['only-boosted'] || values['only-completion'] ? [] : [[5, 'full', 5_000_000], [20, 'full', 12_500_000], [200, 'full', 100_000_000]]) {
-    link.shape(rate, 20, burst);
-    for (let run = 1; run <= Number(values.runs); run++) {
-      const ref = await reference(bytes);
-      const c = await cli(mode);
-      const p = await page(mode);
+  served = await m.serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' });
+  sink = await m.startUploadSink(link);
+  browser = values['truth-only'] ? undefined : await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const refill = (cell) => sleep(Math.max(m.refillSeconds(cell.shape?.down), m.refillSeconds(cell.shape?.up)) * 1000);
+  const f1 = (v) => (v === null || v === undefined ? '-' : Number(v).toFixed(1));
+  for (const cell of cells) {
+    m.applyCell(link, cell);
+    const rows = [];
+    let missed = 0;
+    const cliRuns = [];
+    const pageRuns = [];
+    for (let run = 1; run <= runs; run++) {
+      const truth = await m.measureLinkTruth(link, served.base, sink, cell.shape);
+      if (values['truth-only']) {
+        console.log(`${cell.name} run ${run}: ${m.truthText(truth)}`);
+        rows.push({ run, 'truth down/up': `${f1(truth.download.sustainedMbps)} / ${f1(truth.upload.sustainedMbps)}`, 'peaks': `${f1(truth.download.peakMbps)} / ${f1(truth.upload.peakMbps)}`, 'ping idle / down / up': `${f1(truth.idleMs)} / ${f1(truth.download.loadedMs)} / ${f1(truth.upload.loadedMs)}`, grade: m.truthGrade(truth) });
+        continue;
+      }
+      await refill(cell);
+      const cli = await m.runCliTest(CLI, served.base);
+      await refill(cell);
+      const page = await m.runPageTest(browser, served.base, scratch);
+      cliRuns.push(cli);
+      pageRuns.push(page);
+      const { misses, figures } = m.judgeCell(cell, truth, cli, page);
+      process.stdout.write(m.cellLine(cell, truth, figures));
+      if (misses.length > 0) missed++;
+      const c = figures.cli;
+      const p = figures.page;
       rows.push({
-        link: `${rate} Mbit/s, ${mode} test`, run, 'curl down/up': `${ref.down.toFixed(1)} / ${ref.up.toFixed(1)}`,
-        CLI: `${c.down} / ${c.up}`, 'CLI error': `${pct(c.down, ref.down)} / ${pct(c.up, ref.up)}`, 'CLI s': (c.ms / 1000).toFixed(1),
-        page: `${p.down.toFixed(1)} / ${p.up.toFixed(1)}`, 'page error': `${pct(p.down, ref.down)} / ${pct(p.up, ref.up)}`, 'page s': (p.ms / 1000).toFixed(1),
+        run,
+        'truth down/up': `${f1(truth.download.sustainedMbps)} / ${f1(truth.upload.sustainedMbps)}`,
+        'ping idle/down/up': `${f1(truth.idleMs)} / ${f1(truth.download.loadedMs)} / ${f1(truth.upload.loadedMs)} (${m.truthGrade(truth)})`,
+        CLI: c.error === undefined ? `${f1(c.down)} / ${f1(c.up)}, ${f1(c.loadedDown)} / ${f1(c.loadedUp)} ms (${c.grade}), ${f1((c.durationMs ?? 0) / 1000)} s` : 'failed',
+        page: p.error === undefined ? `${f1(p.down)} / ${f1(p.up)}, ${f1(p.loadedDown)} / ${f1(p.loadedUp)} ms (${p.grade}), ${f1(p.ms / 1000)} s` : 'failed',
+        errors: misses.length === 0 ? 'none' : String(misses.length),
       });
-      console.log(JSON.stringify(rows.at(-1)));
+      for (const miss of misses) console.log(`  error: ${miss}`);
+    }
+    console.log(`${cell.name}: ${m.describeCell(cell)}`);
+    console.table(rows);
+    if (!values['truth-only']) {
+      let repeatNote = '';
+      if (cell.kind === 'unshaped' && runs > 1) {
+        const repeats = m.judgeRepeats(cliRuns, pageRuns);
+        console.log(`unshaped, ${runs} runs each: ${repeats.summary}`);
+        for (const miss of repeats.misses) console.log(`  error: ${miss}`);
+        repeatNote = `, repeat checks ${repeats.misses.length === 0 ? 'passed' : `${repeats.misses.length} errors`}`;
+      }
+      summary.push({ cell: cell.name, link: m.describeCell(cell), runs, 'runs with errors': missed, note: repeatNote });
     }
   }
-  if (rows.length > 0) console.table(rows);
-  if (!values['only-accuracy'] && !values['only-boosted'] && !values['only-completion']) {
-    const bloat = [];
-    // 5 Mbit/s for the 300 ms queue: the light test's 1 MB transfers last long enough (1.6 s) to fill
-    // it. 20 Mbit/s for the small queue: at 5 Mbit/s a 5 ms queue is four frames, and its drops hit
-    // the loaded round trips, which then measure retransmissions instead (docs/benchmarks.md).
-    for (const [rate, queue] of [[Number(values['small-rate-mbit']), Number(values['small-queue-ms'])], [5, 300]]) {
-      link.shape(rate, queue);
-      for (let run = 1; run <= Number(values.runs); run++) {
-        const c = await cli('light');
-        const p = await page('light');
-        bloat.push({ link: `${rate} Mbit/s`, queue: `${queue} ms`, run, 'CLI added under load': `${c.increase} ms (${c.grade})`, page: p.bufferbloat });
-      }
+  if (!values['truth-only'] && Number(values['page-runs']) > 0) {
+    const target = m.CELLS.find((c) => c.name === values['page-runs-cell']);
+    if (target === undefined) throw new Error(`no cell ${values['page-runs-cell']}`);
+    m.applyCell(link, target);
+    let ended = 0;
+    const total = Number(values['page-runs']);
+    const durations = [];
+    for (let run = 1; run <= total; run++) {
+      const page = await m.runPageTest(browser, served.base, scratch);
+      if (page.ok) {
+        ended++;
+        durations.push(page.result.ms);
+      } else console.log(`page run ${run} on ${target.name} did not end with figures: ${page.error}`);
     }
-    console.log('Latency added under load, by the size of the queue (tbf latency):');
-    console.table(bloat);
+    console.log(`The page's default test back to back on ${target.name}: ${ended} of ${total} runs ended with figures; click to "Done." ${durations.length === 0 ? '-' : `${(Math.min(...durations) / 1000).toFixed(1)}-${(Math.max(...durations) / 1000).toFixed(1)} s`}.`);
+    summary.push({ cell: `${target.name} (page back to back)`, link: m.describeCell(target), runs: total, 'runs with errors': total - ended, note: 'ended with figures' });
   }
-  if (!values['only-accuracy'] && !values['only-bufferbloat'] && !values['only-completion']) {
-    const boosted = [];
-    const burstText = (b) => (b === null ? 'none' : `${b.peak_mbps.toFixed(1)} Mbit/s, ${(b.bytes / 1e6).toFixed(2)} MB`);
-    for (const [rate, peak, bucket] of [[20, 40, 4_000_000], [100, 200, 20_000_000]]) {
-      link.shape(rate, 20, bucket, peak);
-      const refill = () => sleep((bucket / ((rate * 1e6) / 8)) * 1000 + 1000);
-      for (let run = 1; run <= Number(values.runs); run++) {
-        await refill();
-        const ref = await measureBurstReference(base, referenceBytes(rate, peak, bucket));
-        await refill();
-        const c = await cli('full');
-        await refill();
-        const p = await page('full');
-        boosted.push({
-          link: `${rate}/${peak} Mbit/s, ${bucket / 1e6} MB`, run,
-          reference: `${ref.sustainedMbps.toFixed(1)} sustained, burst ${ref.peakMbps.toFixed(1)} Mbit/s, ${(ref.burstBytes / 1e6).toFixed(2)} MB`,
-          'CLI down/up': `${c.down} / ${c.up} (${pct(c.down, ref.sustainedMbps)} / ${pct(c.up, ref.sustainedMbps)}), ${(c.ms / 1000).toFixed(1)} s`,
-          'CLI bursts': `${burstText(c.downBurst)} / ${burstText(c.upBurst)}`,
-          'page down/up': `${p.down.toFixed(1)} / ${p.up.toFixed(1)} (${pct(p.down, ref.sustainedMbps)} / ${pct(p.up, ref.sustainedMbps)})`,
-          'page bursts': `${burstText(p.downBurst)} / ${burstText(p.upBurst)}`,
-        });
-        console.log(JSON.stringify(boosted.at(-1)));
-      }
-    }
-    console.log('Boosted links: the default test against a bulk download timed every 100 ms:');
-    console.table(boosted);
-  }
-  if (!values['only-accuracy'] && !values['only-bufferbloat'] && !values['only-boosted']) {
-    // The page's default test back to back on slow shaped links: every run must end with figures.
-    const runs = [];
-    for (const [rate, queue] of [[5, 20], [5, 300], [20, 20], [20, 300]]) {
-      link.shape(rate, queue);
-      for (let run = 1; run <= Number(values['completion-runs']); run++) {
-        const p = await page('full');
-        runs.push({ link: `${rate} Mbit/s, ${queue} ms queue`, run, ended: p.done ? 'with figures' : `did not finish: ${p.error}`, 'down/up': `${p.down.toFixed(2)} / ${p.up.toFixed(2)}`, s: (p.ms / 1000).toFixed(1), bufferbloat: p.bufferbloat });
-        console.log(JSON.stringify(runs.at(-1)));
-      }
-    }
-    console.log(`The page's default test back to back: ${runs.filter((r) => r.ended === 'with figures').length} of ${runs.length} runs ended with figures.`);
-    console.table(runs);
+  if (summary.length > 0) {
+    console.log('Summary (an error is what test/timed/link-matrix.test.ts would fail on):');
+    console.table(summary);
   }
 } finally {
-  await browser.close();
-  server.kill('SIGTERM');
-  await once(server, 'exit');
+  await browser?.close();
+  await sink?.stop();
+  await served?.stop();
   link.destroy();
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,4 +1,4 @@
-// What moves while the speed test runs: the rate of the running direction over its last second
+// What moves while the speed test runs: the rate of the window the running direction is measured over
 // (five times a second, web/live-rate.ts over the load's own counts, web/working-load.ts), drawn
 // as it comes, and how long the test has run.
 // The area keeps its size before, during and after a test, so nothing below it jumps when the
@@ -7,7 +7,7 @@ import { element } from './svg.js';
 import { $ } from './dom.js';
 import { liveBps } from './live-rate.js';
 import type { Direction } from './working-load.js';
-import type { Progress } from '../src/common/speedtest/working.js';
+import type { LoadProfile, Progress } from '../src/common/speedtest/working.js';
 import { axisScale, formatMbps } from './report.js';
 import { num, t } from './i18n/locale.js';
 
@@ -44,14 +44,14 @@ function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): v
 
 export interface Live {
   /** The direction now running and its counts, read at each tick until the next one is followed. */
-  follow(direction: Direction, progress: readonly Progress[]): void;
+  follow(direction: Direction, progress: readonly Progress[], profile: LoadProfile): void;
   /** Ends the live view: the last drawing stays, labelled. */
   stop(): void;
 }
 
 /** Starts the live view for a test that starts now. */
 export function startLive(): Live {
-  let running: { direction: Direction; progress: readonly Progress[] } | undefined;
+  let running: { direction: Direction; progress: readonly Progress[]; profile: LoadProfile } | undefined;
   const started = performance.now();
   const samples: Sample[] = [];
   const rate = $('#speed-live-rate');
@@ -67,7 +67,7 @@ export function startLive(): Live {
     elapsed.textContent = t('unit.s', { value: num((now - started) / 1000, 1) });
     if (running === undefined) return;
     const { direction } = running;
-    const bps = liveBps(running.progress);
+    const bps = liveBps(running.progress, running.profile);
     if (bps === undefined) return;
     rate.textContent = t(direction === 'download' ? 'live.download-now' : 'live.upload-now', { rate: formatMbps(bps) });
     rate.dataset.direction = direction;
@@ -77,8 +77,8 @@ export function startLive(): Live {
   };
   const timer = setInterval(tick, LIVE_TICK_MS);
   return {
-    follow: (direction, progress) => {
-      running = { direction, progress };
+    follow: (direction, progress, profile) => {
+      running = { direction, progress, profile };
     },
     stop: () => {
       clearInterval(timer);

@@ -59,7 +59,7 @@ async function runLoad(directions: Direction[], maxBytes: number, mode: string, 
     text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
     let counted = 0;
     const onProgress = (progress: readonly Progress[]) => {
-      live.follow(direction, progress);
+      live.follow(direction, progress, profileOf(mode));
       const bytes = progress.at(-1)?.bytes ?? 0;
       if (bytes === counted) return;
       counted = bytes;

@@ -10,10 +10,12 @@ import {
   measureDirection,
   nextUploadBytes,
   probeGapMs,
+  receivedProgress,
   STREAMS,
   type DirectionMeasure,
   type LoadProfile,
   type Progress,
+  type Received,
   type RoundTrip,
 } from '../src/common/speedtest/working.js';
 import { problemText, type ProblemDoc } from './dom.js';
@@ -61,10 +63,11 @@ export interface LoadOptions {
 /**
  * The bytes of all of a direction's streams in one counter. A download's chunks are recorded at
  * most every SAMPLE_EVERY_MS, each record at the time of the last chunk it holds, so a pause in
- * the data is never spread over the time before it; an upload is recorded as each one ends.
+ * the data is never spread over the time before it; an upload is placed in the time it arrived once it is answered.
  */
 class Counter {
-  readonly progress: Progress[] = [];
+  progress: Progress[] = [];
+  private readonly uploads: Received[] = [];
   private total = 0;
   private lastAt = 0;
   private closed = false;
@@ -79,7 +82,19 @@ class Counter {
 
   record(): void {
     const last = this.progress.at(-1);
-    if (this.total > 0 && last?.bytes !== this.total) this.progress.push({ atMs: this.lastAt, bytes: this.total });
+    if (this.uploads.length === 0 && this.total > 0 && last?.bytes !== this.total) this.progress.push({ atMs: this.lastAt, bytes: this.total });
+  }
+
+  /**
+   * An upload the server answered: its bytes placed in the time they arrived (receivedProgress),
+   * from the server's `body;dur=` or, without it, from when it was sent.
+   */
+  received(stream: number, bytes: number, sentAt: number, answeredAt: number, bodyMs: number | undefined): void {
+    if (this.closed) return;
+    const endMs = answeredAt - this.began;
+    const sentMs = sentAt - this.began;
+    this.uploads.push({ stream, bytes, endMs, startMs: bodyMs === undefined ? sentMs : Math.max(sentMs, endMs - bodyMs) });
+    this.progress = receivedProgress(this.uploads);
   }
 
   /** The last record, then nothing more: requests still finishing after the stop are not counted. */
@@ -87,6 +102,12 @@ class Counter {
     this.record();
     this.closed = true;
   }
+}
+
+/** How long an upload's body took to reach the server, from its `Server-Timing: body;dur=…`. */
+function bodyMsOf(res: Response): number | undefined {
+  const match = /(?:^|,\s*)body;\s*dur=([0-9.]+)/.exec(res.headers.get('Server-Timing') ?? '');
+  return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
 /** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document). */
@@ -114,15 +135,14 @@ async function downloadStream(url: string, counter: Counter, signal: AbortSignal
   }
 }
 
-async function uploadStream(zeros: Blob, counter: Counter, signal: AbortSignal): Promise<void> {
+async function uploadStream(stream: number, zeros: Blob, counter: Counter, signal: AbortSignal): Promise<void> {
   let bytes = Math.min(FIRST_UPLOAD_BYTES, zeros.size);
   while (!signal.aborted) {
     const started = performance.now();
     const res = await checked(await fetch('/__up', { method: 'POST', body: zeros.slice(0, bytes), cache: 'no-store', signal }));
     await res.arrayBuffer();
     const now = performance.now();
-    counter.add(bytes, now);
-    counter.record();
+    counter.received(stream, bytes, started, now, bodyMsOf(res));
     bytes = nextUploadBytes(bytes, now - started, zeros.size);
   }
 }
@@ -232,7 +252,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   // One body of zeros for every upload, sliced (a Blob slice shares its bytes).
   const zeros = direction === 'upload' ? new Blob([new Uint8Array(Math.min(options.maxBytes, MAX_UPLOAD_BYTES))]) : undefined;
   const url = `/__down?bytes=${String(options.maxBytes)}`;
-  const running = Array.from({ length: STREAMS }, () => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(zeros, counter, stop.signal)));
+  const running = Array.from({ length: STREAMS }, (_, i) => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(i, zeros, counter, stop.signal)));
   running.push(guarded(probeLoop(direction, began, probeGapMs(profile), roundTrips, stop.signal)));
   const sampler = setInterval(() => {
     counter.record();
@@ -241,7 +261,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
     const check = setInterval(() => {
       const now = performance.now() - began;
       options.onProgress(counter.progress);
-      if (stop.signal.aborted || directionDone(counter.progress, now, profile)) {
+      if (stop.signal.aborted || directionDone(counter.progress, roundTrips, now, profile)) {
         clearInterval(check);
         resolve(now);
       }

@@ -25,7 +25,9 @@ import {
   STREAMS,
   type DirectionMeasure,
   type LoadProfile,
+  receivedProgress,
   type Progress as Count,
+  type Received,
   type RoundTrip,
 } from '../common/speedtest/working.js';
 
@@ -99,6 +101,8 @@ interface Exchange {
   ttfb: number;
   /** The server's own duration from Server-Timing, when it sent one. */
   serverTime: number | undefined;
+  /** How long an upload's body took to arrive, when the server said (`body;dur=`). */
+  bodyTime: number | undefined;
 }
 
 interface Send {
@@ -116,6 +120,12 @@ interface Send {
  * The server's processing time, read as the engine reads it: `cfRequestDuration;dur=…` (its
  * shorter spellings too), else the sum of `cfSpeed*` entries; durations of 0.01 ms or less are none.
  */
+/** How long an upload's body took to reach the server, from its `Server-Timing: body;dur=…`. */
+function bodyTimeOf(header: string | undefined): number | undefined {
+  const match = header === undefined ? null : /(?:^|,\s*)body;\s*dur=([0-9.]+)/.exec(header);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
 function serverTimeOf(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const single = /(?:^|,\s*)cfReq(?:uest)?Dur(?:ation)?;\s*dur=([0-9.]+)/i.exec(header);
@@ -130,7 +140,9 @@ const roundTripOf = (x: Exchange) => Math.max(0, x.ttfb - (x.serverTime ?? 0));
 
 /** One direction under load: its counts, its round trips, and the signal that ends it. */
 class Load {
-  readonly progress: Count[] = [];
+  /** The counts: a download's as its bytes arrive, an upload's from the uploads received so far. */
+  progress: Count[] = [];
+  readonly #received: Received[] = [];
   readonly roundTrips: RoundTrip[] = [];
   readonly began = performance.now();
   readonly #stop = new AbortController();
@@ -166,11 +178,16 @@ class Load {
     this.#sampledAt = at;
   }
 
-  /** An upload the server has answered, so it has all of it: counted whole, now. */
-  confirmed(bytes: number): void {
+  /**
+   * An upload the server has answered, so it has all of it: its bytes placed in the time they
+   * arrived (receivedProgress), from the server's `body;dur=` or, without it, from when it was sent.
+   */
+  confirmed(stream: number, bytes: number, sentAt: number, bodyMs: number | undefined): void {
     if (this.signal.aborted) return;
-    this.#bytes += bytes;
-    this.progress.push({ atMs: this.now(), bytes: this.#bytes });
+    const endMs = this.now();
+    const sentMs = sentAt - this.began;
+    this.#received.push({ stream, bytes, endMs, startMs: bodyMs === undefined ? sentMs : Math.max(sentMs, endMs - bodyMs) });
+    this.progress = receivedProgress(this.#received);
   }
 
   /**
@@ -289,7 +306,8 @@ export class SpeedTestRun {
             return;
           }
           const serverTiming = res.headers['server-timing'];
-          resolve({ startMs: start, ttfb: first - start, serverTime: serverTimeOf(Array.isArray(serverTiming) ? serverTiming.join(', ') : serverTiming) });
+          const timing = Array.isArray(serverTiming) ? serverTiming.join(', ') : serverTiming;
+          resolve({ startMs: start, ttfb: first - start, serverTime: serverTimeOf(timing), bodyTime: bodyTimeOf(timing) });
         });
         res.on('error', failed);
       });
@@ -316,13 +334,13 @@ export class SpeedTestRun {
   }
 
   /** An upload stream: uploads sized to last about UPLOAD_TARGET_MS each, one after another, counted as each is answered. */
-  async #uploadStream(load: Load, agent: http.Agent, cap: number): Promise<void> {
+  async #uploadStream(load: Load, stream: number, agent: http.Agent, cap: number): Promise<void> {
     let bytes = Math.min(FIRST_UPLOAD_BYTES, cap);
     while (!load.signal.aborted) {
       const sent = performance.now();
       const x = await this.#send({ method: 'POST', path: '/__up', agent, body: this.#uploadBody(bytes, cap), stop: load.signal });
       if (x === undefined) return;
-      load.confirmed(bytes);
+      load.confirmed(stream, bytes, sent, x.bodyTime);
       bytes = nextUploadBytes(bytes, performance.now() - sent, cap);
     }
   }
@@ -352,7 +370,7 @@ export class SpeedTestRun {
     const agent = agentFor(this.#secure, STREAMS);
     const load = new Load(type, this.#abort.signal);
     const cap = Math.min(maxBytes, MAX_UPLOAD_BYTES);
-    const stream = () => (type === 'download' ? this.#downloadStream(load, agent, maxBytes) : this.#uploadStream(load, agent, cap));
+    const stream = (_: unknown, i: number) => (type === 'download' ? this.#downloadStream(load, agent, maxBytes) : this.#uploadStream(load, i, agent, cap));
     const workers = [...Array.from({ length: STREAMS }, stream), this.#probes(load, probeGapMs(profile))].map((w) =>
       w.catch((err: unknown) => {
         load.fail(err);
@@ -362,7 +380,7 @@ export class SpeedTestRun {
     try {
       for (;;) {
         endMs = load.now();
-        if (load.signal.aborted || directionDone(load.progress, endMs, profile)) break;
+        if (load.signal.aborted || directionDone(load.progress, load.roundTrips, endMs, profile)) break;
         tick(endMs);
         await sleep(CHECK_MS, undefined, { signal: load.signal }).catch(() => undefined);
       }

@@ -3,10 +3,21 @@
 // the client-facing side, upload on the server-facing one). Shaping on the router, not on the
 // sender's own host, so the queue builds where a real bottleneck's does (a sender's TCP Small
 // Queues would hide a queue on its own interface). The server namespace sends with CUBIC, a
-// loss-based sender that fills the queue as most servers do. Needs root and iproute2.
+// loss-based sender that fills the queue as most servers do, and so does this namespace on the
+// route to the server (`congctl cubic`). Needs root and iproute2.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
+
+/** One direction's shape: `rate` Mbit/s, a queue of `queueMs` at it, and optionally a bucket spent at a peak rate. */
+export interface DirectionShape {
+  rate: number;
+  queueMs: number;
+  /** tbf's bucket in bytes (by default 1 ms at the rate, at least two full frames). */
+  burst?: number;
+  /** The rate the bucket is spent at (tbf `peakrate`), Mbit/s: a "PowerBoost" of `burst` bytes. */
+  peak?: number;
+}
 
 export interface ShapedLink {
   /** The server namespace's address, where the client reaches it. */
@@ -20,6 +31,13 @@ export interface ShapedLink {
    * peak, as a cable link's "PowerBoost" does, then the rate.
    */
   shape(rateMbit: number, queueMs: number, burstBytes?: number, peakMbit?: number): void;
+  /**
+   * Shapes each direction on its own: `down` on the router's egress toward the client (what the
+   * client downloads), `up` on its egress toward the server (what the client uploads).
+   */
+  shapeEach(shape: { down: DirectionShape; up: DirectionShape }): void;
+  /** No qdisc on either side of the router: the veth path as fast as this machine moves it. */
+  unshape(): void;
   destroy(): void;
 }
 
@@ -74,7 +92,12 @@ export function createShapedLink(): ShapedLink {
     // (test/support/host-network-lock.ts).
     run('ip', 'link', 'set', links.clientSide, 'addrgenmode', 'none');
     run('ip', 'link', 'set', links.clientSide, 'up');
-    run('ip', 'route', 'add', `${far.server}/32`, 'via', client.router);
+    // The client's uploads to the server with CUBIC too (this route only: the host's default, BBR
+    // here, is left alone for everything else), so an upload fills the upload queue as the server's
+    // downloads fill the download one; with BBR one bulk upload kept a 300 ms queue at 6 ms while
+    // the clients' four streams held it at ~55, and neither showed the queue's size.
+    allowCubic();
+    run('ip', 'route', 'add', `${far.server}/32`, 'via', client.router, 'congctl', 'cubic');
     run('ip', '-n', router, 'addr', 'add', `${client.router}/30`, 'dev', links.routerNear);
     run('ip', '-n', router, 'addr', 'add', `${far.router}/30`, 'dev', links.routerFar);
     for (const dev of [links.routerNear, links.routerFar, 'lo']) run('ip', '-n', router, 'link', 'set', dev, 'up');
@@ -93,18 +116,40 @@ export function createShapedLink(): ShapedLink {
     destroy();
     throw err;
   }
+  const removeRoot = (dev: string) => {
+    try {
+      run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'del', 'dev', dev, 'root');
+    } catch {
+      // No root qdisc to delete: unshaped (a veth's default is none, "noqueue").
+    }
+  };
+  const shapeEach = ({ down, up }: { down: DirectionShape; up: DirectionShape }): void => {
+    for (const [dev, { rate, queueMs, burst: burstBytes, peak: peakMbit }] of [[links.routerNear, down], [links.routerFar, up]] as const) {
+      // A burst of 1 ms at the rate (at least two full frames): enough for tbf to keep the rate
+      // at any timer resolution, small enough that a short transfer gains almost nothing from it.
+      const burst = burstBytes ?? Math.max(3028, Math.round((rate * 1e6) / 8 / 1000));
+      // tbf's peak rate needs its own bucket (`mtu`). One frame's, as tc-tbf(8) suggests for
+      // accuracy, needs a timer event per frame: this machine's veth pairs then moved a 200 Mbit/s
+      // peak at 120-130, and a 20 MB bucket lasted six seconds instead of 1.6. Ten frames (0.6 ms
+      // at 200 Mbit/s) let the peak be what it is set to.
+      const peak = peakMbit === undefined ? [] : ['peakrate', `${String(peakMbit)}mbit`, 'mtu', '16000'];
+      // Deleted and added rather than `replace`d: tbf changed in place from a plain shape to one
+      // with a peak rate (asym-50-5 to boosted-20-40 in the link matrix) stopped passing the
+      // router's ARP toward the server, and the next connection failed with EHOSTUNREACH.
+      removeRoot(dev);
+      run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'add', 'dev', dev, 'root', 'tbf', 'rate', `${String(rate)}mbit`, 'burst', String(burst), ...peak, 'latency', `${String(queueMs)}ms`);
+    }
+  };
   return {
     serverAddress: far.server,
     inServer: (command) => ['ip', 'netns', 'exec', server, ...command],
     shape(rateMbit, queueMs, burstBytes, peakMbit) {
-      // A burst of 1 ms at the rate (at least two full frames): enough for tbf to keep the rate
-      // at any timer resolution, small enough that a short transfer gains almost nothing from it.
-      const burst = burstBytes ?? Math.max(3028, Math.round((rateMbit * 1e6) / 8 / 1000));
-      // tbf's peak rate needs its own bucket of one frame (`mtu`).
-      const peak = peakMbit === undefined ? [] : ['peakrate', `${String(peakMbit)}mbit`, 'mtu', '1600'];
-      for (const dev of [links.routerNear, links.routerFar]) {
-        run('ip', 'netns', 'exec', router, 'tc', 'qdisc', 'replace', 'dev', dev, 'root', 'tbf', 'rate', `${String(rateMbit)}mbit`, 'burst', String(burst), ...peak, 'latency', `${String(queueMs)}ms`);
-      }
+      const each: DirectionShape = { rate: rateMbit, queueMs, ...(burstBytes === undefined ? {} : { burst: burstBytes }), ...(peakMbit === undefined ? {} : { peak: peakMbit }) };
+      shapeEach({ down: each, up: each });
+    },
+    shapeEach,
+    unshape() {
+      for (const dev of [links.routerNear, links.routerFar]) removeRoot(dev);
     },
     destroy() {
       // Deleting the router namespace deletes both pairs.

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
+import { bytesAt, directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -72,9 +72,9 @@ describe('the sustained rate and the burst under continuous load, on recorded li
     const series = bulkSeries('boost-20-40');
     const progress = progressOf(series);
     // 1.6 s at the peak: by 1.7 s the rate has been the peak's for over a second, which is no window.
-    expect(directionDone(progress, 1_700, { maxMs: 10_000, windowMs: 1_500 })).toBe(false);
+    expect(directionDone(progress, [], 1_700, { maxMs: 10_000, windowMs: 1_500 })).toBe(false);
     // Past the burst and 2 s of the sustained rate, a 2 s window is done.
-    expect(directionDone(progress, 4_000, { maxMs: 10_000, windowMs: 2_000 })).toBe(true);
+    expect(directionDone(progress, [], 4_000, { maxMs: 10_000, windowMs: 2_000 })).toBe(true);
   });
 });
 
@@ -154,15 +154,25 @@ describe('loopback, recorded from `netdiag speedtest` (four streams each way, no
   }
 });
 
-describe('no burst where the window reaches the early rate', () => {
-  it('a fast first stretch on a link whose steady rate swings up to it again is noise, not a shaper', () => {
-    // 1.5 s at 40 Mbit/s, then intervals alternating 40 and 20: a steady one-second average of 30.
-    const rates = [...Array.from({ length: 6 }, () => 40), ...Array.from({ length: 34 }, (_, i) => (i % 2 === 0 ? 20 : 40))];
+describe('no burst from noise', () => {
+  it('a fast first stretch on a link whose rate then swings between a third slower and as fast never settles: no burst', () => {
+    // 1.5 s at 40 Mbit/s, then alternating seconds at 28 and 40.
+    const rates = [...Array.from({ length: 6 }, () => 40), ...Array.from({ length: 34 }, (_, i) => (Math.floor(i / 4) % 2 === 0 ? 28 : 40))];
     let bytes = 0;
     const progress = rates.map((mbps, i) => ({ atMs: (i + 1) * INTERVAL_MS, bytes: (bytes += (mbps * 1e6 * INTERVAL_MS) / 1000 / 8) }));
     const m = measureDirection(progress, [], rates.length * INTERVAL_MS, PROFILES.full);
+    expect(m.sustained?.steady).toBe(false);
+    expect(m.burst).toBeUndefined();
+  });
+
+  it('an early stretch only a little faster than the window is not a burst, however long', () => {
+    // 4.5 s at 23 Mbit/s (15% over, 1.7 MB above), then 20.
+    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+      const at = (i + 1) * 10;
+      return { atMs: at, bytes: at <= 4_500 ? (at * 23e6) / 8 / 1000 : (4_500 * 23e6) / 8 / 1000 + ((at - 4_500) * 20e6) / 8 / 1000 };
+    });
+    const m = measureDirection(progress, [], 10_000, PROFILES.full);
     expect(m.sustained?.steady).toBe(true);
-    within(m.sustained?.bps, 30e6, 0.05);
     expect(m.burst).toBeUndefined();
   });
 });
@@ -173,9 +183,9 @@ describe('the window', () => {
   it('a direction is done once the rate has been steady for the profile window, and not before', () => {
     const progress = steadyLink(50, 10_000);
     expect(steadyMs(progress, 3_000)).toBeGreaterThanOrEqual(2_750);
-    expect(directionDone(progress, 4_000, PROFILES.full)).toBe(false);
-    expect(directionDone(progress, 5_000, PROFILES.full)).toBe(true);
-    expect(directionDone(progress, 2_500, PROFILES.light)).toBe(true);
+    expect(directionDone(progress, [], 4_000, PROFILES.full)).toBe(false);
+    expect(directionDone(progress, [], 5_000, PROFILES.full)).toBe(true);
+    expect(directionDone(progress, [], 2_500, PROFILES.light)).toBe(true);
   });
 
   it('a steady stretch shorter than the window (a direction out of time) is read over the last window, not steady', () => {
@@ -190,9 +200,42 @@ describe('the window', () => {
     within(m.sustained?.bps, (5e6 * 1 + 50e6 * 4) / 5, 0.01);
   });
 
+  it('a burst that outlasts most of the direction: the shorter steady stretch after it is the rate, and the burst is named', () => {
+    // 20 MB above 100 Mbit/s spent at 128: 5.7 s of burst, then 4.3 s at 100 before the 10 s bound.
+    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+      const at = (i + 1) * 10;
+      const burstMs = 5_700;
+      return { atMs: at, bytes: at <= burstMs ? (at * 128e6) / 8 / 1000 : (burstMs * 128e6) / 8 / 1000 + ((at - burstMs) * 100e6) / 8 / 1000 };
+    });
+    expect(directionDone(progress, [], 9_950, PROFILES.full)).toBe(false);
+    const m = measureDirection(progress, [], 10_000, PROFILES.full);
+    within(m.sustained?.bps, 100e6, 0.02);
+    // From the interval the burst ended in at the earliest (its average within a tenth of the rate).
+    expect(m.sustained?.startMs ?? 0).toBeGreaterThanOrEqual(5_700 - INTERVAL_MS);
+    expect(m.burst).toBeDefined();
+    within(m.burst?.peakBps, 128e6, 0.05);
+    within(m.burst?.bytes, (5.7 * 28e6) / 8, 0.1);
+  });
+
+  it('a steady rate with a queue still filling is not done: the window waits for the round trips to stop growing', () => {
+    const progress = steadyLink(20, 10_000);
+    // Round trips every 200 ms growing from 150 to 270 ms over the first 6 s, then level.
+    const growing: RoundTrip[] = Array.from({ length: 50 }, (_, i) => ({ atMs: i * 200, ms: 150 + Math.min(120, i * 4) }));
+    expect(directionDone(progress, growing, 5_000, PROFILES.full)).toBe(false);
+    expect(directionDone(progress, growing, 8_000, PROFILES.full)).toBe(false);
+    expect(directionDone(progress, growing, 9_990, PROFILES.full)).toBe(true);
+    // Level round trips: done as soon as the rate has been steady for the window.
+    const level: RoundTrip[] = growing.map((r) => ({ ...r, ms: 270 + (r.atMs % 3) }));
+    expect(directionDone(progress, level, 5_000, PROFILES.full)).toBe(true);
+    // The figure's round trips are the last window's: the full queue's.
+    const m = measureDirection(progress, growing, 10_000, PROFILES.full);
+    expect(m.sustained?.startMs).toBe(5_000);
+    expect(m.loaded?.ms).toBe(270);
+  });
+
   it('a direction ends at the profile bound whatever the rate does', () => {
-    expect(directionDone([], PROFILES.full.maxMs, PROFILES.full)).toBe(true);
-    expect(directionDone([], PROFILES.full.maxMs - 1, PROFILES.full)).toBe(false);
+    expect(directionDone([], [], PROFILES.full.maxMs, PROFILES.full)).toBe(true);
+    expect(directionDone([], [], PROFILES.full.maxMs - 1, PROFILES.full)).toBe(false);
   });
 
   it('uploads counted as each transfer ends: the time after the last end is not read as a slower link', () => {
@@ -223,10 +266,10 @@ describe('the window', () => {
 });
 
 describe('the load both clients make', () => {
-  it('sizes each upload to take about 500 ms at the rate of the stream\'s last one, within 64 kB, 64 MB and the server\'s limit', () => {
-    // 256 kB in 100 ms: 1.28 MB for 500 ms.
-    expect(nextUploadBytes(256_000, 100, 250_000_000)).toBe(1_280_000);
-    expect(nextUploadBytes(256_000, 60_000, 250_000_000)).toBe(64_000);
+  it('sizes each upload to take about a second at the rate of the stream\'s last one, within 64 kB, 64 MB and the server\'s limit', () => {
+    // 256 kB in 100 ms: 2.56 MB for a second.
+    expect(nextUploadBytes(256_000, 100, 250_000_000)).toBe(2_560_000);
+    expect(nextUploadBytes(256_000, 120_000, 250_000_000)).toBe(64_000);
     expect(nextUploadBytes(64_000_000, 1, 250_000_000)).toBe(MAX_UPLOAD_BYTES);
     expect(nextUploadBytes(10_000_000, 1, 20_000_000)).toBe(20_000_000);
   });
@@ -234,5 +277,42 @@ describe('the load both clients make', () => {
   it('spaces the round trips under load so a direction makes at most 50: 200 ms apart in the default test, 100 in the light one', () => {
     expect(probeGapMs(PROFILES.full)).toBe(200);
     expect(probeGapMs(PROFILES.light)).toBe(100);
+  });
+});
+
+describe('uploads placed in the time they arrived', () => {
+  it('counts each upload evenly over its arrival, up to the time every stream has answered for', () => {
+    const progress = receivedProgress([
+      { stream: 0, startMs: 0, endMs: 1_000, bytes: 2_500_000 },
+      { stream: 1, startMs: 0, endMs: 1_500, bytes: 3_750_000 },
+      { stream: 0, startMs: 1_000, endMs: 2_000, bytes: 2_500_000 },
+      { stream: 1, startMs: 1_500, endMs: 3_000, bytes: 3_750_000 },
+    ]);
+    // Stream 0 has answered for 2 s, stream 1 for 1.5 s... and for 3 s: the counts reach 2 s.
+    expect(progress.at(-1)).toEqual({ atMs: 2_000, bytes: 5_000_000 + 3_750_000 + 1_250_000 });
+    expect(bytesAt(progress, 1_000)).toBeCloseTo(2_500_000 + 2_500_000, 0);
+    expect(bytesAt(progress, 500)).toBeCloseTo(1_250_000 + 1_250_000, 0);
+  });
+
+  it('nothing is counted before every stream has answered once', () => {
+    expect(receivedProgress([{ stream: 0, startMs: 0, endMs: 1_000, bytes: 1 }, { stream: 1, startMs: 0, endMs: 0, bytes: 0 }])).toEqual([]);
+  });
+
+  it('a shaper\'s burst reaching the uploads shows where it was, not a second later: the burst named, the rate after it', () => {
+    // Four streams sharing a link of 20 Mbit/s after 4 MB at 40 (1.6 s), each sending one-second
+    // uploads back to back, their ends staggered by 250 ms (the first upload of stream k lasts 250(k + 1) ms).
+    const rateAt = (t: number) => (t < 1_600 ? 40e6 : 20e6);
+    const uploads = [];
+    for (let stream = 0; stream < 4; stream++) {
+      for (let start = 0, end = 250 * (stream + 1); start < 10_000; start = end, end += 1_000) {
+        let bytes = 0;
+        for (let t = start; t < end; t += 10) bytes += (rateAt(t) / 4 / 8) * 0.01;
+        uploads.push({ stream, startMs: start, endMs: end, bytes });
+      }
+    }
+    const m = measureDirection(receivedProgress(uploads), [], 10_000, PROFILES.full);
+    within(m.sustained?.bps, 20e6, 0.02);
+    expect(m.burst).toBeDefined();
+    within(m.burst?.bytes, 4e6, 0.15);
   });
 });

@@ -19,6 +19,39 @@ export interface RoundTrip {
   ms: number;
 }
 
+/**
+ * An upload as the server received it: its bytes arrived over [startMs, endMs] (ms since the
+ * direction began) on stream `stream`. The end is when its answer came back; the start that less
+ * the server's `Server-Timing: body;dur=` (how long the body took to arrive), or, from a server
+ * that does not say, when the stream's previous upload ended.
+ */
+export interface Received {
+  stream: number;
+  startMs: number;
+  endMs: number;
+  bytes: number;
+}
+
+/**
+ * The counts of a direction's uploads, each one's bytes spread evenly over the time it arrived:
+ * counted up to the time every stream has answered for (each stream's uploads follow one another,
+ * so a stream has told all it moved up to its last answer; one whose upload is still running may
+ * hold bytes from before another's). Counted at each upload's start and end, read linearly
+ * between, as bytesAt reads any counts. An upload counted only when its answer came, as one
+ * lump, put a burst's bytes in the seconds after it and smeared the bend a shaper makes.
+ */
+export function receivedProgress(received: readonly Received[]): Progress[] {
+  const lastEnd = new Map<number, number>();
+  for (const r of received) lastEnd.set(r.stream, Math.max(lastEnd.get(r.stream) ?? 0, r.endMs));
+  const horizon = Math.min(...lastEnd.values());
+  if (!Number.isFinite(horizon) || horizon <= 0) return [];
+  const times = [...new Set(received.flatMap((r) => [r.startMs, r.endMs]).filter((t) => t > 0 && t < horizon)), horizon].sort((a, b) => a - b);
+  return times.map((t) => ({
+    atMs: t,
+    bytes: received.reduce((sum, r) => sum + (t >= r.endMs ? r.bytes : t <= r.startMs ? 0 : (r.bytes * (t - r.startMs)) / (r.endMs - r.startMs)), 0),
+  }));
+}
+
 /** How long a direction may load the link, and the window it measures over. */
 export interface LoadProfile {
   /** The direction ends here whatever the rate did. */
@@ -49,8 +82,8 @@ export const STREAMS = 4;
 
 /** An upload stream's first body, bytes; each next one is sized by nextUploadBytes. */
 export const FIRST_UPLOAD_BYTES = 256_000;
-/** An upload lasts about this long at its stream's last rate: few requests on a fast link, a count at least twice a second on a slow one. */
-const UPLOAD_TARGET_MS = 500;
+/** An upload lasts about this long at its stream's last rate: few requests and few gaps on any link (each upload waits a round trip for its answer, a third of a second on a full 300 ms queue), a count every quarter second across four streams. */
+const UPLOAD_TARGET_MS = 1_000;
 const MIN_UPLOAD_BYTES = 64_000;
 /** The largest upload body, whatever the server allows: the one buffer a client keeps stays this small. */
 export const MAX_UPLOAD_BYTES = 64_000_000;
@@ -86,8 +119,6 @@ const MIN_PEAK_RATIO = 1.25;
 const MIN_BURST_MS = 1_000;
 /** The burst begins within this time of the start (slow start, the first connections). */
 const BURST_STARTS_WITHIN_MS = 1_000;
-/** The window's own fast intervals stay at least this far under the peak. */
-const LATE_MARGIN = 1.1;
 /**
  * And it carries at least this many bytes above the sustained rate: less is a shaper's ordinary
  * bucket (tbf's is a few kB to a few hundred), no offer a user could see.
@@ -207,66 +238,100 @@ export function steadyMs(progress: readonly Progress[], nowMs: number): number {
   return from === undefined ? 0 : (rates.length - from) * INTERVAL_MS;
 }
 
-/** Whether a direction has measured enough: steady for a window's length, or out of time. */
-export function directionDone(progress: readonly Progress[], nowMs: number, profile: LoadProfile): boolean {
-  return nowMs >= profile.maxMs || steadyMs(progress, nowMs) >= profile.windowMs;
+/**
+ * Whether the round trips of the last window have stopped growing: the median of its second half
+ * at most a tenth (and 2 ms) over its first half's. A queue goes on filling after the rate is
+ * steady (a loss-based sender backs off after slow start and its window regrows for seconds;
+ * at 20 Mbit/s with a 300 ms queue the loaded latency read 165 ms in the first steady seconds and
+ * 260 in the next ones), and the latency under load is the full queue's. Fewer than three round
+ * trips a half say nothing either way: the rate's rule decides alone.
+ */
+function latencySettled(roundTrips: readonly RoundTrip[], nowMs: number, windowMs: number): boolean {
+  const middle = nowMs - windowMs / 2;
+  const early = roundTrips.filter((r) => r.atMs >= nowMs - windowMs && r.atMs < middle).map((r) => r.ms);
+  const late = roundTrips.filter((r) => r.atMs >= middle).map((r) => r.ms);
+  if (early.length < 3 || late.length < 3) return true;
+  return (percentile(late, 0.5) ?? 0) <= (percentile(early, 0.5) ?? 0) * 1.1 + 2;
 }
 
 /**
- * The burst before the window, if the link gave one: a stretch of at least a second that starts
- * within the first second, runs at least a quarter above the sustained rate, carries a megabyte
- * or more above it, and is never reached again in the window (whose fast intervals stay a tenth
- * under its peak). One slow interval late in a noisy fast run moves none of this: the window is
- * read whole, and the early stretch must outrun all of it.
+ * Whether a direction has measured enough: its rate steady for a window's length and the round
+ * trips through that window no longer growing, or out of time.
  */
-function burstOf(rates: readonly number[], windowFrom: number, windowTo: number, sustainedBps: number): Burst | undefined {
-  let bestStart = -1;
-  let bestLength = 0;
-  for (let i = 0; i < windowFrom; i++) {
-    if ((rates[i] ?? 0) < MIN_PEAK_RATIO * sustainedBps) continue;
-    let j = i;
-    while (j < windowFrom && (rates[j] ?? 0) >= MIN_PEAK_RATIO * sustainedBps) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  if (bestStart < 0 || bestStart * INTERVAL_MS > BURST_STARTS_WITHIN_MS || bestLength * INTERVAL_MS < MIN_BURST_MS) return undefined;
-  const stretch = rates.slice(bestStart, bestStart + bestLength);
-  const peakBps = percentile([...stretch], 0.5) ?? 0;
-  const windowHigh = percentile(rates.slice(windowFrom, windowTo), 0.9) ?? Infinity;
-  if (windowHigh * LATE_MARGIN > peakBps) return undefined;
-  const bytes = stretch.reduce((sum, r) => sum + ((r - sustainedBps) * INTERVAL_MS) / 1000 / 8, 0);
-  if (bytes < MIN_BURST_BYTES) return undefined;
-  return { peakBps, bytes: Math.round(bytes), durationMs: (bestStart + bestLength) * INTERVAL_MS };
+export function directionDone(progress: readonly Progress[], roundTrips: readonly RoundTrip[], nowMs: number, profile: LoadProfile): boolean {
+  if (nowMs >= profile.maxMs) return true;
+  return steadyMs(progress, nowMs) >= profile.windowMs && latencySettled(roundTrips, countedUntil(progress, nowMs), profile.windowMs);
+}
+
+/**
+ * The burst before the window, if the link gave one, read from the bytes above the sustained
+ * rate: the excess `moved − sustained × time` falls while the load ramps up, climbs while a
+ * shaper's bucket lets it run faster, and stays level once the link gives the sustained rate. Its
+ * climb from the lowest point (within the first second) to the highest before the window is the
+ * burst: it must last a second or more, run at least a quarter above the sustained rate on
+ * average and carry a megabyte or more above it; its peak is its fastest one-second average. Read
+ * from the counts as a whole, not from single intervals, so an upload counted as each of its
+ * transfers ends, and one slow or fast transfer on a noisy link, move none of it.
+ */
+function burstOf(rates: readonly number[], windowFrom: number, sustainedBps: number): Burst | undefined {
+  // excess[i]: bytes above the sustained rate at the end of interval i - 1 (excess[0] = 0 at the start).
+  const excess = [0];
+  for (let i = 0; i < windowFrom; i++) excess.push((excess[i] ?? 0) + ((rates[i] ?? 0) - sustainedBps) * INTERVAL_MS / 1000 / 8);
+  let top = 0;
+  for (let i = 1; i < excess.length; i++) if ((excess[i] ?? 0) > (excess[top] ?? 0)) top = i;
+  let low = 0;
+  for (let i = 1; i < top; i++) if ((excess[i] ?? 0) < (excess[low] ?? 0)) low = i;
+  const bytes = (excess[top] ?? 0) - (excess[low] ?? 0);
+  const lengthMs = (top - low) * INTERVAL_MS;
+  if (bytes < MIN_BURST_BYTES || lengthMs < MIN_BURST_MS || low * INTERVAL_MS > BURST_STARTS_WITHIN_MS) return undefined;
+  // Bytes over time across the stretch: the sustained rate plus what it carried above it.
+  const averageBps = sustainedBps + (bytes * 8 * 1000) / lengthMs;
+  if (averageBps < MIN_PEAK_RATIO * sustainedBps) return undefined;
+  // It never comes back: the window is steady (its one-second averages within a tenth of each
+  // other), so none of them reaches a stretch a quarter above its rate.
+  const peakBps = Math.max(averageBps, ...movingAverages(rates.slice(low, top)));
+  return { peakBps, bytes: Math.round(bytes), durationMs: top * INTERVAL_MS };
 }
 
 /**
  * A direction's figures from what it counted until `endMs`: the sustained rate over the steady
- * stretch at the end (at least a window's length of it when there is one, else the last window
- * whatever it held), bytes over time by the clock across every stream; the burst before it, if
- * any; and the median round trip of those sent within the window.
+ * stretch at the end (a window's length of it, or half that after a named burst; else the last
+ * window whatever it held), bytes over time by the clock across every stream; the burst before
+ * it, if any; and the median round trip of those sent within the window.
  */
 export function measureDirection(progress: readonly Progress[], roundTrips: readonly RoundTrip[], endMs: number, profile: LoadProfile): DirectionMeasure {
   const rates = intervalRates(progress, countedUntil(progress, endMs));
   const wholeEnd = rates.length * INTERVAL_MS;
   const total = bytesAt(progress, wholeEnd);
   if (rates.length === 0 || total <= 0) return { sustained: undefined, burst: undefined, loaded: undefined, rates };
+  const rateFrom = (first: number) => ((total - bytesAt(progress, first * INTERVAL_MS)) * 8 * 1000) / (wholeEnd - first * INTERVAL_MS);
   const from = steadyFrom(rates);
-  // Steady for a whole window, as directionDone ends a direction; a shorter steady stretch (a
-  // direction that ran out of time) is read like a rate that never settled, so every figure
-  // rests on a window's length of data.
-  const steady = from !== undefined && (rates.length - from) * INTERVAL_MS >= profile.windowMs;
-  // Not steady: the last window's length of what was counted (a direction runs twice its window
-  // at most, so the start's ramp stays out of it).
-  const fallback = Math.max(0, rates.length - Math.round(profile.windowMs / INTERVAL_MS));
-  const windowFrom = steady ? from : fallback;
+  const steadyLength = from === undefined ? 0 : (rates.length - from) * INTERVAL_MS;
+  let windowFrom: number;
+  let steady: boolean;
+  let burst: Burst | undefined;
+  if (from !== undefined && steadyLength >= profile.windowMs) {
+    // Steady for a whole window, as directionDone ends a direction: the last window's length of
+    // the steady stretch, where the queue is as full as the load keeps it (latencySettled).
+    windowFrom = Math.max(from, rates.length - Math.round(profile.windowMs / INTERVAL_MS));
+    steady = true;
+    burst = burstOf(rates, from, rateFrom(from));
+  } else {
+    // Out of time. A shaper whose burst outlasted most of the direction (a 20 MB bucket that a
+    // busy machine spends at 130 Mbit/s rather than 200 lasts six seconds) leaves a shorter steady
+    // stretch after it: that stretch is the link's rate when, and only when, a burst is named
+    // before it. Otherwise the last window's length of what was counted, whatever it held (a
+    // direction runs twice its window at most, so the start's ramp stays out of it), so a rate that
+    // never settles still rests on a whole window.
+    const late = from !== undefined && steadyLength >= profile.windowMs / 2 ? burstOf(rates, from, rateFrom(from)) : undefined;
+    windowFrom = late === undefined || from === undefined ? Math.max(0, rates.length - Math.round(profile.windowMs / INTERVAL_MS)) : from;
+    steady = late !== undefined;
+    burst = late;
+  }
   const startMs = windowFrom * INTERVAL_MS;
   const bytes = total - bytesAt(progress, startMs);
-  const bps = (bytes * 8 * 1000) / (wholeEnd - startMs);
+  const bps = rateFrom(windowFrom);
   const sustained: Sustained = { bps, startMs, endMs: wholeEnd, bytes, steady };
-  const burst = steady ? burstOf(rates, windowFrom, rates.length, bps) : undefined;
   const inWindow = roundTrips.filter((r) => r.atMs >= startMs && r.atMs <= wholeEnd).map((r) => r.ms);
   const median = percentile(inWindow, 0.5);
   return { sustained, burst, loaded: median === undefined ? undefined : { ms: median, count: inWindow.length }, rates };

@@ -1,0 +1,84 @@
+// Issue 48's acceptance matrix: the speed test's default test on links of known shape, held to
+// the truth of the same link in the same run (test/support/link-truth.ts: bulk transfers timed
+// every 100 ms, `ping` idle and beside each bulk transfer), never to figures from the code under
+// test. The cells (test/support/link-matrix.ts CELLS): plain 5, 20, 100 and 200 Mbit/s each with a
+// 5 ms and a 300 ms queue; 50 down (20 ms queue) / 5 up (200 ms queue); 20 after a 4 MB bucket at
+// 40 and 100 after 20 MB at 200 (tbf peakrate, both ways); the unshaped veth path. Each cell: the
+// truth, then `netdiag speedtest --mode full --json`, then the page's default test in Chromium,
+// in turn, one round, no second try. Per cell (judgeCell): sustained rates within 5% of the truth
+// (10% on the boosted links; none on the unshaped path, which has no rate but this machine's);
+// a burst named on the boosted links (its peak within 15%, its size within 30%) and on no other;
+// each direction's loaded latency within 20% or 10 ms of ping's median under that direction's
+// load and the grade equal to the truth's (bufferbloat.ts on ping's idle and worse loaded
+// medians); each test ending within 25 s; each measured window at least 5 s; the page's live
+// rate in each direction's last second within 10% of its final figure; the page's headline equal
+// to measureDirection over the progress and round trips it exported. On the unshaped path, ten
+// CLI and ten page runs more: each set's largest over smallest at most 1.3 each way, no burst.
+// Figures are printed for the closing note; `npm run bench:shaped` runs the same matrix N times.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyCell, cellLine, CELLS, judgeCell, judgeRepeats, runCliTest, runPageTest, type CliRun, type PageRun } from '../support/link-matrix.js';
+import { measureLinkTruth, refillSeconds, startUploadSink, type UploadSink } from '../support/link-truth.js';
+import { canMakeNetns } from '../support/netns.js';
+import { CLI } from '../support/process.js';
+import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
+import { requireCommands } from '../support/system.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ready = requireCommands('speed test link matrix', ['ip', 'tc', 'ping', 'chromium'], 'iproute2 iputils-ping chromium') && canMakeNetns();
+
+/** The unshaped path's repeat runs per client. */
+const REPEATS = 10;
+
+describe.skipIf(!ready)('the speed test across the link matrix (issue 48)', () => {
+  let link: ShapedLink;
+  let browser: Browser;
+  let served: Awaited<ReturnType<typeof serveOnLink>>;
+  let sink: UploadSink;
+  const scratch = mkdtempSync(join(tmpdir(), 'netdiag-matrix-'));
+
+  beforeAll(async () => {
+    link = createShapedLink();
+    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' });
+    sink = await startUploadSink(link);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await sink.stop();
+    await served.stop();
+    link.destroy();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** Waits for the cell's buckets to refill (and its queues to drain) before a measurement. */
+  const refill = (cell: (typeof CELLS)[number]) => sleep(Math.max(refillSeconds(cell.shape?.down), refillSeconds(cell.shape?.up)) * 1000);
+
+  it.each(CELLS)('$name: the CLI and the page read the truth', async (cell) => {
+    applyCell(link, cell);
+    const truth = await measureLinkTruth(link, served.base, sink, cell.shape);
+    await refill(cell);
+    const cli: CliRun = await runCliTest(CLI, served.base);
+    await refill(cell);
+    const page: PageRun = await runPageTest(browser, served.base, scratch);
+    const { misses, figures } = judgeCell(cell, truth, cli, page);
+    process.stdout.write(cellLine(cell, truth, figures));
+    if (cell.kind === 'unshaped') {
+      // The set of ten each: the first run above and nine more, CLI and page in turn.
+      const clis = [cli];
+      const pages = [page];
+      for (let i = 1; i < REPEATS; i++) {
+        clis.push(await runCliTest(CLI, served.base));
+        pages.push(await runPageTest(browser, served.base, scratch));
+      }
+      const repeats = judgeRepeats(clis, pages);
+      process.stdout.write(`unshaped, ${String(REPEATS)} runs each: ${repeats.summary}\n`);
+      misses.push(...repeats.misses);
+    }
+    expect(misses).toEqual([]);
+  }, 900_000);
+});
