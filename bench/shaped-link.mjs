@@ -92,7 +92,7 @@ try {
       const page = await m.runPageTest(browser, served.base, scratch);
       cliRuns.push(cli);
       pageRuns.push(page);
-      const { misses, figures } = m.judgeCell(cell, truth, cli, page);
+      const { misses, figures } = m.judgeCell(cell, truth, cli, page, m.ISSUE_BOUNDS);
       process.stdout.write(m.cellLine(cell, truth, figures));
       if (misses.length > 0) missed++;
       const c = figures.cli;
@@ -112,7 +112,7 @@ try {
     if (!values['truth-only']) {
       let repeatNote = '';
       if (cell.kind === 'unshaped' && runs > 1) {
-        const repeats = m.judgeRepeats(cliRuns, pageRuns);
+        const repeats = m.judgeRepeats(cliRuns, pageRuns, m.ISSUE_BOUNDS);
         console.log(`unshaped, ${runs} runs each: ${repeats.summary}`);
         for (const miss of repeats.misses) console.log(`  error: ${miss}`);
         repeatNote = `, repeat checks ${repeats.misses.length === 0 ? 'passed' : `${repeats.misses.length} errors`}`;

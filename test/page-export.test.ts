@@ -53,7 +53,7 @@ describe('speed-test export', () => {
       packet_loss: { sent: 1000, lost: 5 },
       measured: {
         // The window and its bytes as the rules chose them (src/common/speedtest/working.ts).
-        download: { streams: 4, end_ms: 1010, window_ms: [window?.startMs, window?.endMs], steady: window?.steady, bytes: window?.bytes, rates_mbps: [96, 96, 96, 96], progress: progress.map((p) => [p.atMs, p.bytes]), round_trips: [[300, 40], [800, 42.5]] },
+        download: { streams: 4, end_ms: 1010, window_ms: [window?.startMs, window?.endMs], steady: window?.steady, bytes: window?.bytes, resent_round_trips: 0, rates_mbps: [96, 96, 96, 96], progress: progress.map((p) => [p.atMs, p.bytes]), round_trips: [[300, 40], [800, 42.5]] },
         upload: null,
       },
       round_trips_ms: { idle: [12, 13], loaded_down: [40, 42.5], loaded_up: [] },

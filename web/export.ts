@@ -57,6 +57,8 @@ function measuredJson(m: MeasuredExport | null) {
     window_ms: s === undefined ? null : [s.startMs, s.endMs],
     steady: s?.steady ?? null,
     bytes: s?.bytes ?? null,
+    // Round trips of the window left out of the loaded latency: they waited for a retransmission (working.ts).
+    resent_round_trips: m.measure.loaded?.resent ?? null,
     rates_mbps: m.measure.rates.map((bps) => bps / 1e6),
     progress: m.progress.map((p) => [p.atMs, p.bytes]),
     round_trips: m.roundTrips.map((r) => [r.atMs, r.ms]),

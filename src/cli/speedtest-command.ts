@@ -60,6 +60,7 @@ function measuredJson(d: DirectionResult | undefined) {
     steady: s.steady,
     bytes: Math.round(s.bytes),
     loaded_round_trips: d.measure.loaded?.count ?? 0,
+    resent_round_trips: d.measure.loaded?.resent ?? 0,
     rates_mbps: d.measure.rates.map((bps) => Math.round(bps / 1e5) / 10),
   };
 }

@@ -200,8 +200,9 @@ describe('the window', () => {
     within(m.sustained?.bps, (5e6 * 1 + 50e6 * 4) / 5, 0.01);
   });
 
-  it('a burst that outlasts most of the direction: the shorter steady stretch after it is the rate, and the burst is named', () => {
-    // 20 MB above 100 Mbit/s spent at 128: 5.7 s of burst, then 4.3 s at 100 before the 10 s bound.
+  it('a burst that outlasts half the direction: read as a rate that did not settle, over the last window, no burst named', () => {
+    // 20 MB above 100 Mbit/s spent at 128: 5.7 s of burst, then 4.3 s at 100 before the 10 s
+    // bound. Less than a window of steady rate is left: the last 5 s hold 0.7 s of the burst.
     const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
       const at = (i + 1) * 10;
       const burstMs = 5_700;
@@ -209,28 +210,20 @@ describe('the window', () => {
     });
     expect(directionDone(progress, [], 9_950, PROFILES.full)).toBe(false);
     const m = measureDirection(progress, [], 10_000, PROFILES.full);
-    within(m.sustained?.bps, 100e6, 0.02);
-    // From the interval the burst ended in at the earliest (its average within a tenth of the rate).
-    expect(m.sustained?.startMs ?? 0).toBeGreaterThanOrEqual(5_700 - INTERVAL_MS);
-    expect(m.burst).toBeDefined();
-    within(m.burst?.peakBps, 128e6, 0.05);
-    within(m.burst?.bytes, (5.7 * 28e6) / 8, 0.1);
+    expect(m.sustained?.steady).toBe(false);
+    expect(m.burst).toBeUndefined();
+    within(m.sustained?.bps, (0.7 * 128e6 + 4.3 * 100e6) / 5, 0.01);
   });
 
-  it('a steady rate with a queue still filling is not done: the window waits for the round trips to stop growing', () => {
-    const progress = steadyLink(20, 10_000);
-    // Round trips every 200 ms growing from 150 to 270 ms over the first 6 s, then level.
-    const growing: RoundTrip[] = Array.from({ length: 50 }, (_, i) => ({ atMs: i * 200, ms: 150 + Math.min(120, i * 4) }));
-    expect(directionDone(progress, growing, 5_000, PROFILES.full)).toBe(false);
-    expect(directionDone(progress, growing, 8_000, PROFILES.full)).toBe(false);
-    expect(directionDone(progress, growing, 9_990, PROFILES.full)).toBe(true);
-    // Level round trips: done as soon as the rate has been steady for the window.
-    const level: RoundTrip[] = growing.map((r) => ({ ...r, ms: 270 + (r.atMs % 3) }));
-    expect(directionDone(progress, level, 5_000, PROFILES.full)).toBe(true);
-    // The figure's round trips are the last window's: the full queue's.
-    const m = measureDirection(progress, growing, 10_000, PROFILES.full);
-    expect(m.sustained?.startMs).toBe(5_000);
-    expect(m.loaded?.ms).toBe(270);
+  it('a rate still creeping up is not done early: ending early asks for a twentieth, not a tenth', () => {
+    // From 170 to 188 Mbit/s over 8 s, then level: every one-second average within a tenth.
+    const rateAt = (t: number) => (t < 8_000 ? 170 + (18 * t) / 8_000 : 188) * 1e6;
+    const progress: Progress[] = [];
+    let bytes = 0;
+    for (let at = 10; at <= 10_000; at += 10) progress.push({ atMs: at, bytes: (bytes += (rateAt(at) / 8) * 0.01) });
+    expect(directionDone(progress, [], 6_000, PROFILES.full)).toBe(false);
+    // At the bound, the figure is the last window's: within 3% of the level it reached.
+    within(measureDirection(progress, [], 10_000, PROFILES.full).sustained?.bps, 186e6, 0.03);
   });
 
   it('a direction ends at the profile bound whatever the rate does', () => {
@@ -260,7 +253,7 @@ describe('the window', () => {
     const m = measureDirection(progress, trips, 8_000, PROFILES.full);
     expect(m.sustained?.startMs).toBeGreaterThanOrEqual(1_000);
     expect(m.sustained?.startMs).toBeLessThanOrEqual(3_000);
-    expect(m.loaded).toEqual({ ms: 252, count: 50 });
+    expect(m.loaded).toEqual({ ms: 252, count: 50, resent: 0 });
     expect(m.rates.length).toBe(8_000 / INTERVAL_MS);
   });
 });
@@ -316,3 +309,28 @@ describe('uploads placed in the time they arrived', () => {
     within(m.burst?.bytes, 4e6, 0.15);
   });
 });
+
+describe('round trips that waited for a retransmission', () => {
+  it('are counted apart, not mixed into the loaded latency: the page\'s upload round trips on a 20 Mbit/s link with a 5 ms queue', () => {
+    // Recorded (ms, in order) from the page's default test through tbf 20 Mbit/s with a 5 ms
+    // queue; ping beside a bulk upload there read a median of 5.1 ms with none lost.
+    const recorded = [1.2, 6.8, 7.1, 6.2, 217.4, 5.5, 8.1, 5.3, 5.0, 6.5, 217.3, 225.7, 865.8, 4.4, 215.8, 5.7, 6.6, 216.9, 5.6, 426.7, 5.8, 213.8, 5.7, 5.2, 6.5, 5.9, 6.2, 218.5, 223.2, 431.1];
+    const trips = recorded.map((ms, i) => ({ atMs: 1_000 + i * 160, ms }));
+    const m = measureDirection(steadyAt(20, 6_000), trips, 6_000, PROFILES.full);
+    expect(m.loaded?.resent).toBe(11);
+    expect(m.loaded?.count).toBe(19);
+    expect(m.loaded?.ms).toBeLessThan(7);
+  });
+
+  it('on a full 300 ms queue, the queue\'s own spread is kept whole', () => {
+    const trips = Array.from({ length: 25 }, (_, i) => ({ atMs: 1_000 + i * 200, ms: 200 + ((i * 37) % 100) }));
+    const m = measureDirection(steadyAt(20, 6_000), trips, 6_000, PROFILES.full);
+    expect(m.loaded?.resent).toBe(0);
+    expect(m.loaded?.count).toBe(25);
+  });
+});
+
+/** A link moving `mbps` steadily for `ms`, counted every 10 ms. */
+function steadyAt(mbps: number, ms: number): Progress[] {
+  return Array.from({ length: ms / 10 }, (_, i) => ({ atMs: (i + 1) * 10, bytes: ((i + 1) * 10 * mbps * 1e6) / 8 / 1000 }));
+}

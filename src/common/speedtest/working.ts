@@ -148,8 +148,11 @@ interface Sustained {
 export interface DirectionMeasure {
   sustained: Sustained | undefined;
   burst: Burst | undefined;
-  /** The median round trip sent within the window, and how many there were. */
-  loaded: { ms: number; count: number } | undefined;
+  /**
+   * The median round trip sent within the window (of those that did not wait for a
+   * retransmission, loadedLatency), how many there were, and how many of them did wait.
+   */
+  loaded: { ms: number; count: number; resent: number } | undefined;
   /** The rate in each INTERVAL_MS from the start, bits per second (for charts and exports). */
   rates: number[];
 }
@@ -211,7 +214,7 @@ function movingAverages(rates: readonly number[]): number[] {
  * the last stays within STEADY_SPREAD of the smallest, or undefined when not even the last two
  * averages agree. Returned as the index of the stretch's first interval.
  */
-function steadyFrom(rates: readonly number[]): number | undefined {
+function steadyFrom(rates: readonly number[], spread = STEADY_SPREAD): number | undefined {
   const averages = movingAverages(rates);
   const last = averages.length - 1;
   if (last < 1) return undefined;
@@ -222,7 +225,7 @@ function steadyFrom(rates: readonly number[]): number | undefined {
     const a = averages[i] ?? 0;
     const lo = Math.min(low, a);
     const hi = Math.max(high, a);
-    if (lo <= 0 || hi > lo * (1 + STEADY_SPREAD)) break;
+    if (lo <= 0 || hi > lo * (1 + spread)) break;
     low = lo;
     high = hi;
     first = i;
@@ -231,10 +234,19 @@ function steadyFrom(rates: readonly number[]): number | undefined {
   return first === undefined || first === last ? undefined : first;
 }
 
-/** The span of steady rate that ends at `nowMs`, ms (0 when the rate is not steady). */
+/**
+ * Ending a direction early asks more: every one-second average within this share of the smallest.
+ * A rate still creeping up (four CUBIC flows converging on a 200 Mbit/s link with a 5 ms queue
+ * took seconds, 176 Mbit/s at 6 s against 188 later) stays within STEADY_SPREAD for five seconds
+ * and would end the direction before the link is full; one that has not settled to this runs on,
+ * to the profile's bound at most.
+ */
+const DONE_SPREAD = 0.05;
+
+/** The span of steady rate that ends at `nowMs`, ms (0 when the rate is not steady), by DONE_SPREAD. */
 export function steadyMs(progress: readonly Progress[], nowMs: number): number {
   const rates = intervalRates(progress, countedUntil(progress, nowMs));
-  const from = steadyFrom(rates);
+  const from = steadyFrom(rates, DONE_SPREAD);
   return from === undefined ? 0 : (rates.length - from) * INTERVAL_MS;
 }
 
@@ -294,9 +306,31 @@ function burstOf(rates: readonly number[], windowFrom: number, sustainedBps: num
 }
 
 /**
- * A direction's figures from what it counted until `endMs`: the sustained rate over the steady
- * stretch at the end (a window's length of it, or half that after a named burst; else the last
- * window whatever it held), bytes over time by the clock across every stream; the burst before
+ * What a round trip waits at least when its request or answer was lost and TCP sends it again:
+ * the minimum retransmission timeout (200 ms in Linux, RFC 6298 §2.4 allows 1 s; a tail-loss
+ * probe for a lone segment waits the same), a little less for timer slack.
+ */
+const RESENT_MS = 190;
+
+/**
+ * The loaded latency of a window's round trips: their median, leaving out those that waited for
+ * a retransmission (at least RESENT_MS over the quickest quarter). A queue that drops a request
+ * (a 5 ms queue at 20 Mbit/s holds ten frames) makes it wait 200 ms, then 400, then 800 on the
+ * next loss: a third of the page's round trips did so there, its median read 217 ms where the
+ * queue holds 5, and the grade read D. Lost packets are a fault of their own, not a queue
+ * (ping, which sends nothing again, reads 5 ms there); they are counted, not mixed in.
+ */
+function loadedLatency(ms: readonly number[]): DirectionMeasure['loaded'] {
+  const quick = percentile([...ms], 0.25);
+  if (quick === undefined) return undefined;
+  const kept = ms.filter((m) => m < quick + RESENT_MS);
+  const median = percentile(kept, 0.5) ?? quick;
+  return { ms: median, count: kept.length, resent: ms.length - kept.length };
+}
+
+/**
+ * A direction's figures from what it counted until `endMs`: the sustained rate over the last
+ * window's length of the steady stretch at the end (else over the last window whatever it held), bytes over time by the clock across every stream; the burst before
  * it, if any; and the median round trip of those sent within the window.
  */
 export function measureDirection(progress: readonly Progress[], roundTrips: readonly RoundTrip[], endMs: number, profile: LoadProfile): DirectionMeasure {
@@ -317,22 +351,19 @@ export function measureDirection(progress: readonly Progress[], roundTrips: read
     steady = true;
     burst = burstOf(rates, from, rateFrom(from));
   } else {
-    // Out of time. A shaper whose burst outlasted most of the direction (a 20 MB bucket that a
-    // busy machine spends at 130 Mbit/s rather than 200 lasts six seconds) leaves a shorter steady
-    // stretch after it: that stretch is the link's rate when, and only when, a burst is named
-    // before it. Otherwise the last window's length of what was counted, whatever it held (a
-    // direction runs twice its window at most, so the start's ramp stays out of it), so a rate that
-    // never settles still rests on a whole window.
-    const late = from !== undefined && steadyLength >= profile.windowMs / 2 ? burstOf(rates, from, rateFrom(from)) : undefined;
-    windowFrom = late === undefined || from === undefined ? Math.max(0, rates.length - Math.round(profile.windowMs / INTERVAL_MS)) : from;
-    steady = late !== undefined;
-    burst = late;
+    // Out of time: the last window's length of what was counted, whatever it held (a direction
+    // runs twice its window at most, so the start's ramp stays out of it), so a rate that never
+    // settles still rests on a whole window. No burst is named from a rate that never settled:
+    // over loopback on a busy machine the rate swings by a third for seconds at a time, and a
+    // burst read from a shorter steady stretch there named one that was not.
+    windowFrom = Math.max(0, rates.length - Math.round(profile.windowMs / INTERVAL_MS));
+    steady = false;
+    burst = undefined;
   }
   const startMs = windowFrom * INTERVAL_MS;
   const bytes = total - bytesAt(progress, startMs);
   const bps = rateFrom(windowFrom);
   const sustained: Sustained = { bps, startMs, endMs: wholeEnd, bytes, steady };
-  const inWindow = roundTrips.filter((r) => r.atMs >= startMs && r.atMs <= wholeEnd).map((r) => r.ms);
-  const median = percentile(inWindow, 0.5);
-  return { sustained, burst, loaded: median === undefined ? undefined : { ms: median, count: inWindow.length }, rates };
+  const loaded = loadedLatency(roundTrips.filter((r) => r.atMs >= startMs && r.atMs <= wholeEnd).map((r) => r.ms));
+  return { sustained, burst, loaded, rates };
 }
