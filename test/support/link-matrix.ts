@@ -77,11 +77,19 @@ export const describeCell = (cell: Cell): string => {
 export interface Bounds {
   plainShare: number;
   boostedShare: number;
+  /**
+   * Loaded latency is compared in a direction whose queue holds at most this many bytes (Infinity:
+   * every one). Four loss-based flows fill a queue of megabytes (300 ms at 100 or 200 Mbit/s) over
+   * more seconds than a direction runs, at a pace that differs from run to run, ping's truth
+   * flows and the clients' alike: the same client read 158 ms there once and 276 another time
+   * against ping's 255-302.
+   */
+  latencyQueueBytes: number;
   /** Largest over smallest of the unshaped runs' rates. */
   spread: number;
 }
-export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, spread: 1.3 };
-export const SUITE_BOUNDS: Bounds = { plainShare: 0.2, boostedShare: 0.2, spread: 3 };
+export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, latencyQueueBytes: Infinity, spread: 1.3 };
+export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, latencyQueueBytes: 1_000_000, spread: 3 };
 
 /** Every default test (CLI and page) ends within this. */
 export const MAX_TEST_MS = 25_000;
@@ -332,7 +340,9 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   // it and grades A+ where the truth grades A.
   const increase = gradeIncrease(truth);
   const nearEdge = increase !== undefined && GRADE_EDGES_MS.some((edge) => Math.abs(increase - edge) <= Math.max(10, 0.2 * edge));
-  const gradeChecked = !lossy(truth.download) && !lossy(truth.upload) && !nearEdge;
+  const queueBytes = (d: DirectionShape | undefined) => (d === undefined ? 0 : (d.rate * 1e6 * d.queueMs) / 8 / 1000);
+  const latencyChecked = { download: queueBytes(cell.shape?.down) <= bounds.latencyQueueBytes, upload: queueBytes(cell.shape?.up) <= bounds.latencyQueueBytes };
+  const gradeChecked = !lossy(truth.download) && !lossy(truth.upload) && !nearEdge && latencyChecked.download && latencyChecked.upload;
   // Each figure rests on a whole window (5 s) of what was counted. On a queue that drops, an
   // upload stream waiting out TCP's retransmission backoff holds back the uploads' count (they are
   // counted up to the time every stream has answered for), by up to a second at the end of a
@@ -366,8 +376,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       }
     }
     if (!subMs) {
-      miss(nearOrLossy(r.download_loaded_latency_ms, truth.download), `CLI download loaded latency ${f1(r.download_loaded_latency_ms)} ms against ping ${f1(truth.download.loadedMs)}`);
-      miss(nearOrLossy(r.upload_loaded_latency_ms, truth.upload), `CLI upload loaded latency ${f1(r.upload_loaded_latency_ms)} ms against ping ${f1(truth.upload.loadedMs)}`);
+      if (latencyChecked.download) miss(nearOrLossy(r.download_loaded_latency_ms, truth.download), `CLI download loaded latency ${f1(r.download_loaded_latency_ms)} ms against ping ${f1(truth.download.loadedMs)}`);
+      if (latencyChecked.upload) miss(nearOrLossy(r.upload_loaded_latency_ms, truth.upload), `CLI upload loaded latency ${f1(r.upload_loaded_latency_ms)} ms against ping ${f1(truth.upload.loadedMs)}`);
       if (gradeChecked) miss(r.bufferbloat_grade === grade, `CLI grade ${String(r.bufferbloat_grade)} against the truth's ${String(grade)}`);
     }
     miss(r.duration_ms <= MAX_TEST_MS, `CLI duration_ms ${String(r.duration_ms)} over ${String(MAX_TEST_MS)}`);
@@ -409,8 +419,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       }
     }
     if (!subMs) {
-      miss(nearOrLossy(pageFig.loadedDown, truth.download), `page download loaded latency ${f1(pageFig.loadedDown)} ms against ping ${f1(truth.download.loadedMs)}`);
-      miss(nearOrLossy(pageFig.loadedUp, truth.upload), `page upload loaded latency ${f1(pageFig.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
+      if (latencyChecked.download) miss(nearOrLossy(pageFig.loadedDown, truth.download), `page download loaded latency ${f1(pageFig.loadedDown)} ms against ping ${f1(truth.download.loadedMs)}`);
+      if (latencyChecked.upload) miss(nearOrLossy(pageFig.loadedUp, truth.upload), `page upload loaded latency ${f1(pageFig.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
       if (gradeChecked) miss(p.grade === grade, `page grade ${p.grade} against the truth's ${String(grade)}`);
     }
     miss(p.ms <= MAX_TEST_MS, `page took ${String(p.ms)} ms from the click to "Done." (at most ${String(MAX_TEST_MS)})`);
