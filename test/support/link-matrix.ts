@@ -85,11 +85,18 @@ export interface Bounds {
    * against ping's 255-302.
    */
   latencyQueueBytes: number;
+  /**
+   * The same for the page's uploads: Chromium keeps less unsent per connection than a bulk
+   * sender, and its four uploads kept about 560 kB queued on a 20 Mbit/s link with a 300 ms
+   * queue (223-230 ms of round trip against ping's 307-315 beside four bulk flows), while their
+   * rate was the link's. Its figure there is the queue its own load makes, not the fullest one.
+   */
+  pageUploadQueueBytes: number;
   /** Largest over smallest of the unshaped runs' rates. */
   spread: number;
 }
-export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, latencyQueueBytes: Infinity, spread: 1.3 };
-export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, latencyQueueBytes: 1_000_000, spread: 3 };
+export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, latencyQueueBytes: Infinity, pageUploadQueueBytes: Infinity, spread: 1.3 };
+export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, latencyQueueBytes: 1_000_000, pageUploadQueueBytes: 500_000, spread: 3 };
 
 /** Every default test (CLI and page) ends within this. */
 export const MAX_TEST_MS = 25_000;
@@ -343,6 +350,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   const queueBytes = (d: DirectionShape | undefined) => (d === undefined ? 0 : (d.rate * 1e6 * d.queueMs) / 8 / 1000);
   const latencyChecked = { download: queueBytes(cell.shape?.down) <= bounds.latencyQueueBytes, upload: queueBytes(cell.shape?.up) <= bounds.latencyQueueBytes };
   const gradeChecked = !lossy(truth.download) && !lossy(truth.upload) && !nearEdge && latencyChecked.download && latencyChecked.upload;
+  const pageUploadChecked = latencyChecked.upload && queueBytes(cell.shape?.up) <= bounds.pageUploadQueueBytes;
   // Each figure rests on a whole window (5 s) of what was counted. On a queue that drops, an
   // upload stream waiting out TCP's retransmission backoff holds back the uploads' count (they are
   // counted up to the time every stream has answered for), by up to a second at the end of a
@@ -420,8 +428,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     }
     if (!subMs) {
       if (latencyChecked.download) miss(nearOrLossy(pageFig.loadedDown, truth.download), `page download loaded latency ${f1(pageFig.loadedDown)} ms against ping ${f1(truth.download.loadedMs)}`);
-      if (latencyChecked.upload) miss(nearOrLossy(pageFig.loadedUp, truth.upload), `page upload loaded latency ${f1(pageFig.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
-      if (gradeChecked) miss(p.grade === grade, `page grade ${p.grade} against the truth's ${String(grade)}`);
+      if (pageUploadChecked) miss(nearOrLossy(pageFig.loadedUp, truth.upload), `page upload loaded latency ${f1(pageFig.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
+      if (gradeChecked && pageUploadChecked) miss(p.grade === grade, `page grade ${p.grade} against the truth's ${String(grade)}`);
     }
     miss(p.ms <= MAX_TEST_MS, `page took ${String(p.ms)} ms from the click to "Done." (at most ${String(MAX_TEST_MS)})`);
     windows.forEach((w, i) => {
