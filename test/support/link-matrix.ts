@@ -211,7 +211,9 @@ export async function runPageTest(browser: Browser, base: string, scratch: strin
   try {
     await page.goto(`${base}/`);
     await page.waitForSelector('#speed-start:not([disabled])');
-    const mode = await page.inputValue('#speed-mode').catch(() => 'full');
+    // The modes arrive with the configuration, after the button is drawn: read the default once they are there.
+    await page.waitForSelector('#speed-mode option', { state: 'attached' });
+    const mode = await page.inputValue('#speed-mode');
     if (mode !== 'full') return { ok: false, error: `the default mode is ${mode}, not full`, ms: 0, log };
     clicked = Date.now();
     await page.click('#speed-start');
