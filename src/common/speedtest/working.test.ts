@@ -68,6 +68,18 @@ describe('the sustained rate and the burst under continuous load, on recorded li
     });
   }
 
+  it('a boosted link whose load stalled early (a stream in retransmission backoff): the burst still named', () => {
+    // 20 Mbit/s after 4 MB at 40: 0.3 s at 40, 0.9 s at a quarter of it (one lost packet, a 200 ms
+    // timeout, then 400), then at 40 until the bucket is spent, then 20 for 8 s.
+    const rateAt = (t: number) => (t < 300 ? 40 : t < 1_200 ? 10 : t < 3_000 ? 40 : 20) * 1e6;
+    const progress: Progress[] = [];
+    let bytes = 0;
+    for (let at = 10; at <= 10_000; at += 10) progress.push({ atMs: at, bytes: (bytes += (rateAt(at) / 8) * 0.01) });
+    const m = measureDirection(progress, [], 10_000, PROFILES.full);
+    within(m.sustained?.bps, 20e6, 0.02);
+    expect(m.burst).toBeDefined();
+  });
+
   it('a boosted link is not done while the burst still fills the window: steady only after it ends', () => {
     const series = bulkSeries('boost-20-40');
     const progress = progressOf(series);

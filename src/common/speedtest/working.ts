@@ -117,8 +117,13 @@ const STEADY_SPREAD = 0.1;
 const MIN_PEAK_RATIO = 1.25;
 /** And for at least this long, from the start of the load: a shaper's offer, not one fast interval. */
 const MIN_BURST_MS = 1_000;
-/** The burst begins within this time of the start (slow start, the first connections). */
-const BURST_STARTS_WITHIN_MS = 1_000;
+/**
+ * The burst's climb begins within this time of the start: a shaper gives it to a new flow. Not
+ * the first second: four flows in slow start into a small queue lose packets, and a stream that
+ * waits out a retransmission timeout (200 ms, then 400) holds the count back, so the lowest
+ * point of the bytes above the sustained rate can come a second in.
+ */
+const BURST_STARTS_WITHIN_MS = 2_000;
 /**
  * And it carries at least this many bytes above the sustained rate: less is a shaper's ordinary
  * bucket (tbf's is a few kB to a few hundred), no offer a user could see.
@@ -279,7 +284,7 @@ export function directionDone(progress: readonly Progress[], roundTrips: readonl
  * The burst before the window, if the link gave one, read from the bytes above the sustained
  * rate: the excess `moved − sustained × time` falls while the load ramps up, climbs while a
  * shaper's bucket lets it run faster, and stays level once the link gives the sustained rate. Its
- * climb from the lowest point (within the first second) to the highest before the window is the
+ * climb from the lowest point (within the first two seconds) to the highest before the window is the
  * burst: it must last a second or more, run at least a quarter above the sustained rate on
  * average and carry a megabyte or more above it; its peak is its fastest one-second average. Read
  * from the counts as a whole, not from single intervals, so an upload counted as each of its
