@@ -4,6 +4,7 @@
 // bytes counted as they move, round trips timed beside the load on a connection of their own, and
 // the direction ended by the rules the command line shares (src/common/speedtest/working.ts).
 import {
+  CHECK_MS,
   directionDone,
   FIRST_UPLOAD_BYTES,
   MAX_UPLOAD_BYTES,
@@ -11,6 +12,7 @@ import {
   nextUploadBytes,
   probeGapMs,
   receivedProgress,
+  SAMPLE_MS,
   STREAMS,
   type DirectionMeasure,
   type LoadProfile,
@@ -22,10 +24,6 @@ import { problemText, type ProblemDoc } from './dom.js';
 
 export type Direction = 'download' | 'upload';
 
-/** Downloaded bytes are counted as chunks arrive, and recorded as Progress at most this often, ms. */
-const SAMPLE_EVERY_MS = 15;
-/** How often the direction checks whether it has measured enough, ms. */
-const CHECK_EVERY_MS = 50;
 /** The pause between idle round trips, ms: they are sent one after another, as the engine's were. */
 const IDLE_GAP_MS = 10;
 /** A direction as it ran: what it counted and timed, when it ended, and what the rules read of it. */
@@ -62,7 +60,7 @@ export interface LoadOptions {
 
 /**
  * The bytes of all of a direction's streams in one counter. A download's chunks are recorded at
- * most every SAMPLE_EVERY_MS, each record at the time of the last chunk it holds, so a pause in
+ * most every SAMPLE_MS, each record at the time of the last chunk it holds, so a pause in
  * the data is never spread over the time before it; an upload is placed in the time it arrived once it is answered.
  */
 class Counter {
@@ -256,7 +254,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   running.push(guarded(probeLoop(direction, began, probeGapMs(profile), roundTrips, stop.signal)));
   const sampler = setInterval(() => {
     counter.record();
-  }, SAMPLE_EVERY_MS);
+  }, SAMPLE_MS);
   const endMs = await new Promise<number>((resolve) => {
     const check = setInterval(() => {
       const now = performance.now() - began;
@@ -265,7 +263,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
         clearInterval(check);
         resolve(now);
       }
-    }, CHECK_EVERY_MS);
+    }, CHECK_MS);
   });
   clearInterval(sampler);
   counter.close();

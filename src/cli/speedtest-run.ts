@@ -18,7 +18,9 @@ import {
   directionDone,
   measureDirection,
   profileOf,
+  CHECK_MS,
   FIRST_UPLOAD_BYTES,
+  SAMPLE_MS,
   MAX_UPLOAD_BYTES,
   nextUploadBytes,
   probeGapMs,
@@ -50,10 +52,6 @@ export interface Progress {
 /** What one idle ping counts for in Progress: about a round trip. */
 const PING_WEIGHT_MS = 25;
 
-/** A download's counts are kept at most this often: a count per chunk would be 100 000 a second next to the server. */
-const SAMPLE_MS = 10;
-/** How often a direction asks whether it has measured enough. */
-const CHECK_MS = 50;
 /** A direction measured: its figures, the streams that loaded it, and the counts they were read from. */
 export interface DirectionResult {
   measure: DirectionMeasure;

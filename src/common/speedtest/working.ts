@@ -80,6 +80,11 @@ export const profileOf = (mode: string): LoadProfile => (mode === 'light' ? PROF
  */
 export const STREAMS = 4;
 
+/** A download's counts are kept at most this often, ms: a count per chunk would be 100 000 a second next to the server. */
+export const SAMPLE_MS = 10;
+/** How often a client asks directionDone whether a direction has measured enough, ms. */
+export const CHECK_MS = 50;
+
 /** An upload stream's first body, bytes; each next one is sized by nextUploadBytes. */
 export const FIRST_UPLOAD_BYTES = 256_000;
 /** An upload lasts about this long at its stream's last rate: few requests and few gaps on any link (each upload waits a round trip for its answer, a third of a second on a full 300 ms queue), a count every quarter second across four streams. */
