@@ -132,6 +132,29 @@ describe('speed-test targets', () => {
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
   });
 
+  it('POST /__up says when a quarter, half and three quarters of a sized body had arrived, and for a chunked one only its whole time', async () => {
+    // Four 100 kB pieces 150 ms apart: the server reads each as it comes, so the quarters stand
+    // about 150 ms apart and the whole body lasts about 450 ms from its first byte.
+    const piece = Buffer.alloc(100_000, 0x30);
+    const paced = (write: (chunk: Buffer) => boolean, end: () => void): void => {
+      let sent = 0;
+      const next = (): void => {
+        write(piece);
+        if (++sent === 4) end();
+        else setTimeout(next, 150);
+      };
+      next();
+    };
+    const timings = (header: string | string[] | undefined): Record<string, number> => Object.fromEntries<number>([...String(header).matchAll(/([a-zA-Z0-9]+);dur=([0-9.]+)/g)].map((m): [string, number] => [m[1] ?? '', Number(m[2])]));
+    const sized = timings((await send(server.url, '/__up', { method: 'POST', headers: { 'Content-Length': '400000' }, body: paced })).headers['server-timing']);
+    const { body = NaN, body25 = NaN, body50 = NaN, body75 = NaN } = sized;
+    expect(body25).toBeLessThan(100);
+    for (const [later, earlier] of [[body50, body25], [body75, body50], [body, body75]] as const) expect(later - earlier).toBeGreaterThanOrEqual(120);
+    const chunked = timings((await send(server.url, '/__up', { method: 'POST', headers: { 'Transfer-Encoding': 'chunked' }, body: paced })).headers['server-timing']);
+    expect(Object.keys(chunked).sort()).toEqual(['body', 'cfRequestDuration']);
+    expect(chunked.body).toBeGreaterThanOrEqual(400);
+  });
+
   it('a declared body over the maximum is 413 at once, and the connection closes', async () => {
     const res = await send(server.url, '/__up', { method: 'POST', headers: { 'Content-Length': String(MAX + 1) }, body: (_w, end) => { end(); } });
     expect(res.status).toBe(413);

@@ -11,7 +11,10 @@ import {
   measureDirection,
   nextUploadBytes,
   probeGapMs,
+  PROBES_IN_FLIGHT,
   receivedProgress,
+  receivedUpload,
+  bodyTiming,
   SAMPLE_MS,
   STREAMS,
   type DirectionMeasure,
@@ -84,14 +87,12 @@ class Counter {
   }
 
   /**
-   * An upload the server answered: its bytes placed in the time they arrived (receivedProgress),
-   * from the server's `body;dur=` or, without it, from when it was sent.
+   * An upload the server answered: its bytes placed in the time they arrived (receivedUpload),
+   * from the server's `Server-Timing` or, without it, from when it was sent.
    */
-  received(stream: number, bytes: number, sentAt: number, answeredAt: number, bodyMs: number | undefined): void {
+  received(stream: number, bytes: number, sentAt: number, answeredAt: number, body: ReturnType<typeof bodyTiming>): void {
     if (this.closed) return;
-    const endMs = answeredAt - this.began;
-    const sentMs = sentAt - this.began;
-    this.uploads.push({ stream, bytes, endMs, startMs: bodyMs === undefined ? sentMs : Math.max(sentMs, endMs - bodyMs) });
+    this.uploads.push(receivedUpload(stream, bytes, sentAt - this.began, answeredAt - this.began, body));
     this.progress = receivedProgress(this.uploads);
   }
 
@@ -100,12 +101,6 @@ class Counter {
     this.record();
     this.closed = true;
   }
-}
-
-/** How long an upload's body took to reach the server, from its `Server-Timing: body;dur=…`. */
-function bodyMsOf(res: Response): number | undefined {
-  const match = /(?:^|,\s*)body;\s*dur=([0-9.]+)/.exec(res.headers.get('Server-Timing') ?? '');
-  return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
 /** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document). */
@@ -140,7 +135,7 @@ async function uploadStream(stream: number, zeros: Blob, counter: Counter, signa
     const res = await checked(await fetch('/__up', { method: 'POST', body: zeros.slice(0, bytes), cache: 'no-store', signal }));
     await res.arrayBuffer();
     const now = performance.now();
-    counter.received(stream, bytes, started, now, bodyMsOf(res));
+    counter.received(stream, bytes, started, now, bodyTiming(res.headers.get('Server-Timing')));
     bytes = nextUploadBytes(bytes, now - started, zeros.size);
   }
 }
@@ -175,22 +170,40 @@ async function timedNextTurn(url: string, signal: AbortSignal): Promise<number |
   return timedByBrowser(url);
 }
 
-/**
- * Round trips beside the load until the direction stops: an empty download each, timed by
- * Resource Timing (by the clock around the fetch only when the browser has no entry for it).
- */
-async function probeLoop(during: Direction | 'idle', began: number, gapMs: number, roundTrips: RoundTrip[], signal: AbortSignal, count = Infinity): Promise<void> {
+/** One round trip: an empty download, timed by Resource Timing (by the clock around the fetch only when the browser has no entry for it). */
+async function probe(during: Direction | 'idle', n: number, began: number, roundTrips: RoundTrip[], signal: AbortSignal): Promise<void> {
+  const url = new URL(`/__down?bytes=0&during=${during}&n=${String(n)}`, location.href).href;
+  const sent = performance.now();
+  const res = await checked(await fetch(url, { cache: 'no-store', signal }));
+  await res.arrayBuffer();
+  const clock = performance.now() - sent;
+  // Answered in full, it counts even when the direction stopped meanwhile (measured after this settles).
+  const ms = timedByBrowser(url) ?? (await timedNextTurn(url, signal)) ?? clock;
+  roundTrips.push({ atMs: sent - began, ms });
+}
+
+/** `count` round trips one after another, `gapMs` apart (the idle ones). */
+async function probeLoop(during: Direction | 'idle', began: number, gapMs: number, roundTrips: RoundTrip[], signal: AbortSignal, count: number): Promise<void> {
   for (let n = 0; !signal.aborted && n < count; n++) {
-    const url = new URL(`/__down?bytes=0&during=${during}&n=${String(n)}`, location.href).href;
-    const sent = performance.now();
-    const res = await checked(await fetch(url, { cache: 'no-store', signal }));
-    await res.arrayBuffer();
-    const clock = performance.now() - sent;
-    // Answered in full, it counts even when the direction stopped meanwhile (measured after this settles).
-    const ms = timedByBrowser(url) ?? (await timedNextTurn(url, signal)) ?? clock;
-    roundTrips.push({ atMs: sent - began, ms });
+    await probe(during, n, began, roundTrips, signal);
     await pause(gapMs, signal);
   }
+}
+
+/**
+ * Round trips beside the load until the direction stops: one started every `gapMs` while fewer
+ * than PROBES_IN_FLIGHT are waiting for their answers, each settled through `guarded`.
+ */
+async function pacedProbes(during: Direction, began: number, gapMs: number, roundTrips: RoundTrip[], signal: AbortSignal, guarded: (run: Promise<void>) => Promise<void>): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  for (let n = 0; !signal.aborted; n++) {
+    if (inFlight.size < PROBES_IN_FLIGHT) {
+      const one: Promise<void> = guarded(probe(during, n, began, roundTrips, signal)).finally(() => inFlight.delete(one));
+      inFlight.add(one);
+    }
+    await pause(gapMs, signal);
+  }
+  await Promise.all(inFlight);
 }
 
 /**
@@ -251,7 +264,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   const zeros = direction === 'upload' ? new Blob([new Uint8Array(Math.min(options.maxBytes, MAX_UPLOAD_BYTES))]) : undefined;
   const url = `/__down?bytes=${String(options.maxBytes)}`;
   const running = Array.from({ length: STREAMS }, (_, i) => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(i, zeros, counter, stop.signal)));
-  running.push(guarded(probeLoop(direction, began, probeGapMs(profile), roundTrips, stop.signal)));
+  running.push(pacedProbes(direction, began, probeGapMs(profile), roundTrips, stop.signal, guarded));
   const sampler = setInterval(() => {
     counter.record();
   }, SAMPLE_MS);

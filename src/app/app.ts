@@ -176,7 +176,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
       header: (name) => request.headers.get(name) ?? undefined,
       origin: () => url.origin,
       readBody: (limit) => readStreamBody(request.body, limit),
-      drainBody: (limit) => drainStreamBody(request.body, limit),
+      drainBody: (limit, marks) => drainStreamBody(request.body, limit, marks),
       connection: () => connection,
     });
     const headers = headerPairs(reply.headers);

@@ -24,10 +24,13 @@ import {
   MAX_UPLOAD_BYTES,
   nextUploadBytes,
   probeGapMs,
+  PROBES_IN_FLIGHT,
   STREAMS,
   type DirectionMeasure,
   type LoadProfile,
   receivedProgress,
+  receivedUpload,
+  bodyTiming,
   type Progress as Count,
   type Received,
   type RoundTrip,
@@ -99,8 +102,8 @@ interface Exchange {
   ttfb: number;
   /** The server's own duration from Server-Timing, when it sent one. */
   serverTime: number | undefined;
-  /** How long an upload's body took to arrive, when the server said (`body;dur=`). */
-  bodyTime: number | undefined;
+  /** How an upload's body arrived, when the server said (`body;dur=` and its quarters). */
+  body: ReturnType<typeof bodyTiming>;
 }
 
 interface Send {
@@ -118,12 +121,6 @@ interface Send {
  * The server's processing time, read as the engine reads it: `cfRequestDuration;dur=…` (its
  * shorter spellings too), else the sum of `cfSpeed*` entries; durations of 0.01 ms or less are none.
  */
-/** How long an upload's body took to reach the server, from its `Server-Timing: body;dur=…`. */
-function bodyTimeOf(header: string | undefined): number | undefined {
-  const match = header === undefined ? null : /(?:^|,\s*)body;\s*dur=([0-9.]+)/.exec(header);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
-}
-
 function serverTimeOf(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const single = /(?:^|,\s*)cfReq(?:uest)?Dur(?:ation)?;\s*dur=([0-9.]+)/i.exec(header);
@@ -178,13 +175,11 @@ class Load {
 
   /**
    * An upload the server has answered, so it has all of it: its bytes placed in the time they
-   * arrived (receivedProgress), from the server's `body;dur=` or, without it, from when it was sent.
+   * arrived (receivedUpload), from the server's `Server-Timing` or, without it, from when it was sent.
    */
-  confirmed(stream: number, bytes: number, sentAt: number, bodyMs: number | undefined): void {
+  confirmed(stream: number, bytes: number, sentAt: number, body: ReturnType<typeof bodyTiming>): void {
     if (this.signal.aborted) return;
-    const endMs = this.now();
-    const sentMs = sentAt - this.began;
-    this.#received.push({ stream, bytes, endMs, startMs: bodyMs === undefined ? sentMs : Math.max(sentMs, endMs - bodyMs) });
+    this.#received.push(receivedUpload(stream, bytes, sentAt - this.began, this.now(), body));
     this.progress = receivedProgress(this.#received);
   }
 
@@ -212,7 +207,7 @@ const agentFor = (secure: boolean, maxSockets: number) =>
 export class SpeedTestRun {
   readonly #base: URL;
   readonly #secure: boolean;
-  /** One connection for the idle pings and the round trips under load, apart from the streams. */
+  /** The connections for the idle pings and the round trips under load, apart from the streams (PROBES_IN_FLIGHT). */
   readonly #probeAgent: http.Agent;
   readonly #request: typeof http.request;
   readonly #idleMs: number;
@@ -225,7 +220,7 @@ export class SpeedTestRun {
   constructor(base: string, idleMs: number) {
     this.#base = new URL(base);
     this.#secure = this.#base.protocol === 'https:';
-    this.#probeAgent = agentFor(this.#secure, 1);
+    this.#probeAgent = agentFor(this.#secure, PROBES_IN_FLIGHT);
     this.#request = this.#secure ? https.request : http.request;
     this.#idleMs = idleMs;
   }
@@ -305,7 +300,7 @@ export class SpeedTestRun {
           }
           const serverTiming = res.headers['server-timing'];
           const timing = Array.isArray(serverTiming) ? serverTiming.join(', ') : serverTiming;
-          resolve({ startMs: start, ttfb: first - start, serverTime: serverTimeOf(timing), bodyTime: bodyTimeOf(timing) });
+          resolve({ startMs: start, ttfb: first - start, serverTime: serverTimeOf(timing), body: bodyTiming(timing) });
         });
         res.on('error', failed);
       });
@@ -338,7 +333,7 @@ export class SpeedTestRun {
       const sent = performance.now();
       const x = await this.#send({ method: 'POST', path: '/__up', agent, body: this.#uploadBody(bytes, cap), stop: load.signal });
       if (x === undefined) return;
-      load.confirmed(stream, bytes, sent, x.bodyTime);
+      load.confirmed(stream, bytes, sent, x.body);
       bytes = nextUploadBytes(bytes, performance.now() - sent, cap);
     }
   }
@@ -349,14 +344,29 @@ export class SpeedTestRun {
     return this.#uploadBuffer.subarray(0, bytes);
   }
 
-  /** Round trips beside the load, on their own connection, until the direction ends. */
+  /**
+   * Round trips beside the load, on connections of their own, until the direction ends: one
+   * started every `gapMs` while fewer than PROBES_IN_FLIGHT are waiting for their answers.
+   */
   async #probes(load: Load, gapMs: number): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     while (!load.signal.aborted) {
-      const x = await this.#send({ method: 'GET', path: `/__down?bytes=0&during=${load.type}`, agent: this.#probeAgent, stop: load.signal });
-      if (x === undefined) return;
-      load.roundTrips.push({ atMs: x.startMs - load.began, ms: roundTripOf(x) });
+      if (inFlight.size < PROBES_IN_FLIGHT) {
+        const probe: Promise<void> = this.#probe(load)
+          .catch((err: unknown) => {
+            load.fail(err);
+          })
+          .finally(() => inFlight.delete(probe));
+        inFlight.add(probe);
+      }
       await sleep(gapMs, undefined, { signal: load.signal }).catch(() => undefined);
     }
+    await Promise.all(inFlight);
+  }
+
+  async #probe(load: Load): Promise<void> {
+    const x = await this.#send({ method: 'GET', path: `/__down?bytes=0&during=${load.type}`, agent: this.#probeAgent, stop: load.signal });
+    if (x !== undefined) load.roundTrips.push({ atMs: x.startMs - load.began, ms: roundTripOf(x) });
   }
 
   /**

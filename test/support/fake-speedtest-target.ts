@@ -19,6 +19,11 @@ export interface FakeTargetBehaviour {
   reportPingDelay?: boolean;
   /** Delay before the answer to a round trip taken under load (`during=download|upload`). */
   loadedPingDelayMs?: number;
+  /**
+   * Delay before the answer to the first round trip under load of each direction instead (one
+   * whose request was lost and sent again, and again, after TCP's retransmission timeouts).
+   */
+  firstLoadedPingDelayMs?: number;
   /** Each download's body at this many bit/s (else as fast as the connection takes it). */
   downloadBps?: number;
   /** Delay before a download's body or an upload's answer, for transfers of more than 0 bytes. */
@@ -93,6 +98,8 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
   const transfers = { all: 0, '/__down': 0, '/__up': 0 };
   const inFlight = { '/__down': 0, '/__up': 0 };
   let resets = 0;
+  /** The directions whose first round trip under load has come (firstLoadedPingDelayMs). */
+  const firstLoaded = new Set<string>();
   /** Requests answered on each connection, so a reset can pick a kept-alive one. */
   const answered = new WeakMap<Socket, number>();
   const numbers = new WeakMap<Socket, number>();
@@ -170,7 +177,9 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
           req.socket.resetAndDestroy();
           return;
         }
-        const delay = during === 'idle' ? (b.pingDelayMs ?? 0) : (b.loadedPingDelayMs ?? 0);
+        const first = during !== 'idle' && !firstLoaded.has(during);
+        if (first) firstLoaded.add(during);
+        const delay = during === 'idle' ? (b.pingDelayMs ?? 0) : first && b.firstLoadedPingDelayMs !== undefined ? b.firstLoadedPingDelayMs : (b.loadedPingDelayMs ?? 0);
         later(delay, () => {
           res.writeHead(200, { 'Content-Length': '0', ...(b.reportPingDelay === true ? { 'Server-Timing': `cfRequestDuration;dur=${String(delay)}` } : {}) }).end();
         });

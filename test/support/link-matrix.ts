@@ -15,6 +15,7 @@ import type { Browser } from 'playwright-core';
 import { bufferbloat } from '../../src/common/speedtest/bufferbloat.js';
 import { sharedBps, sharedMs } from '../../src/common/speedtest/share.js';
 import { measureDirection, PROFILES, type Progress, type RoundTrip } from '../../src/common/speedtest/working.js';
+import type { CliReport } from './cli-report.js';
 import { median, type LinkTruth } from './link-truth.js';
 import type { DirectionShape, ShapedLink } from './shaped-link.js';
 
@@ -102,35 +103,6 @@ export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, late
 export const MAX_TEST_MS = 25_000;
 /** The measured window is at least this long (the default test's window, working.ts PROFILES.full). */
 export const MIN_WINDOW_MS = 5_000;
-
-export interface CliBurst {
-  peak_mbps: number;
-  bytes: number;
-  duration_ms: number;
-}
-
-export interface CliMeasured {
-  streams: number;
-  window_s: [number, number];
-  steady: boolean;
-  bytes: number;
-  loaded_round_trips: number;
-  rates_mbps: number[];
-}
-
-export interface CliReport {
-  download_mbps: number | null;
-  upload_mbps: number | null;
-  download_burst: CliBurst | null;
-  upload_burst: CliBurst | null;
-  latency_ms: number | null;
-  download_loaded_latency_ms: number | null;
-  upload_loaded_latency_ms: number | null;
-  loaded_latency_increase_ms: number | null;
-  bufferbloat_grade: string | null;
-  duration_ms: number;
-  measured?: { download: CliMeasured | null; upload: CliMeasured | null };
-}
 
 export type CliRun = { ok: true; report: CliReport; wallMs: number } | { ok: false; error: string; wallMs: number };
 
@@ -321,6 +293,21 @@ export function lastSecondLive(live: PageResult['live'], direction: 'download' |
   return { median: median(last), count: last.length };
 }
 
+/** A client's figures for the checks both share (judgeCell). */
+interface Reading {
+  client: 'CLI' | 'page';
+  down: number | null;
+  up: number | null;
+  bursts: { down: { peakMbps: number; bytes: number } | null; up: { peakMbps: number; bytes: number } | null };
+  loadedDown: number | null;
+  loadedUp: number | null;
+  grade: string | null;
+  /** Each direction's measured window, ms. */
+  windows: (number | undefined)[];
+  /** Whether this client's upload loaded latency (and with it the grade) is held to ping's. */
+  uploadLatencyChecked: boolean;
+}
+
 /** The checks one cell's run must pass: each a description of a miss, none when it passed. */
 export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun: PageRun, bounds: Bounds): { misses: string[]; figures: CellFigures } {
   const misses: string[] = [];
@@ -353,14 +340,33 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   const latencyChecked = { download: queueBytes(cell.shape?.down) <= bounds.latencyQueueBytes, upload: queueBytes(cell.shape?.up) <= bounds.latencyQueueBytes };
   const gradeChecked = !lossy(truth.download) && !lossy(truth.upload) && !nearEdge && latencyChecked.download && latencyChecked.upload;
   const pageUploadChecked = latencyChecked.upload && queueBytes(cell.shape?.up) <= bounds.pageUploadQueueBytes;
-  // Each figure rests on a whole window (5 s) of what was counted. On a queue that drops, an
-  // upload stream waiting out TCP's retransmission backoff holds back the uploads' count (they are
-  // counted up to the time every stream has answered for), by up to a second at the end of a
-  // direction: 4 s at least there. The unshaped path, which drops nothing, is held to the whole 5 s.
-  const minWindowMs = cell.kind === 'unshaped' ? MIN_WINDOW_MS : MIN_WINDOW_MS - 1_000;
   const grade = truthGrade(truth);
   const expectBurst = cell.kind === 'boosted';
   const rateChecked = cell.kind !== 'unshaped';
+
+  /** The checks both clients share: rates, bursts, loaded latency and grade, windows. */
+  const judgeReading = (x: Reading): void => {
+    const { client } = x;
+    if (rateChecked) {
+      miss(near(x.down, truth.download.sustainedMbps, share), `${client} download ${pct(x.down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
+      miss(near(x.up, truth.upload.sustainedMbps, share), `${client} upload ${pct(x.up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
+    }
+    for (const [name, b, t] of [['download', x.bursts.down, truth.download], ['upload', x.bursts.up, truth.upload]] as const) {
+      miss((b !== null) === expectBurst, `${client} ${name} burst ${burstText(b)} on a ${cell.kind} link`);
+      if (expectBurst && b !== null) {
+        miss(near(b.peakMbps, t.peakMbps, 0.15), `${client} ${name} burst peak ${b.peakMbps.toFixed(1)} against ${t.peakMbps.toFixed(1)} (15%)`);
+        miss(near(b.bytes, t.burstBytes, 0.3), `${client} ${name} burst ${(b.bytes / 1e6).toFixed(2)} MB against ${(t.burstBytes / 1e6).toFixed(2)} (30%)`);
+      }
+    }
+    if (!subMs) {
+      if (latencyChecked.download) miss(nearOrLossy(x.loadedDown, truth.download), `${client} download loaded latency ${f1(x.loadedDown)} ms against ping ${f1(truth.download.loadedMs)}`);
+      if (x.uploadLatencyChecked) miss(nearOrLossy(x.loadedUp, truth.upload), `${client} upload loaded latency ${f1(x.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
+      if (gradeChecked && x.uploadLatencyChecked) miss(x.grade === grade, `${client} grade ${String(x.grade)} against the truth's ${String(grade)}`);
+    }
+    x.windows.forEach((w, i) => {
+      miss(w !== undefined && w >= MIN_WINDOW_MS, `${client} ${i === 0 ? 'download' : 'upload'} measured window ${w === undefined ? 'missing' : `${String(w)} ms`} (at least ${String(MIN_WINDOW_MS)})`);
+    });
+  };
 
   const cliFig: CellFigures['cli'] = { down: null, up: null, loadedDown: null, loadedUp: null, idle: null, grade: null, bursts: '', durationMs: null, wallMs: cliRun.wallMs, windowsS: '' };
   if (!cliRun.ok) {
@@ -370,31 +376,13 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     const r = cliRun.report;
     const bursts = { down: r.download_burst === null ? null : { peakMbps: r.download_burst.peak_mbps, bytes: r.download_burst.bytes }, up: r.upload_burst === null ? null : { peakMbps: r.upload_burst.peak_mbps, bytes: r.upload_burst.bytes } };
     const windows = (['download', 'upload'] as const).map((d) => {
-      const w = r.measured?.[d]?.window_s;
+      const w = r.measured[d]?.window_s;
       return w === undefined ? undefined : (w[1] - w[0]) * 1000;
     });
     Object.assign(cliFig, { down: r.download_mbps, up: r.upload_mbps, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, idle: r.latency_ms, grade: r.bufferbloat_grade, bursts: `${burstText(bursts.down)} / ${burstText(bursts.up)}`, durationMs: r.duration_ms, windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / ') });
-    if (rateChecked) {
-      miss(near(r.download_mbps, truth.download.sustainedMbps, share), `CLI download ${pct(r.download_mbps, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
-      miss(near(r.upload_mbps, truth.upload.sustainedMbps, share), `CLI upload ${pct(r.upload_mbps, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
-    }
-    for (const [name, b, t] of [['download', bursts.down, truth.download], ['upload', bursts.up, truth.upload]] as const) {
-      miss((b !== null) === expectBurst, `CLI ${name} burst ${burstText(b)} on a ${cell.kind} link`);
-      if (expectBurst && b !== null) {
-        miss(near(b.peakMbps, t.peakMbps, 0.15), `CLI ${name} burst peak ${b.peakMbps.toFixed(1)} against ${t.peakMbps.toFixed(1)} (15%)`);
-        miss(near(b.bytes, t.burstBytes, 0.3), `CLI ${name} burst ${(b.bytes / 1e6).toFixed(2)} MB against ${(t.burstBytes / 1e6).toFixed(2)} (30%)`);
-      }
-    }
-    if (!subMs) {
-      if (latencyChecked.download) miss(nearOrLossy(r.download_loaded_latency_ms, truth.download), `CLI download loaded latency ${f1(r.download_loaded_latency_ms)} ms against ping ${f1(truth.download.loadedMs)}`);
-      if (latencyChecked.upload) miss(nearOrLossy(r.upload_loaded_latency_ms, truth.upload), `CLI upload loaded latency ${f1(r.upload_loaded_latency_ms)} ms against ping ${f1(truth.upload.loadedMs)}`);
-      if (gradeChecked) miss(r.bufferbloat_grade === grade, `CLI grade ${String(r.bufferbloat_grade)} against the truth's ${String(grade)}`);
-    }
+    judgeReading({ client: 'CLI', down: r.download_mbps, up: r.upload_mbps, bursts, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, grade: r.bufferbloat_grade, windows, uploadLatencyChecked: latencyChecked.upload });
     miss(r.duration_ms <= MAX_TEST_MS, `CLI duration_ms ${String(r.duration_ms)} over ${String(MAX_TEST_MS)}`);
     miss(cliRun.wallMs <= MAX_TEST_MS, `CLI wall time ${String(cliRun.wallMs)} ms over ${String(MAX_TEST_MS)}`);
-    windows.forEach((w, i) => {
-      miss(w !== undefined && w >= minWindowMs, `CLI ${i === 0 ? 'download' : 'upload'} measured window ${w === undefined ? 'missing' : `${String(w)} ms`} (at least ${String(minWindowMs)})`);
-    });
   }
 
   const pageFig: CellFigures['page'] = { down: null, up: null, loadedDown: null, loadedUp: null, idle: null, grade: null, bursts: '', ms: pageRun.ok ? pageRun.result.ms : pageRun.ms, windowsS: '', live: '' };
@@ -417,26 +405,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / '),
       live: live.map((l) => `${f1(mbps(l.median ?? null))} (${String(l.count)})`).join(' / '),
     });
-    if (rateChecked) {
-      miss(near(down, truth.download.sustainedMbps, share), `page download ${pct(down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
-      miss(near(up, truth.upload.sustainedMbps, share), `page upload ${pct(up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
-    }
-    for (const [name, b, t] of [['download', bursts.down, truth.download], ['upload', bursts.up, truth.upload]] as const) {
-      miss((b !== null) === expectBurst, `page ${name} burst ${burstText(b)} on a ${cell.kind} link`);
-      if (expectBurst && b !== null) {
-        miss(near(b.peakMbps, t.peakMbps, 0.15), `page ${name} burst peak ${b.peakMbps.toFixed(1)} against ${t.peakMbps.toFixed(1)} (15%)`);
-        miss(near(b.bytes, t.burstBytes, 0.3), `page ${name} burst ${(b.bytes / 1e6).toFixed(2)} MB against ${(t.burstBytes / 1e6).toFixed(2)} (30%)`);
-      }
-    }
-    if (!subMs) {
-      if (latencyChecked.download) miss(nearOrLossy(pageFig.loadedDown, truth.download), `page download loaded latency ${f1(pageFig.loadedDown)} ms against ping ${f1(truth.download.loadedMs)}`);
-      if (pageUploadChecked) miss(nearOrLossy(pageFig.loadedUp, truth.upload), `page upload loaded latency ${f1(pageFig.loadedUp)} ms against ping ${f1(truth.upload.loadedMs)}`);
-      if (gradeChecked && pageUploadChecked) miss(p.grade === grade, `page grade ${p.grade} against the truth's ${String(grade)}`);
-    }
+    judgeReading({ client: 'page', down, up, bursts, loadedDown: pageFig.loadedDown, loadedUp: pageFig.loadedUp, grade: p.grade, windows, uploadLatencyChecked: pageUploadChecked });
     miss(p.ms <= MAX_TEST_MS, `page took ${String(p.ms)} ms from the click to "Done." (at most ${String(MAX_TEST_MS)})`);
-    windows.forEach((w, i) => {
-      miss(w !== undefined && w >= minWindowMs, `page ${i === 0 ? 'download' : 'upload'} measured window ${w === undefined ? 'missing from the export' : `${String(w)} ms`} (at least ${String(minWindowMs)})`);
-    });
     // The live line in each direction's last second: the median of its readings within a tenth of the final figure.
     for (const l of live) {
       miss(l.count > 0 && l.median !== undefined && l.final !== null && Math.abs(l.median - l.final) <= 0.1 * l.final, `page live ${l.direction} in its last second ${f1(mbps(l.median ?? null))} Mbit/s (${String(l.count)} readings) against the final ${f1(mbps(l.final))}`);
@@ -488,7 +458,7 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { 
     const m = r.report;
     if (m.download_burst !== null || m.upload_burst !== null) misses.push(`CLI run ${String(i + 1)} named a burst: ${JSON.stringify([m.download_burst, m.upload_burst])}`);
     for (const d of ['download', 'upload'] as const) {
-      const w = m.measured?.[d]?.window_s;
+      const w = m.measured[d]?.window_s;
       if (w === undefined || (w[1] - w[0]) * 1000 < MIN_WINDOW_MS) misses.push(`CLI run ${String(i + 1)} ${d} window ${JSON.stringify(w)}`);
     }
     if (m.duration_ms > MAX_TEST_MS || r.wallMs > MAX_TEST_MS) misses.push(`CLI run ${String(i + 1)} took ${String(m.duration_ms)} ms (wall ${String(r.wallMs)})`);

@@ -190,12 +190,16 @@ export async function startUploadSink(link: ShapedLink): Promise<UploadSink> {
 
 /**
  * A bulk upload into the sink over TRUTH_STREAMS connections for `ms` of the sink's counting: the
- * Mbit/s of every 100 ms as the bytes arrived there, all connections together on the sink's clock
- * (the first and last bins, which the connections share only in part, left out).
+ * Mbit/s of every 100 ms as the bytes arrived there, all connections together on the sink's clock,
+ * from the first connection's first bin to the first one to stop counting (those two bins, which
+ * the connections share only in part, left out). A connection whose first bytes came late (on
+ * 5 Mbit/s with a 5 ms queue, two frames, one waited out retransmission timeouts for seconds
+ * while the other three filled the link) counts nothing before they came: the link carried
+ * what the others sent.
  */
 export async function timedUpload(sink: UploadSink, ms: number): Promise<number[]> {
   const each = await Promise.all(Array.from({ length: TRUTH_STREAMS }, () => uploadOne(sink, ms)));
-  const first = Math.max(...each.map((c) => c.first));
+  const first = Math.min(...each.map((c) => c.first));
   const last = Math.min(...each.map((c) => c.first + c.counts.length - 1));
   const rates: number[] = [];
   for (let bin = first + 1; bin < last; bin++) {

@@ -13,8 +13,7 @@
 // each direction's loaded latency, where its queue holds at most 1 MB, within 20% or 10 ms of
 // ping's median under that direction's
 // load and the grade equal to the truth's away from a band's edge (bufferbloat.ts on ping's idle and worse loaded
-// medians); each test ending within 25 s; each measured window at least 5 s (4 s on shaped links, where a
-// stream in retransmission backoff holds the uploads' count back); the page's live
+// medians); each test ending within 25 s; each measured window at least 5 s; the page's live
 // rate in each direction's last second within 10% of its final figure; the page's headline equal
 // to measureDirection over the progress and round trips it exported. On the unshaped path, ten
 // CLI and ten page runs more: no burst in any, each on a whole window, each set's largest over

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { bytesAt, directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, steadyMs, type LoadProfile, type Progress, type RoundTrip } from './working.js';
+import { bodyTiming, bytesAt, directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -299,6 +299,18 @@ describe('uploads placed in the time they arrived', () => {
     expect(bytesAt(progress, 500)).toBeCloseTo(1_250_000 + 1_250_000, 0);
   });
 
+  it('does not wait for a stalled stream: one that last answered three seconds or more before the newest answer', () => {
+    // Three streams answer every second to 10 s; the fourth answered at 1 s and then sat out
+    // retransmission timeouts. The counts reach 10 s, the fourth's first upload in them.
+    const uploads: Received[] = [{ stream: 3, startMs: 0, endMs: 1_000, bytes: 100_000 }];
+    for (let stream = 0; stream < 3; stream++) for (let end = 1_000; end <= 10_000; end += 1_000) uploads.push({ stream, startMs: end - 1_000, endMs: end, bytes: 800_000 });
+    const progress = receivedProgress(uploads);
+    expect(progress.at(-1)).toEqual({ atMs: 10_000, bytes: 100_000 + 3 * 10 * 800_000 });
+    // Two and a half seconds behind is no stall: the counts wait for it.
+    const behind = receivedProgress([...uploads.filter((u) => u.endMs <= 4_000), { stream: 3, startMs: 1_000, endMs: 1_500, bytes: 50_000 }]);
+    expect(behind.at(-1)?.atMs).toBe(1_500);
+  });
+
   it('nothing is counted before every stream has answered once', () => {
     expect(receivedProgress([{ stream: 0, startMs: 0, endMs: 1_000, bytes: 1 }, { stream: 1, startMs: 0, endMs: 0, bytes: 0 }])).toEqual([]);
   });
@@ -319,6 +331,53 @@ describe('uploads placed in the time they arrived', () => {
     within(m.sustained?.bps, 20e6, 0.02);
     expect(m.burst).toBeDefined();
     within(m.burst?.bytes, 4e6, 0.15);
+  });
+});
+
+describe('an upload\'s quarters from the server', () => {
+  it('reads body, body25, body50 and body75 from Server-Timing, whatever else is there and in any order', () => {
+    expect(bodyTiming('cfRequestDuration;dur=0.120, body;dur=812.500, body25;dur=200, body50;dur=405.5, body75;dur=610')).toEqual({ ms: 812.5, quarters: [200, 405.5, 610] });
+    expect(bodyTiming('body75;dur=3, body;desc="x";dur=4, body25;dur=1, body50;dur=2')).toEqual({ ms: 4, quarters: [1, 2, 3] });
+    // Without all three quarters, none: a count placed by some of them and not others would bend where no quarter was said.
+    expect(bodyTiming('body;dur=9, body25;dur=2')).toEqual({ ms: 9, quarters: [] });
+    expect(bodyTiming('cfRequestDuration;dur=1')).toBeUndefined();
+    expect(bodyTiming(null)).toBeUndefined();
+  });
+
+  it('places an upload from its answer back by the body\'s time, never before it was sent, its quarters in order within', () => {
+    expect(receivedUpload(2, 100, 1_000, 2_000, { ms: 800, quarters: [100, 300, 700] })).toEqual({ stream: 2, bytes: 100, startMs: 1_200, endMs: 2_000, quarters: [1_300, 1_500, 1_900] });
+    // A body time longer than the upload took by the client's clock starts it when it was sent; quarters past the end stop there.
+    expect(receivedUpload(0, 100, 1_000, 2_000, { ms: 1_500, quarters: [100, 900, 1_200] })).toEqual({ stream: 0, bytes: 100, startMs: 1_000, endMs: 2_000, quarters: [1_100, 1_900, 2_000] });
+    expect(receivedUpload(0, 100, 1_000, 2_000, undefined)).toEqual({ stream: 0, bytes: 100, startMs: 1_000, endMs: 2_000 });
+  });
+
+  it('four streams trading shares of a steady link read steady with the quarters, and not without them', () => {
+    // 20 Mbit/s shared by four streams whose shares swing by ±60% over two seconds, a quarter of
+    // the swing apart (so they always add up to the link); each stream sends one-second uploads
+    // back to back, their ends staggered by 250 ms.
+    const share = (stream: number, t: number) => 0.25 * (1 + 0.6 * Math.sin((2 * Math.PI * (t / 2_000 + stream / 4))));
+    const withQuarters: Received[] = [];
+    for (let stream = 0; stream < 4; stream++) {
+      for (let start = 0, end = 250 * (stream + 1); start < 10_000; start = end, end += 1_000) {
+        const marks: number[] = [];
+        let bytes = 0;
+        const arrived: [number, number][] = [];
+        for (let t = start; t < end; t += 1) {
+          bytes += (20e6 * share(stream, t)) / 8 / 1000;
+          arrived.push([t + 1, bytes]);
+        }
+        for (const q of [0.25, 0.5, 0.75]) marks.push((arrived.find(([, b]) => b >= q * bytes) ?? [end])[0] - start);
+        withQuarters.push(receivedUpload(stream, bytes, start, end, { ms: end - start, quarters: marks }));
+      }
+    }
+    const without = withQuarters.map((r): Received => ({ stream: r.stream, bytes: r.bytes, startMs: r.startMs, endMs: r.endMs }));
+    const placed = measureDirection(receivedProgress(withQuarters), [], 10_000, PROFILES.full);
+    expect(placed.sustained?.steady).toBe(true);
+    within(placed.sustained?.bps, 20e6, 0.01);
+    const spread = (rates: number[]) => Math.max(...rates.slice(8)) / Math.min(...rates.slice(8));
+    expect(spread(placed.rates)).toBeLessThan(1.05);
+    const even = measureDirection(receivedProgress(without), [], 10_000, PROFILES.full);
+    expect(spread(even.rates)).toBeGreaterThan(1.15);
   });
 });
 

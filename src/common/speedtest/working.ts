@@ -21,35 +21,87 @@ export interface RoundTrip {
 
 /**
  * An upload as the server received it: its bytes arrived over [startMs, endMs] (ms since the
- * direction began) on stream `stream`. The end is when its answer came back; the start that less
- * the server's `Server-Timing: body;dur=` (how long the body took to arrive), or, from a server
- * that does not say, when the stream's previous upload ended.
+ * direction began) on stream `stream`, and, when the server said, a quarter, half and three
+ * quarters of them by `quarters` (receivedUpload).
  */
 export interface Received {
   stream: number;
   startMs: number;
   endMs: number;
   bytes: number;
+  quarters?: readonly number[];
 }
 
 /**
- * The counts of a direction's uploads, each one's bytes spread evenly over the time it arrived:
- * counted up to the time every stream has answered for (each stream's uploads follow one another,
- * so a stream has told all it moved up to its last answer; one whose upload is still running may
- * hold bytes from before another's). Counted at each upload's start and end, read linearly
- * between, as bytesAt reads any counts. An upload counted only when its answer came, as one
- * lump, put a burst's bytes in the seconds after it and smeared the bend a shaper makes.
+ * How an upload's body arrived, from the server's `Server-Timing`: `body;dur=` (ms from its first
+ * byte to its last) and `body25`, `body50`, `body75` (to a quarter, half and three quarters of
+ * it), as netdiag's /__up says (docs/api.md). Undefined without `body`.
+ */
+export function bodyTiming(header: string | null | undefined): { ms: number; quarters: number[] } | undefined {
+  const metrics = new Map<string, number>();
+  for (const m of (header ?? '').matchAll(/(?:^|,)\s*([A-Za-z0-9_-]+)\s*;[^,]*?\bdur=([0-9.]+)/g)) metrics.set(m[1] ?? '', Number(m[2]));
+  const ms = metrics.get('body');
+  if (ms === undefined || !Number.isFinite(ms)) return undefined;
+  const quarters = ['body25', 'body50', 'body75'].map((name) => metrics.get(name));
+  return { ms, quarters: quarters.every((q): q is number => q !== undefined && Number.isFinite(q)) ? quarters : [] };
+}
+
+/**
+ * An upload answered at `endMs` that was sent at `sentMs`: its bytes arrived from `endMs` less
+ * the body's time (no earlier than it was sent), or, from a server that does not say, from when
+ * it was sent; its quarters where the server gave them, kept in order within that span.
+ */
+export function receivedUpload(stream: number, bytes: number, sentMs: number, endMs: number, timing: ReturnType<typeof bodyTiming>): Received {
+  if (timing === undefined) return { stream, bytes, startMs: sentMs, endMs };
+  const startMs = Math.max(sentMs, endMs - timing.ms);
+  let last = startMs;
+  const quarters = timing.quarters.map((q) => (last = Math.min(endMs, Math.max(last, startMs + q))));
+  return { stream, bytes, startMs, endMs, ...(quarters.length === 3 ? { quarters } : {}) };
+}
+
+/** An upload's bytes arrived by `t`: linear between its start, its quarters and its end. */
+function arrivedBy(r: Received, t: number): number {
+  if (t >= r.endMs) return r.bytes;
+  if (t <= r.startMs) return 0;
+  const times = [r.startMs, ...(r.quarters ?? []), r.endMs];
+  const step = r.bytes / (times.length - 1);
+  for (let i = 1; i < times.length; i++) {
+    const to = times[i] ?? r.endMs;
+    if (t > to) continue;
+    const from = times[i - 1] ?? r.startMs;
+    return step * (i - 1) + (to > from ? (step * (t - from)) / (to - from) : step);
+  }
+  return r.bytes;
+}
+
+/**
+ * A stream whose last answer is this much older than the newest answer of any stream is stalled:
+ * an upload sized to last a second (nextUploadBytes) has run three. The counts do not wait for
+ * it: on 5 Mbit/s with a 5 ms queue (two frames) one stream of four sat out retransmission
+ * timeouts for eight seconds while the others filled the link, and waiting for it left the
+ * measured window 1.25 s long. What its upload moved before it answers is left out until it does
+ * (a stream that sits out timeouts moves next to nothing).
+ */
+const STALLED_MS = 3_000;
+
+/**
+ * The counts of a direction's uploads, each one's bytes placed in the time they arrived (evenly
+ * between its start, its quarters and its end): counted up to the time every stream has
+ * answered for (each stream's uploads follow one another, so a stream has told all it moved up
+ * to its last answer; one whose upload is still running may hold bytes from before another's),
+ * except one that has stalled (STALLED_MS). Counted at each of those times, read linearly between, as bytesAt reads any counts. An upload
+ * counted only when its answer came, as one lump, put a burst's bytes in the seconds after it and
+ * smeared the bend a shaper makes; one spread evenly over a second made four streams trading
+ * shares of a steady 19 Mbit/s read 17 to 22 from quarter second to quarter second.
  */
 export function receivedProgress(received: readonly Received[]): Progress[] {
   const lastEnd = new Map<number, number>();
   for (const r of received) lastEnd.set(r.stream, Math.max(lastEnd.get(r.stream) ?? 0, r.endMs));
-  const horizon = Math.min(...lastEnd.values());
+  const newest = Math.max(...lastEnd.values());
+  const horizon = Math.min(...[...lastEnd.values()].filter((end) => end >= newest - STALLED_MS));
   if (!Number.isFinite(horizon) || horizon <= 0) return [];
-  const times = [...new Set(received.flatMap((r) => [r.startMs, r.endMs]).filter((t) => t > 0 && t < horizon)), horizon].sort((a, b) => a - b);
-  return times.map((t) => ({
-    atMs: t,
-    bytes: received.reduce((sum, r) => sum + (t >= r.endMs ? r.bytes : t <= r.startMs ? 0 : (r.bytes * (t - r.startMs)) / (r.endMs - r.startMs)), 0),
-  }));
+  const times = [...new Set(received.flatMap((r) => [r.startMs, ...(r.quarters ?? []), r.endMs]).filter((t) => t > 0 && t < horizon)), horizon].sort((a, b) => a - b);
+  return times.map((t) => ({ atMs: t, bytes: received.reduce((sum, r) => sum + arrivedBy(r, t), 0) }));
 }
 
 /** How long a direction may load the link, and the window it measures over. */
@@ -105,7 +157,16 @@ export function nextUploadBytes(bytes: number, ms: number, cap: number): number 
  * default 600 speed-test requests a minute per caller, twice over.
  */
 const ROUND_TRIPS_PER_DIRECTION = 50;
-/** The pause after each round trip under load: 200 ms in the default test, 100 in the light one; 10 to 25 in a 5 s window on any link. */
+/**
+ * Round trips under load are started on a schedule, one each probeGapMs, with up to this many
+ * in flight at once: one whose request or answer was lost waits out TCP's retransmission timeout
+ * (200 ms, doubling with each loss again), and on 5 Mbit/s with a two-frame queue one such round
+ * trip held the next ones back for the whole five-second window, which then had none. Two, each
+ * on a connection of its own: with four streams, the six a browser opens to an origin.
+ */
+export const PROBES_IN_FLIGHT = 2;
+
+/** The time between round trips under load: 200 ms in the default test, 100 in the light one; 25 in a 5 s window on any link. */
 export const probeGapMs = (profile: LoadProfile): number => profile.maxMs / ROUND_TRIPS_PER_DIRECTION;
 
 /** The rate is read in intervals of this length (the draft's interval is 1 s; a 10 s direction needs finer). */

@@ -41,7 +41,37 @@ describe('readAtMost', () => {
 describe('drainStreamBody', () => {
   it('counts a stream to its end within the bound', async () => {
     const { stream } = source([3, 2, 5]);
-    expect(await drainStreamBody(stream, 10)).toEqual({ ok: true, size: 10 });
+    expect(await drainStreamBody(stream, 10)).toEqual({ ok: true, size: 10, reached: [] });
+  });
+
+  it('notes when the count first reached each mark, as the chunks arrive, and none it never reached', async () => {
+    // Chunks of 3, 2 and 5 bytes, each 40 ms after the last: marks 1 and 3 fall in the first
+    // chunk, 5 in the second, 9 in the third, 11 never.
+    const sizes = [3, 2, 5];
+    const arrived: number[] = [];
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        const size = sizes[arrived.length];
+        if (size === undefined) {
+          controller.close();
+          return;
+        }
+        arrived.push(performance.now());
+        controller.enqueue(new Uint8Array(size));
+      },
+    }, { highWaterMark: 0 });
+    const drained = await drainStreamBody(stream, 20, [1, 3, 5, 9, 11]);
+    if (!drained.ok) throw new Error('not drained');
+    expect(drained.size).toBe(10);
+    const chunkOf = [0, 0, 1, 2];
+    expect(drained.reached).toHaveLength(4);
+    drained.reached.forEach((t, i) => {
+      const at = arrived[chunkOf[i] ?? -1] ?? NaN;
+      // Noted when its chunk arrived: after it, and before the next one.
+      expect(t).toBeGreaterThanOrEqual(at);
+      expect(t).toBeLessThan(arrived[(chunkOf[i] ?? 0) + 1] ?? Infinity);
+    });
   });
 
   it('stops at the chunk that passes the bound, pulls no further and does not cancel', async () => {

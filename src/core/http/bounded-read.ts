@@ -58,15 +58,21 @@ export async function readStreamBody(stream: AsyncIterable<Uint8Array> | null, l
 
 /**
  * A request body from a Web stream read to its end and dropped, counted up to `limit` (a
- * speed-test upload): the same outcomes as `readStreamBody`, holding one chunk at a time.
+ * speed-test upload): the same outcomes as `readStreamBody`, holding one chunk at a time, and
+ * the time the count first reached each of `marks` (rising byte counts), as chunks arrive.
  */
-export async function drainStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number): Promise<BodyDrained> {
-  if (stream === null) return { ok: true, size: 0 };
+export async function drainStreamBody(stream: AsyncIterable<Uint8Array> | null, limit: number, marks: readonly number[] = []): Promise<BodyDrained> {
+  const reached: number[] = [];
+  if (stream === null) return { ok: true, size: 0, reached };
   let size: number | undefined;
+  let counted = 0;
   try {
-    size = await pullAtMost(stream, limit, false, () => undefined);
+    size = await pullAtMost(stream, limit, false, (chunk) => {
+      counted += chunk.byteLength;
+      while (reached.length < marks.length && counted >= (marks[reached.length] ?? Infinity)) reached.push(performance.now());
+    });
   } catch {
     return CUT_OFF;
   }
-  return size === undefined ? TOO_LARGE : { ok: true, size };
+  return size === undefined ? TOO_LARGE : { ok: true, size, reached };
 }

@@ -27,10 +27,11 @@ export interface HttpRequest {
   readBody(limit: number): Promise<BodyBytes>;
   /**
    * Reads the body to its end and keeps none of it, counting bytes up to `limit` as `readBody`
-   * does: for a body too large to hold (a speed-test upload). Called at most once, never with
-   * `readBody`.
+   * does: for a body too large to hold (a speed-test upload). With `marks` (byte counts, rising),
+   * it also notes when the count first reached each one (`performance.now()`). Called at most
+   * once, never with `readBody`.
    */
-  drainBody(limit: number): Promise<BodyDrained>;
+  drainBody(limit: number, marks?: readonly number[]): Promise<BodyDrained>;
   /** What the runtime observed about the connection. */
   connection(): ConnectionFacts;
   /**
@@ -44,8 +45,11 @@ export interface HttpRequest {
 /** A body read whole, or why it was not: past the bound, or the client went away mid-body. */
 export type BodyBytes = { ok: true; bytes: Uint8Array } | BodyRefusal;
 
-/** A body read to its end and dropped: how many bytes it had, or why it was not read whole. */
-export type BodyDrained = { ok: true; size: number } | BodyRefusal;
+/**
+ * A body read to its end and dropped: how many bytes it had and when each asked-for mark was
+ * reached (`performance.now()`, one per mark the body reached), or why it was not read whole.
+ */
+export type BodyDrained = { ok: true; size: number; reached: number[] } | BodyRefusal;
 
 /** Why a body was not read whole: past the bound, or the client went away mid-body. */
 export interface BodyRefusal {

@@ -44,11 +44,27 @@ function serverTiming(started: number): string {
   return `cfRequestDuration;dur=${(performance.now() - started).toFixed(3)}`;
 }
 
-function targetHeaders(ctx: RequestContext, started: number, bodyMs?: number): string[] {
+/**
+ * How an upload's body arrived, ms from when it began to: `body` to its end, and `body25`,
+ * `body50`, `body75` to when a quarter, half and three quarters of its declared length had
+ * (those only for a declared length, and each only when reached).
+ */
+interface BodyArrival {
+  ms: number;
+  quarters: readonly number[];
+}
+
+const QUARTER_NAMES = ['body25', 'body50', 'body75'];
+
+function targetHeaders(ctx: RequestContext, started: number, body?: BodyArrival): string[] {
   const headers = baseHeaders(ctx, NO_STORE);
   // baseHeaders puts Access-Control-Expose-Headers at index 7; these routes also expose timing.
   headers[7] = EXPOSED;
-  const timing = bodyMs === undefined ? serverTiming(started) : `${serverTiming(started)}, body;dur=${bodyMs.toFixed(3)}`;
+  let timing = serverTiming(started);
+  if (body !== undefined) {
+    timing += `, body;dur=${body.ms.toFixed(3)}`;
+    body.quarters.forEach((ms, i) => (timing += `, ${QUARTER_NAMES[i] ?? 'body'};dur=${ms.toFixed(3)}`));
+  }
   headers.push('Server-Timing', timing, 'Timing-Allow-Origin', '*');
   return headers;
 }
@@ -98,18 +114,22 @@ function tooLarge(ctx: RequestContext): HttpReply {
 async function upload(ctx: RequestContext): Promise<HttpReply> {
   const declared = ctx.req.header('content-length');
   if (declared !== undefined && Number(declared) > MAX_BYTES_PER_REQUEST) return tooLarge(ctx);
+  const length = declared === undefined ? 0 : Number(declared);
+  const marks = length >= 4 ? [length / 4, length / 2, (3 * length) / 4] : [];
   // The body starts arriving as the request is handed over (it follows the head).
   const arriving = performance.now();
-  const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST);
+  const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST, marks);
   if (!body.ok) {
     if (body.reason === 'too_large') return tooLarge(ctx);
     return bodyCutOffReply(ctx);
   }
   // The engine times the upload itself; the server's part is what follows the last byte. How
-  // long the body took to arrive goes beside it (`body;dur=`): a client that loads the link with
-  // several uploads at once places each one's bytes in the time they arrived (working.ts).
+  // the body arrived goes beside it (`body;dur=`, and the quarters' `body25`..`body75`): a
+  // client that loads the link with several uploads at once places each one's bytes in the time
+  // they arrived (working.ts), and the quarters show how its share of the link changed within
+  // one upload (four loss-based flows trade shares from second to second).
   const started = performance.now();
-  const headers = targetHeaders(ctx, started, started - arriving);
+  const headers = targetHeaders(ctx, started, { ms: started - arriving, quarters: body.reached.map((t) => t - arriving) });
   headers.push('Content-Length', '0');
   return { status: 200, headers, body: null };
 }
