@@ -32,7 +32,7 @@ describe('app.fetch', () => {
   });
 
   it('resets a rate-limit window after 60 s of its clock', async () => {
-    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1, turn: 1, port: 1 } });
+    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1, rpm: 6000, turn: 1, port: 1 } });
     const app = createApp(services);
     expect((await app.fetch(new Request('http://api.test/v1/ip'), loopback)).status).toBe(200);
     services.ports.clock.advance(59_000);
@@ -104,7 +104,7 @@ describe('the one request pipeline', () => {
   const ok = (): { status: number; headers: string[]; body: string } => ({ status: 200, headers: [], body: 'ok' });
 
   it('a route added with a declared operation is limited by the app, without calling the limiter itself', async () => {
-    const services = testServices({ limits: { ip: 100, dns: 100, probe: 2, events: 100, speedtest: 100, turn: 100, port: 100 } });
+    const services = testServices({ limits: { ip: 100, dns: 100, probe: 2, events: 100, speedtest: 100, rpm: 6000, turn: 100, port: 100 } });
     let handled = 0;
     const app = createApp(services, [{ path: '/v1/test-route', GET: { limit: 'probe', handle: () => { handled += 1; return ok(); } } }]);
     const statuses = [];
@@ -115,7 +115,7 @@ describe('the one request pipeline', () => {
   });
 
   it('a route\'s own checks run before the limit, so a request they refuse costs no quota', async () => {
-    const services = testServices({ limits: { ip: 100, dns: 100, probe: 1, events: 100, speedtest: 100, turn: 100, port: 100 } });
+    const services = testServices({ limits: { ip: 100, dns: 100, probe: 1, events: 100, speedtest: 100, rpm: 6000, turn: 100, port: 100 } });
     const app = createApp(services, [{
       path: '/v1/test-route/:x',
       GET: { limit: 'probe', accept: (ctx) => { if (ctx.params.x !== 'good') throw new Problem('unknown_region', 'not good'); }, handle: ok },
@@ -137,7 +137,7 @@ describe('the one request pipeline', () => {
 
   it('every built-in route declares its operation as the spec names it', async () => {
     // A route that dropped its limit would answer past it; these are the limited ones (the API contract).
-    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1, turn: 1, port: 1 } });
+    const services = testServices({ limits: { ip: 1, dns: 1, probe: 1, events: 1, speedtest: 1, rpm: 6000, turn: 1, port: 1 } });
     const app = createApp(services);
     for (const path of ['/v1/ip', '/']) {
       await app.fetch(new Request(`http://api.test${path}`), loopback);

@@ -9,7 +9,7 @@ const progress = Array.from({ length: 8 }, (_, i) => ({ atMs: 125 * (i + 1), byt
 const roundTrips = [{ atMs: 300, ms: 40 }, { atMs: 800, ms: 42.5 }];
 
 const TEST: TestExport = {
-  shared: { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full', downloadBps: 95_000_000, uploadBps: 19_500_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 40, lossPercent: 0.5 },
+  shared: { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full', downloadBps: 95_000_000, uploadBps: 19_500_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 40, lossPercent: 0.5, rpm: 1200 },
   measured: { download: { streams: 4, progress, roundTrips, endMs: 1010, measure: measureDirection(progress, roundTrips, 1010, PROFILES.full) }, upload: null },
   roundTrips: { idle: [12, 13], loadedDown: [40, 42.5], loadedUp: [] },
   loss: { sent: 1000, lost: 5 },
@@ -29,6 +29,7 @@ describe('speed-test export', () => {
         'figure,loaded_latency_down_ms,,,40,ms',
         'figure,loaded_latency_up_ms,,,,ms',
         'figure,packet_loss_percent,,,0.5,%',
+        'figure,responsiveness_rpm_estimate,,,1200,RPM',
         'interval,download,,250,96,Mbit/s',
         'interval,download,,250,96,Mbit/s',
         'interval,download,,250,96,Mbit/s',
@@ -47,7 +48,7 @@ describe('speed-test export', () => {
     expect(JSON.parse(testJson(TEST))).toEqual({
       tested_at: '2026-11-25T18:00:00.000Z',
       mode: 'full',
-      figures: { download_mbps: 95, upload_mbps: 19.5, latency_ms: 12.5, jitter_ms: 1.25, loaded_latency_down_ms: 40, loaded_latency_up_ms: null, packet_loss_percent: 0.5 },
+      figures: { download_mbps: 95, upload_mbps: 19.5, latency_ms: 12.5, jitter_ms: 1.25, loaded_latency_down_ms: 40, loaded_latency_up_ms: null, packet_loss_percent: 0.5, responsiveness_rpm_estimate: 1200 },
       bufferbloat: { grade: 'B', increase_ms: 27.5 },
       classes: { streaming: 'great', gaming: 'good', video_call: 'great' },
       packet_loss: { sent: 1000, lost: 5 },

@@ -77,7 +77,24 @@ describe('a finished speed test as the page shows it', () => {
     // video calls 5 + 10 (jitter 1.5 ms) + 5 = 20, average; gaming 5 + 5 = 10, poor.
     expect(r.classes).toEqual({ streaming: 'average', gaming: 'poor', video_call: 'average' });
     // Something is not good, but the line does not lag under load (A): no cause named.
-    expect(r.verdict).toBe('Fair for streaming video and video calls; poor for online games.');
+    expect(r.verdict).toBe('Fair for streaming video and video calls; poor for online games. Responsiveness under load: about 1579 RPM (good).');
+  });
+
+  it('estimates responsiveness from every round trip of both windows: 60 000 over their trimmed mean, named an estimate, kept in the record', () => {
+    const r = speedResult(readings());
+    // The six round trips (40, 42, 41, 35, 36, 34 ms) average 38 ms: 60 000 / 38 = 1579 RPM, "good" (1000 to 6000).
+    expect(r.rpm).toBe(1_579);
+    expect(r.figures.rpm).toMatchObject({ value: '1579 RPM (good)', exact: 1_579 });
+    expect(r.figures.rpm.detail).toContain('an estimate: 60 000 over the trimmed mean of the 6 round trips timed under load');
+    expect(r.shared.rpm).toBe(1_579);
+    // A 300 ms queue (round trips averaging 300 ms) reads 200 RPM, poor (under 300).
+    const bloated = speedResult(readings({ download: load(() => 20, [300, 310, 305]), upload: load(() => 10, [290, 300, 295]) }));
+    expect(bloated.figures.rpm.value).toBe('200 RPM (poor)');
+    // Without round trips under load: not measured, and nothing in the record.
+    const none = speedResult(readings({ mode: 'light', download: load(() => 20), upload: load(() => 10) }));
+    expect(none.figures.rpm).toMatchObject({ value: 'not measured', detail: 'no round trip was timed while the link was loaded' });
+    expect(none.rpm).toBeNull();
+    expect(none.shared.rpm).toBeUndefined();
   });
 
   it('the loaded latency is the median of the round trips within each window, their p90 and count under it', () => {

@@ -79,18 +79,18 @@ describe('the regional latency', () => {
 });
 
 describe('a history row', () => {
-  const result = { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full' as const, downloadBps: 95_000_000, uploadBps: 9_500_000, latencyMs: 12, loadedDownMs: 70, loadedUpMs: 40 };
+  const result = { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full' as const, downloadBps: 95_000_000, uploadBps: 9_500_000, latencyMs: 12, loadedDownMs: 70, loadedUpMs: 40, rpm: 1_200 };
 
-  it('shows the mode, the rates, idle and worse loaded latency, and the grade those two give', () => {
+  it('shows the mode, the rates, idle and worse loaded latency, the grade those two give, and the responsiveness estimate', () => {
     const view = resultRowView(result);
-    expect(view.cells.slice(1)).toEqual(['full', '95 Mbps', '9.50 Mbps', '12 ms', '70 ms', 'B']);
+    expect(view.cells.slice(1)).toEqual(['full', '95 Mbps', '9.50 Mbps', '12 ms', '70 ms', 'B', '1200']);
     expect(view.cells[0]).toMatch(/^11\/2[56]\/26, /);
     expect(view.deleteLabel).toMatch(/^Delete the result of .*2026/);
   });
 
   it('in German: the mode\'s German name and the decimal comma', () => {
     pageLanguage('de');
-    const view = resultRowView({ ...result, latencyMs: undefined, loadedDownMs: undefined, loadedUpMs: undefined });
-    expect(view.cells.slice(1)).toEqual(['vollständig', '95 Mbit/s', '9,50 Mbit/s', '–', '–', '–']);
+    const view = resultRowView({ ...result, latencyMs: undefined, loadedDownMs: undefined, loadedUpMs: undefined, rpm: undefined });
+    expect(view.cells.slice(1)).toEqual(['vollständig', '95 Mbit/s', '9,50 Mbit/s', '–', '–', '–', '–']);
   });
 });

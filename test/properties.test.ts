@@ -259,7 +259,7 @@ describe('forwarding headers', () => {
 });
 
 describe('what a caller sends to the app', () => {
-  const app = createApp(testServices({ limits: { ip: 1e8, dns: 1e8, probe: 1e8, events: 1e8, speedtest: 1e8, turn: 1e8, port: 1e8 } }));
+  const app = createApp(testServices({ limits: { ip: 1e8, dns: 1e8, probe: 1e8, events: 1e8, speedtest: 1e8, rpm: 1e8, turn: 1e8, port: 1e8 } }));
   const post = (body: string | Uint8Array<ArrayBuffer>) =>
     app.fetch(new Request('http://api.test/v1/events', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }), loopback);
 

@@ -44,6 +44,8 @@ function figures(t: TestExport) {
     loaded_latency_down_ms: orNull(s.loadedDownMs),
     loaded_latency_up_ms: orNull(s.loadedUpMs),
     packet_loss_percent: orNull(s.lossPercent),
+    // An estimate from the round trips under load (docs/api.md, "The page and the speed test").
+    responsiveness_rpm_estimate: orNull(s.rpm),
   };
 }
 
@@ -88,7 +90,7 @@ const csv = (rows: (string | number | null)[][]) => `${rows.map((r) => r.map(csv
 /** One table: a row per figure, then a row per quarter second of each direction's load and per round trip. */
 export function testCsv(t: TestExport): string {
   const rows: (string | number | null)[][] = [['kind', 'name', 'bytes', 'duration_ms', 'value', 'unit']];
-  for (const [name, value] of Object.entries(figures(t))) rows.push(['figure', name, null, null, value, name.endsWith('_mbps') ? 'Mbit/s' : name.endsWith('_ms') ? 'ms' : '%']);
+  for (const [name, value] of Object.entries(figures(t))) rows.push(['figure', name, null, null, value, name.endsWith('_mbps') ? 'Mbit/s' : name.endsWith('_ms') ? 'ms' : name.endsWith('_rpm_estimate') ? 'RPM' : '%']);
   for (const [direction, m] of [['download', t.measured.download], ['upload', t.measured.upload]] as const) {
     for (const bps of m?.measure.rates ?? []) rows.push(['interval', direction, null, INTERVAL_MS, bps / 1e6, 'Mbit/s']);
   }

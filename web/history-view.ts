@@ -36,7 +36,8 @@ const cell = (value: string): HTMLTableCellElement => {
 
 /**
  * One kept result as its table row shows it (when, mode, download, upload, idle latency, the
- * worse latency under load, the bufferbloat grade from those two), and the delete button's label.
+ * worse latency under load, the bufferbloat grade from those two, the responsiveness estimate),
+ * and the delete button's label.
  */
 export function resultRowView(r: SharedResult): { cells: string[]; deleteLabel: string } {
   const loaded = worseLoaded(r.loadedDownMs, r.loadedUpMs);
@@ -50,6 +51,7 @@ export function resultRowView(r: SharedResult): { cells: string[]; deleteLabel: 
       r.latencyMs === undefined ? '–' : formatMs(r.latencyMs),
       loaded === undefined ? '–' : formatMs(loaded),
       grade ?? '–',
+      r.rpm === undefined ? '–' : num(r.rpm),
     ],
     deleteLabel: t('history.delete-result-of', { when: dateTime(r.at, { dateStyle: 'full', timeStyle: 'medium' }) }),
   };

@@ -2,6 +2,7 @@
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
 // (test/page-report.test.ts).
+import { rpmClass } from '../src/common/responsiveness/rpm.js';
 import { jitterOf, percentile } from '../src/common/statistics.js';
 import type { Quality } from '../src/common/speedtest/metrics.js';
 import type { Burst } from '../src/common/speedtest/working.js';
@@ -173,6 +174,14 @@ const USES: readonly [keyof Classes, 'verdict.use-streaming' | 'verdict.use-vide
  * that grows under load (bufferbloat C or worse) is named as the cause when it is one; without the
  * classes (a test that took no latency under load) the line says only that, or nothing.
  */
+/** The responsiveness estimate as the page shows it: whole RPM and the draft's word for it. */
+export const rpmText = (rpm: number): string => t('figure.rpm', { rpm: num(Math.round(rpm)), rating: t(`rpm.${rpmClass(rpm)}`) });
+
+/** The verdict line with the responsiveness estimate after it, when there are both. */
+export function verdictWithRpm(verdict: string | undefined, rpm: number | undefined): string | undefined {
+  return verdict === undefined || rpm === undefined ? verdict : t('verdict.with-rpm', { verdict, rpm: rpmText(rpm) });
+}
+
 export function verdictLine(classes: Classes, bloat: { grade: string; increaseMs: number } | undefined): string | undefined {
   const laggy = bloat !== undefined && ['C', 'D', 'F'].includes(bloat.grade);
   const grown = bloat === undefined ? undefined : { increase: formatMs(bloat.increaseMs), grade: bloat.grade };

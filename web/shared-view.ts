@@ -5,7 +5,7 @@ import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
 import { decodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { $, showFigure, text } from './dom.js';
 import { dateTime, t } from './i18n/locale.js';
-import { bloatText, formatMbps, formatMs, loadedText, lossText, worseLoaded } from './report.js';
+import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText, worseLoaded } from './report.js';
 
 /** Each figure by the result's own formatters (web/report.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {
@@ -25,6 +25,7 @@ function show(result: SharedResult): void {
   figure('loaded', loaded === undefined ? NOT_MEASURED : loadedText(result.loadedDownMs, result.loadedUpMs));
   const bloat = bufferbloat(result.latencyMs, loaded);
   figure('bufferbloat', bloat === undefined ? NOT_MEASURED : bloatText(bloat));
+  figure('rpm', result.rpm === undefined ? NOT_MEASURED : rpmText(result.rpm));
   figure('loss', result.lossPercent === undefined ? NOT_MEASURED : lossText(result.lossPercent));
   const address = $('#shared-address');
   address.hidden = result.address === undefined;

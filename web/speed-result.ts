@@ -4,12 +4,13 @@
 // the verdict line, and the record a share link, the history and the export keep. Pure (no DOM,
 // no engine), so the rules are unit-tested on their own (test/page-speed-result.test.ts);
 // web/speedtest.ts draws it and sends what it must.
+import { loadedRpmEstimate } from '../src/common/responsiveness/rpm.js';
 import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
 import { qualities, type Quality } from '../src/common/speedtest/metrics.js';
 import { sharedBps, sharedMs, type SharedResult } from '../src/common/speedtest/share.js';
 import type { Burst, DirectionMeasure, RoundTrip } from '../src/common/speedtest/working.js';
 import { num, t } from './i18n/locale.js';
-import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, spread, verdictLine, worseLoaded, type Classes, type LossSending, type Spread } from './report.js';
+import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, worseLoaded, type Classes, type LossSending, type Spread } from './report.js';
 
 /** A direction as the load ran it (web/working-load.ts): what the rules read, and the round trips taken beside it. */
 export interface Measured {
@@ -43,7 +44,7 @@ export interface Figure {
   burst?: Burst;
 }
 
-export type FigureName = 'download' | 'upload' | 'latency' | 'loaded' | 'bufferbloat' | 'loss' | 'classes';
+export type FigureName = 'download' | 'upload' | 'latency' | 'loaded' | 'bufferbloat' | 'rpm' | 'loss' | 'classes';
 
 export interface SpeedResult {
   figures: Record<FigureName, Figure>;
@@ -59,6 +60,8 @@ export interface SpeedResult {
   lossSending: LossSending | undefined;
   classes: Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'>;
   bufferbloat: { grade: string; increase_ms: number } | null;
+  /** The responsiveness estimate, whole RPM (src/common/responsiveness/rpm.ts loadedRpmEstimate), null without round trips under load. */
+  rpm: number | null;
 }
 
 /** min, p90 and jitter of a set of round trips, in words. */
@@ -122,6 +125,11 @@ export function speedResult(r: Readings): SpeedResult {
   const loadedUp = loadedOf(r.upload);
   const loaded = worseLoaded(loadedDown?.median, loadedUp?.median);
   const bloat = bufferbloat(idle?.median, loaded);
+  // The same windows' round trips as the loaded latency, every one of them (the estimate's
+  // trimmed mean leaves out the slowest 5%), at a share link's precision.
+  const windowTrips = [r.download, r.upload].flatMap((m) => (m?.measure.sustained === undefined ? [] : windowRoundTrips(m.roundTrips, m.measure.sustained).map((x) => x.ms)));
+  const estimate = loadedRpmEstimate(windowTrips);
+  const rpm = estimate === undefined ? undefined : Math.round(estimate);
 
   const p90 = (x: Spread | undefined, dir: 'down' | 'up') =>
     x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up') : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: String(x.count) });
@@ -158,11 +166,12 @@ export function speedResult(r: Readings): SpeedResult {
       latency: idle === undefined ? { value: NOT_MEASURED, detail: t('figure.no-round-trip') } : { value: formatMs(idle.median), detail: spreadText(idle), exact: idle.median },
       loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency() } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: t('figure.loaded-parts', { down: p90(loadedDown, 'down'), up: p90(loadedUp, 'up') }), exact: loaded },
       bufferbloat: bloat === undefined ? { value: NOT_MEASURED, detail: t('figure.no-bloat') } : { value: bloatText(bloat), detail: t(`bloat.${bloat.grade}`), exact: bloat.increaseMs },
+      rpm: rpm === undefined ? { value: NOT_MEASURED, detail: t('figure.no-rpm') } : { value: rpmText(rpm), detail: t('figure.rpm-estimate', { count: String(windowTrips.length) }), exact: rpm },
       loss: lossFigure,
       classes: { value: waiting === undefined ? t('figure.classes', { streaming: quality(classes.streaming), gaming: quality(classes.gaming), videoCall: quality(classes.videoCall) }) : t('common.pending'), detail: waiting },
     },
     // The answer first: what the connection is good for, in one line above the figures.
-    verdict: verdictLine(classes, bloat),
+    verdict: verdictWithRpm(verdictLine(classes, bloat), rpm),
     shared: {
       at: r.startedAt,
       mode: r.mode === 'light' ? 'light' : 'full',
@@ -173,11 +182,13 @@ export function speedResult(r: Readings): SpeedResult {
       loadedDownMs: loadedDown?.median,
       loadedUpMs: loadedUp?.median,
       lossPercent: loss?.percent,
+      rpm,
     },
     loss,
     lossCounted: r.loss.run && !('error' in r.loss),
     lossSending,
     classes: q,
     bufferbloat: bloat === undefined ? null : { grade: bloat.grade, increase_ms: bloat.increaseMs },
+    rpm: rpm ?? null,
   };
 }

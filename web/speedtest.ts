@@ -217,7 +217,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
     const startedAt = Date.now();
     error.hidden = true;
     after.share.offer(undefined);
-    for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'loss', 'classes']) metric(name, '–');
+    for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'rpm', 'loss', 'classes']) metric(name, '–');
     const lossElement = $('#speed-results [data-metric="loss"]');
     delete lossElement.dataset.maxWaiting;
     delete lossElement.dataset.datagrams;

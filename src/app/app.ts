@@ -17,6 +17,7 @@ import type { ConnectionFacts } from '../core/http/connection.js';
 import type { Services } from './services.js';
 import { speedTestRoute } from '../features/speedtest/route.js';
 import { speedTestTargets } from '../features/speedtest/targets.js';
+import { responsivenessRoutes } from '../features/speedtest/responsiveness.js';
 import { turnCredentialsRoute } from '../features/speedtest/turn.js';
 import { pageAssetRoutes, pageHandler } from '../features/page.js';
 import { problemDocsRoute } from '../features/problem-docs.js';
@@ -94,6 +95,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),
     ...speedTestTargets(options.speedTestTargets),
+    ...responsivenessRoutes(options.speedTestTargets),
     ...pageAssetRoutes(),
     problemDocsRoute(),
     ...extraRoutes,

@@ -79,7 +79,7 @@ export function rootCommand(description: string): Command {
     .showHelpAfterError('(add --help for usage)');
 }
 
-/** The client commands against any deployment: ip, dns, latency, speedtest, config and watch. */
+/** The client commands against any deployment: ip, dns, latency, speedtest, rpm, config and watch. */
 export function addClientCommands(root: Command): void {
   clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them')
     .addOption(new Option('-4, --ipv4', 'connect over IPv4 only').conflicts(['ipv6', 'both']))
@@ -116,6 +116,13 @@ export function addClientCommands(root: Command): void {
       const { speedtestCommand } = await import('./speedtest-command.js');
       const share = options.share === true || options.shareAddress === true;
       process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true });
+    });
+  clientCommand(root, 'rpm', 'responsiveness under load in round trips per minute (RPM), by the IETF draft, against the deployment or any server that follows it')
+    .option('--config <url>', "a responsiveness configuration to test against instead of the deployment's (any server that serves the draft's, e.g. https://host/.well-known/nq)", parseUrl)
+    .action(async (options: ClientOptions & { config?: string }) => {
+      const { rpmCommand } = await import('./rpm-command.js');
+      const configUrl = options.config ?? new URL('/.well-known/nq', options.url).href;
+      process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000 });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')

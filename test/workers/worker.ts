@@ -47,12 +47,16 @@ export function workerWith(vars: Record<string, unknown> = {}) {
   const bound = { ...(env as unknown as WorkerEnv), NETDIAG_DNS_UPSTREAM: SUITE_DOH, ...vars } as WorkerEnv;
   return {
     env: bound,
-    async send(path: string, options: SendOptions = {}): Promise<Reply> {
+    /** The Worker's response as it is, its body unread (for a body too large to read whole). */
+    open(path: string, options: SendOptions = {}): Promise<Response> {
       const { cf, caller, scheme = 'https', ...init } = options;
       const headers = new Headers(init.headers);
       if (caller !== undefined) headers.set('cf-connecting-ip', caller);
       const request = new Request(`${scheme}://netdiag.test${path}`, { ...init, headers, ...(cf === undefined ? {} : { cf }) });
-      const res = await worker.fetch(request, bound);
+      return Promise.resolve(worker.fetch(request, bound));
+    },
+    async send(path: string, options: SendOptions = {}): Promise<Reply> {
+      const res = await this.open(path, options);
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       return { status: res.status, headers: res.headers, text, body: text !== '' && type.includes('json') ? (JSON.parse(text) as unknown) : null };

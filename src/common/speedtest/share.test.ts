@@ -27,6 +27,17 @@ describe('share links', () => {
     expect(decodeResult(encoded)).toEqual({ ok: true, result: without });
   });
 
+  it('carries the responsiveness estimate after the address when there is one; a link made before it (eleven parts) still reads', () => {
+    const withRpm: SharedResult = { ...FULL, rpm: 1_234 };
+    const encoded = encodeResult(withRpm);
+    expect(encoded.split('~')).toHaveLength(12);
+    expect(decodeResult(encoded)).toEqual({ ok: true, result: withRpm });
+    const older = encodeResult(FULL);
+    expect(older.split('~')).toHaveLength(11);
+    expect(decodeResult(older)).toEqual({ ok: true, result: FULL });
+    expect(decodeResult(`${older}~zzzzzzzzzzzz`)).toEqual({ ok: false, reason: 'its responsiveness is out of range' });
+  });
+
   it('keeps figures to the bit/s and the µs for any result in range', () => {
     const micros = fc.integer({ min: 0, max: 3_600_000_000 }).map((n) => n / 1000);
     const result = fc.record(
@@ -58,7 +69,7 @@ describe('share links', () => {
 
   it.each([
     ['2~x', 'it is not a version 1 result (a newer netdiag may have made it)'],
-    ['1~abc~f~1', 'it has 4 parts where a version 1 result has 11 (cut short when copied?)'],
+    ['1~abc~f~1', 'it has 4 parts where a version 1 result has 11 or 12 (cut short when copied?)'],
     ['1~~f~~~~~~~~', 'it has no time'],
     ['1~abc~x~~~~~~~~', 'its mode is neither light nor full'],
     ['1~abc~f~ZZ~~~~~~~', 'its download is not a number'],

@@ -6,8 +6,9 @@
 // Version 1 is positional, `~`-separated (unreserved in URLs, so copied links stay intact, and in
 // no field's alphabet): version, time (Unix seconds), mode (l or f), download and upload (bit/s),
 // idle latency, jitter, latency under load down and up (each in µs), packet loss (1/100 %), and
-// the caller's address only when the person chose to include it. Numbers are base 36; an empty
-// field is a figure that was not measured. The page shows its own figures at this precision
+// the caller's address only when the person chose to include it, and then, when it was measured,
+// the responsiveness estimate (whole RPM; links made before it have eleven fields and still
+// read). Numbers are base 36; an empty field is a figure that was not measured. The page shows its own figures at this precision
 // (`toShared`), so a shared copy reads exactly as the original did.
 
 export interface SharedResult {
@@ -22,12 +23,16 @@ export interface SharedResult {
   loadedUpMs?: number;
   lossPercent?: number;
   address?: string;
+  /** The page's responsiveness estimate, whole RPM (src/common/responsiveness/rpm.ts loadedRpmEstimate). */
+  rpm?: number;
 }
 
 const VERSION = '1';
 const FIELDS = 11;
+/** With the responsiveness estimate after the address. */
+const FIELDS_WITH_RPM = 12;
 /** Bounds of what a link may carry, past which it is refused rather than shown. */
-const MAX = { bps: 1e12, micros: 3_600_000_000, loss: 100_00 } as const;
+const MAX = { bps: 1e12, micros: 3_600_000_000, loss: 100_00, rpm: 60_000_000 } as const;
 
 /** A rate as a link keeps it: whole bits per second. */
 export const sharedBps = (bps: number): number => Math.round(bps);
@@ -51,6 +56,7 @@ export function encodeResult(result: SharedResult): string {
     put(result.loadedUpMs, 1000),
     put(result.lossPercent, 100),
     result.address ?? '',
+    ...(result.rpm === undefined ? [] : [put(result.rpm, 1)]),
   ].join('~');
 }
 
@@ -67,8 +73,8 @@ type Decoded = { ok: true; result: SharedResult } | { ok: false; reason: string 
 export function decodeResult(text: string): Decoded {
   const parts = text.split('~');
   if (parts[0] !== VERSION) return { ok: false, reason: `it is not a version ${VERSION} result (a newer netdiag may have made it)` };
-  if (parts.length !== FIELDS) return { ok: false, reason: `it has ${String(parts.length)} parts where a version ${VERSION} result has ${String(FIELDS)} (cut short when copied?)` };
-  const [, at, mode, down, up, latency, jitter, loadedDown, loadedUp, loss, address] = parts as [string, string, string, string, string, string, string, string, string, string, string];
+  if (parts.length !== FIELDS && parts.length !== FIELDS_WITH_RPM) return { ok: false, reason: `it has ${String(parts.length)} parts where a version ${VERSION} result has ${String(FIELDS)} or ${String(FIELDS_WITH_RPM)} (cut short when copied?)` };
+  const [, at, mode, down, up, latency, jitter, loadedDown, loadedUp, loss, address, rpm = ''] = parts as [string, string, string, string, string, string, string, string, string, string, string, string | undefined];
   const number = (field: string, name: string, max: number, scale: number): number | undefined => {
     if (field === '') return undefined;
     if (!/^[0-9a-z]{1,12}$/.test(field)) throw new Error(`its ${name} is not a number`);
@@ -92,6 +98,7 @@ export function decodeResult(text: string): Decoded {
     set('loadedDownMs', number(loadedDown, 'latency under load (down)', MAX.micros, 1000));
     set('loadedUpMs', number(loadedUp, 'latency under load (up)', MAX.micros, 1000));
     set('lossPercent', number(loss, 'packet loss', MAX.loss, 100));
+    set('rpm', number(rpm, 'responsiveness', MAX.rpm, 1));
     if (address !== '') result.address = address;
     return { ok: true, result };
   } catch (err) {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { bodyTiming, bytesAt, directionDone, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
+import { bodyTiming, bytesAt, directionDone, liveBps, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -331,6 +331,42 @@ describe('uploads placed in the time they arrived', () => {
     within(m.sustained?.bps, 20e6, 0.02);
     expect(m.burst).toBeDefined();
     within(m.burst?.bytes, 4e6, 0.15);
+  });
+});
+
+describe('the live rate', () => {
+  it('on a boosted link, once the rate settles, reads the stretch that will be measured: within 3% of the final figure through the last second', () => {
+    // 20 Mbit/s after a 4 MB bucket at 40, then steady with a little noise, counted every 10 ms
+    // until the direction would end (steady for the default window).
+    const noise = seeded(48);
+    const rates = Array.from({ length: 200 }, (_, i) => (i < 16 ? 40 : 19 + noise()));
+    const full = progressOf(rates);
+    let end = 0;
+    for (let t = 1_000; t <= 20_000; t += 50) {
+      if (directionDone(full.filter((p) => p.atMs <= t), [], t, PROFILES.full)) {
+        end = t;
+        break;
+      }
+    }
+    expect(end).toBeGreaterThan(0);
+    const final = measureDirection(full.filter((p) => p.atMs <= end), [], end, PROFILES.full).sustained?.bps ?? 0;
+    for (let t = end - 1_000; t <= end; t += 100) within(liveBps(full.filter((p) => p.atMs <= t), PROFILES.full), final, 0.03);
+    // The last window's length of the counts, a second before the end, still held the burst's tail.
+    const lastWindow = measureDirection(full.filter((p) => p.atMs <= end - 1_000), [], end - 1_000, PROFILES.full).sustained?.bps ?? 0;
+    expect(lastWindow / final).toBeGreaterThan(1.05);
+  });
+
+  it('on loopback, where the rate never settles, reads the last window\'s length, as the figure does', () => {
+    const recorded = JSON.parse(readFileSync(new URL('../../../test/fixtures/speedtest/loopback-cli.json', import.meta.url), 'utf8')) as Record<'download' | 'upload', { progress: [number, number][]; end_ms: number }>;
+    for (const d of ['download', 'upload'] as const) {
+      const progress = recorded[d].progress.map(([atMs, bytes]) => ({ atMs, bytes }));
+      const end = recorded[d].end_ms;
+      const final = measureDirection(progress, [], end, PROFILES.full).sustained?.bps ?? 0;
+      const readings = [];
+      for (let t = end - 1_000; t <= end; t += 100) readings.push(liveBps(progress.filter((p) => p.atMs <= t), PROFILES.full) ?? 0);
+      within([...readings].sort((a, b) => a - b)[Math.floor(readings.length / 2)], final, 0.1);
+      within(readings.at(-1), final, 0.001);
+    }
   });
 });
 

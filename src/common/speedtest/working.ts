@@ -400,6 +400,29 @@ function loadedLatency(ms: readonly number[]): DirectionMeasure['loaded'] {
 }
 
 /**
+ * The rate of the window being measured while a direction runs, bits per second, up to the last
+ * count (undefined before any): what a live line shows. Once the rate is settling as a
+ * direction that ends early must (every one-second average within DONE_SPREAD), the measured
+ * window starts there and grows to the profile's window, so the line shows that stretch as soon
+ * as it is half a window long (a boosted link's burst, still in the last window's length of the
+ * counts, read 21 Mbit/s there against a final 19.1); otherwise the last window's length, as
+ * measureDirection reads a rate that never settled (over loopback the stretch read 6% over the
+ * final figure, the last window's length 0 to 4% under). Before a whole
+ * interval has been counted, the bytes since the start over that time.
+ */
+export function liveBps(progress: readonly Progress[], profile: LoadProfile): number | undefined {
+  const last = progress.at(-1);
+  if (last === undefined || last.atMs <= 0) return undefined;
+  if (last.atMs < INTERVAL_MS) return (last.bytes * 8 * 1000) / last.atMs;
+  const rates = intervalRates(progress, last.atMs);
+  const from = steadyFrom(rates, DONE_SPREAD);
+  const stretchMs = from === undefined ? 0 : (rates.length - from) * INTERVAL_MS;
+  if (from === undefined || stretchMs >= profile.windowMs || stretchMs < profile.windowMs / 2) return measureDirection(progress, [], last.atMs, profile).sustained?.bps;
+  const end = rates.length * INTERVAL_MS;
+  return ((bytesAt(progress, end) - bytesAt(progress, from * INTERVAL_MS)) * 8 * 1000) / (end - from * INTERVAL_MS);
+}
+
+/**
  * A direction's figures from what it counted until `endMs`: the sustained rate over the last
  * window's length of the steady stretch at the end (else over the last window whatever it held), bytes over time by the clock across every stream; the burst before
  * it, if any; and the median round trip of those sent within the window.

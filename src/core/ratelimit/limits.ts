@@ -1,9 +1,10 @@
 /**
  * The limited operations and their per-source limits per 60 s window: the contract's four, and
- * three additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
- * targets, `turn` for TURN credentials and `port` for the port check.
+ * four additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
+ * targets, `rpm` for the responsiveness endpoints, `turn` for TURN credentials and `port` for the
+ * port check.
  */
-export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'turn', 'port'] as const;
+export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'rpm', 'turn', 'port'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 export type Limits = Readonly<Record<Operation, number>>;
 
@@ -25,7 +26,15 @@ const TURN_LIMIT = 10;
  */
 const PORT_LIMIT = 10;
 
-export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, turn: TURN_LIMIT, port: PORT_LIMIT };
+/**
+ * `rpm` counts requests to /.well-known/nq and the URLs it names. A responsiveness client probes
+ * while it loads the link (draft-ietf-ippm-responsiveness allows up to 100 probes a second;
+ * `netdiag rpm` sends 10, a new connection's and a loaded connection's every 200 ms), and it runs
+ * for 20 to 40 s: 6000 a minute lets a whole test of any such client through, one at a time.
+ */
+const RPM_LIMIT = 6_000;
+
+export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, rpm: RPM_LIMIT, turn: TURN_LIMIT, port: PORT_LIMIT };
 
 /** Highest limit an operator may set: far above any real use, well inside a counter's range. */
 export const MAX_LIMIT = 100_000_000;

@@ -23,9 +23,10 @@ const EXPOSED = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-R
  * `no-transform` as well as `no-store`: a proxy that compressed the download would make the
  * test measure its compressor (RFC 9111 §5.2.2.6).
  */
-const NO_STORE = `${CACHE.noStore}, no-transform`;
+export const NO_STORE = `${CACHE.noStore}, no-transform`;
 
-function zeros(length: number): StreamedBody {
+/** `length` zero bytes, pulled one chunk at a time (each runtime writes the next only once the client took the last). */
+export function zeros(length: number): StreamedBody {
   return {
     length,
     *chunks() {
@@ -138,7 +139,7 @@ async function upload(ctx: RequestContext): Promise<HttpReply> {
  * With the targets turned off (`NETDIAG_SPEEDTEST_TARGETS=off`) the paths stay known and answer
  * 404 saying so, so a page or client shows why its test failed rather than a bare "not found".
  */
-function turnedOff(): never {
+export function turnedOff(): never {
   throw new Problem('not_found', 'The speed-test targets are turned off on this service (NETDIAG_SPEEDTEST_TARGETS=off).');
 }
 

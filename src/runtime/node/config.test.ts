@@ -54,7 +54,7 @@ const BAD: [string, Env, string][] = [
   ['NETDIAG_GEOIP_CITY', { NETDIAG_GEOIP_CITY: `${dir}/missing-city.mmdb` }, `cannot read "${dir}/missing-city.mmdb" (ENOENT)`],
   ['NETDIAG_GEOIP_ASN', { NETDIAG_GEOIP_ASN: `${dir}/missing-asn.mmdb` }, `cannot read "${dir}/missing-asn.mmdb" (ENOENT)`],
   ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'dns=0' }, 'limit for "dns" must be a whole number from 1 to 100000000, got "0"'],
-  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'smtp=5' }, 'unknown operation "smtp" (expected ip, dns, probe, events, speedtest, turn, port)'],
+  ['NETDIAG_RATE_LIMITS', { NETDIAG_RATE_LIMITS: 'smtp=5' }, 'unknown operation "smtp" (expected ip, dns, probe, events, speedtest, rpm, turn, port)'],
   ['NETDIAG_TURN_URL', { NETDIAG_TURN_URL: 'stun:turn.example.net:3478' }, '"stun:turn.example.net:3478" must be turn:host[:port] or turns:host[:port], optionally with ?transport=udp or tcp'],
   ['NETDIAG_TURN_URL', { NETDIAG_TURN_URL: 'turn:turn.example.net:70000' }, '"turn:turn.example.net:70000" names port 70000, outside 1 to 65535'],
   ['NETDIAG_TURN_SECRET', { NETDIAG_TURN_SECRET: 'short' }, 'must be at least 32 characters of secret (the TURN server\'s static-auth-secret), got 5: make one with `openssl rand -base64 32`'],

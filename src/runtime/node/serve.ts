@@ -9,6 +9,7 @@ import { acceptProxyProtocol } from './http/proxy-protocol.js';
 import { closeAllHttp1, closeIdleHttp1, createNodeServer, listen, trackSessions, type NodeServer } from './http/server.js';
 import { nodeServices } from './services.js';
 import { configurationSummary } from './config-summary.js';
+import { notsentLowatWarning, readNotsentLowat, SUGGESTED_NOTSENT_LOWAT } from './notsent-lowat.js';
 import type { NodeMetrics } from './metrics/metrics.js';
 import { startMetricsServer } from './metrics/server.js';
 
@@ -44,6 +45,9 @@ export function startServe(config: Config, logger: pino.Logger): Promise<{ drain
     // A production install runs on the machine's own Node, which may be older than the one it was
     // built and tested on (a clone's npm scripts bring their own Node 22); said, not refused.
     if (!nodeIsSupported(process.versions.node)) logger.warn({ node: process.versions.node, supported: SUPPORTED_NODE }, `Node ${process.versions.node} is older than the ${SUPPORTED_NODE} netdiag is built and tested on`);
+    // Only where the responsiveness endpoints are served: they are what the setting affects.
+    const lowat = config.speedTestTargets ? notsentLowatWarning(readNotsentLowat()) : undefined;
+    if (lowat !== undefined) logger.warn({ sysctl: 'net.ipv4.tcp_notsent_lowat', suggested: SUGGESTED_NOTSENT_LOWAT }, lowat);
   }
   return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
 }

@@ -44,12 +44,13 @@ export const WORKERS_DNS_CACHE_BYTES = 8 * 1024 * 1024;
  * The one binding per operation that `NETDIAG_LIMITER=binding` needs. None for `port`: the port
  * check is not served on Workers (its route answers 404 before any limit is counted).
  */
-export const LIMIT_BINDINGS: Readonly<Record<BoundOperation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT' | 'TURN_RATE_LIMIT'>> = {
+export const LIMIT_BINDINGS: Readonly<Record<BoundOperation, 'IP_RATE_LIMIT' | 'DNS_RATE_LIMIT' | 'PROBE_RATE_LIMIT' | 'EVENTS_RATE_LIMIT' | 'SPEEDTEST_RATE_LIMIT' | 'RPM_RATE_LIMIT' | 'TURN_RATE_LIMIT'>> = {
   ip: 'IP_RATE_LIMIT',
   dns: 'DNS_RATE_LIMIT',
   probe: 'PROBE_RATE_LIMIT',
   events: 'EVENTS_RATE_LIMIT',
   speedtest: 'SPEEDTEST_RATE_LIMIT',
+  rpm: 'RPM_RATE_LIMIT',
   turn: 'TURN_RATE_LIMIT',
 };
 

@@ -19,6 +19,7 @@ export interface WorkerEnv {
   PROBE_RATE_LIMIT?: RateLimit;
   EVENTS_RATE_LIMIT?: RateLimit;
   SPEEDTEST_RATE_LIMIT?: RateLimit;
+  RPM_RATE_LIMIT?: RateLimit;
   TURN_RATE_LIMIT?: RateLimit;
   /** Workers Analytics Engine dataset for accepted events. */
   ANALYTICS?: AnalyticsEngineDataset;

@@ -83,8 +83,21 @@ export function clientErrorHandler(publicUrl: string | undefined): (err: Error &
  * client dripping CONTINUATION frames never completes a stream, so this bounds it as well); a
  * stream must deliver its whole request within the request deadline, else it is cancelled.
  */
+/**
+ * How much a client may send on an HTTP/2 stream, and on a connection, before this server has
+ * read it (RFC 9113 §6.9). The protocol's default, 64 KiB for both, holds an upload to 64 KiB a
+ * round trip: 10 Mbit/s at 50 ms, however fast the link, and every stream of a browser's
+ * connection shares it. 1 MiB a stream and 8 MiB a connection let a 20 ms path carry 400 Mbit/s
+ * on one stream; what is held unread stays within the session memory bound (maxSessionMemory).
+ */
+const STREAM_WINDOW = 1024 * 1024;
+const CONNECTION_WINDOW = 8 * 1024 * 1024;
+
 function boundHttp2Sessions(server: Http2SecureServer, timeouts: ListenerTimeouts): void {
   server.on('session', (session: Http2Session) => {
+    session.once('connect', () => {
+      if (!session.destroyed) session.setLocalWindowSize(CONNECTION_WINDOW);
+    });
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
     const closeAfter = (ms: number) => {
@@ -189,7 +202,7 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
         // finishes its headers (Node's default is 120 s).
         handshakeTimeout: timeouts.headersMs,
         maxSessionMemory: 10,
-        settings: { maxHeaderListSize: MAX_HEADER_BYTES, maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+        settings: { maxHeaderListSize: MAX_HEADER_BYTES, maxConcurrentStreams: MAX_CONCURRENT_STREAMS, initialWindowSize: STREAM_WINDOW },
       },
       listener,
     );

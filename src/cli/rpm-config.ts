@@ -1,0 +1,76 @@
+// A responsiveness configuration (draft-ietf-ippm-responsiveness: `{"version": 1, "urls": {...}}`,
+// served at /.well-known/nq by netdiag and by any server that follows the draft), fetched and
+// checked field by field so a URL that is not one says which field is wrong.
+
+/** The three URLs a responsiveness test needs. */
+export interface RpmUrls {
+  small: URL;
+  large: URL;
+  upload: URL;
+}
+
+/** A configuration that cannot be used: the message names the field. */
+export class RpmConfigError extends Error {}
+
+/** Each URL under the draft's name, then the earlier `…_https_…` name macOS and the open clients read. */
+const KEYS = {
+  small: ['small_download_url', 'small_https_download_url'],
+  large: ['large_download_url', 'large_https_download_url'],
+  upload: ['upload_url', 'https_upload_url'],
+} as const;
+
+/** The most of a configuration read: a few hundred bytes is what one holds. */
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The URLs of a parsed configuration, or RpmConfigError naming the first field that is wrong. */
+function rpmUrls(config: unknown): RpmUrls {
+  if (!isObject(config)) throw new RpmConfigError('the configuration is not a JSON object');
+  if (config.version !== 1) throw new RpmConfigError(`"version" must be 1, got ${config.version === undefined ? 'nothing' : JSON.stringify(config.version)}`);
+  const urls = config.urls;
+  if (!isObject(urls)) throw new RpmConfigError('"urls" must be an object with the test\'s URLs');
+  const pick = (names: readonly [string, string]): URL => {
+    const [name, older] = names;
+    const key = urls[name] !== undefined ? name : urls[older] !== undefined ? older : undefined;
+    if (key === undefined) throw new RpmConfigError(`"urls.${name}" is missing (nor is there "urls.${older}")`);
+    const value = urls[key];
+    if (typeof value !== 'string') throw new RpmConfigError(`"urls.${key}" must be a URL string, got ${JSON.stringify(value)}`);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new RpmConfigError(`"urls.${key}" is not a URL: ${JSON.stringify(value.slice(0, 200))}`);
+    }
+    // The draft's clients speak HTTP/2 over TLS; netdiag rpm's probes on the load's own
+    // connections need it (HTTP/1.1 carries one request at a time).
+    if (url.protocol !== 'https:') throw new RpmConfigError(`"urls.${key}" must be an https URL (the test runs over HTTP/2 with TLS), got ${url.protocol.replace(':', '')}`);
+    return url;
+  };
+  const found = { small: pick(KEYS.small), large: pick(KEYS.large), upload: pick(KEYS.upload) };
+  // The draft: URLs on different hosts make the whole configuration one to ignore.
+  const hosts = new Set([found.small.host, found.large.host, found.upload.host]);
+  if (hosts.size > 1) throw new RpmConfigError(`the three URLs must share one host, got ${[...hosts].join(', ')}`);
+  return found;
+}
+
+/** Fetches and checks the configuration at `url`, within `timeoutMs`. */
+export async function fetchRpmConfig(url: string, timeoutMs: number): Promise<RpmUrls> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    throw new RpmConfigError(`could not fetch the configuration ${url} (${err instanceof Error ? err.message : String(err)}${cause})`);
+  }
+  const text = await res.text();
+  if (!res.ok) throw new RpmConfigError(`the configuration ${url} answered ${String(res.status)}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
+  if (text.length > MAX_CONFIG_BYTES) throw new RpmConfigError(`the configuration ${url} is ${String(text.length)} bytes, more than a configuration holds (${String(MAX_CONFIG_BYTES)})`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RpmConfigError(`the configuration ${url} is not JSON`);
+  }
+  return rpmUrls(parsed);
+}
