@@ -87,7 +87,8 @@ async function openSession(url: URL, deadlineMs: number): Promise<{ session: Cli
       });
     });
     const connected = performance.now();
-    const tls: TLSSocket = tlsConnect({ socket: tcp, servername: /^[0-9.:]+$/.test(host) ? undefined : host, ALPNProtocols: ['h2'] });
+    // `host` for the certificate's check (an address is checked against its IP names), `servername` for SNI (never an address, RFC 6066 §3).
+    const tls: TLSSocket = tlsConnect({ socket: tcp, host, servername: /^[0-9.:]+$/.test(host) ? undefined : host, ALPNProtocols: ['h2'] });
     await new Promise<void>((resolve, reject) => {
       tls.once('secureConnect', resolve);
       tls.once('error', (err: Error) => {

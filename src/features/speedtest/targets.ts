@@ -25,17 +25,22 @@ const EXPOSED = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-R
  */
 export const NO_STORE = `${CACHE.noStore}, no-transform`;
 
-/** `length` zero bytes, pulled one chunk at a time (each runtime writes the next only once the client took the last). */
-export function zeros(length: number): StreamedBody {
+/**
+ * `length` zero bytes, pulled one chunk of `chunkBytes` (at most 256 KiB) at a time: each runtime
+ * writes the next only once the client took the last, so what waits unsent in the server is
+ * about one chunk.
+ */
+export function zeros(length: number, chunkBytes = CHUNK.byteLength): StreamedBody {
+  const chunk = CHUNK.subarray(0, Math.min(chunkBytes, CHUNK.byteLength));
   return {
     length,
     *chunks() {
       let left = length;
-      while (left >= CHUNK.byteLength) {
-        yield CHUNK;
-        left -= CHUNK.byteLength;
+      while (left >= chunk.byteLength) {
+        yield chunk;
+        left -= chunk.byteLength;
       }
-      if (left > 0) yield CHUNK.subarray(0, left);
+      if (left > 0) yield chunk.subarray(0, left);
     },
   };
 }
