@@ -7,7 +7,7 @@
 // curl's; and an independent client written from the draft alone
 // (test/support/rpm-reference-client.ts) completing a run on both links and agreeing with
 // `netdiag rpm` within a factor of two. One run each, no second try; figures printed for the
-// closing note (`npm run bench:rpm` runs it three times).
+// closing note and docs/benchmarks.md (`npm run bench:rpm` runs this file alone).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
