@@ -63,6 +63,15 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
   const app = createApp(services);
   const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl));
   const sessions = trackSessions(server);
+  // Every socket, so a drain past its grace closes whatever no session or HTTP/1 list holds: after
+  // a responsiveness client closed its HTTP/2 connections and exited, Node kept some of their TLS
+  // sockets open with no session left (1 to 8 of them in 2 of 5 runs), and the drain waited on
+  // them until its caller gave up.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   // With PROXY protocol the same listening server reads and removes the header first, so every
   // bound and the drain below hold there exactly as without it.
   const awaitingProxyHeader = config.proxyProtocol ? acceptProxyProtocol(server, config.trust, config.timeouts.headersMs) : new Set<Socket>();
@@ -75,6 +84,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
         // In-flight work that outlives the grace period is cut off so shutdown stays bounded.
         closeAllHttp1(server);
         for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
       }, graceMs);
       timer.unref();
       server.close(() => {
