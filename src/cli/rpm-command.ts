@@ -118,7 +118,7 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
   }
   const rpmText = (v: number | null) => (v === null ? 'not measured' : `${String(v)} RPM`);
   const directionText = (d: ReturnType<typeof rpmReport>['download']) =>
-    `${rpmText(d.rpm)}, ${String(d.mbps)} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
+    `${rpmText(d.rpm)}, ${d.mbps?.toFixed(1) ?? '-'} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
   print(
     pairs(out, [
       ['responsiveness', r.rpm === null ? 'not measured' : `${String(r.rpm)} RPM (${String(r.rating)}; confidence ${r.confidence})`],

@@ -204,17 +204,13 @@ class LoadConnection {
   }
 }
 
-/** One interval's probe times and the goodput it measured. */
-interface Interval {
-  probes: ProbeTimes;
-}
-
 /** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
 export async function runDirection(urls: RpmUrls, direction: Direction, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const connections: LoadConnection[] = [];
-  const intervals: Interval[] = [];
+  /** Each interval's probe times (a probe counts in the interval it started in). */
+  const intervals: ProbeTimes[] = [];
   const rates: number[] = [];
   const rpmSeries: number[] = [];
   let goodputStable = false;
@@ -225,7 +221,9 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
   const inFlight = { foreign: 0, self: 0 };
   let lost = 0;
   let probeFailure: Error | undefined;
-  const current = () => intervals.at(-1)?.probes ?? noProbes();
+  const current = () => intervals.at(-1) ?? noProbes();
+  // The last MAD intervals' probes: read after an interval's sleep, the newest one is whole.
+  const lastProbes = () => joinProbes(intervals.slice(-MAD));
 
   const foreignProbe = async (into: ProbeTimes) => {
     inFlight.foreign++;
@@ -287,7 +285,7 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
     let counted = 0;
     let lastMoved = performance.now();
     for (let k = 1; ; k++) {
-      intervals.push({ probes: noProbes() });
+      intervals.push(noProbes());
       await sleepUntil(started + k * INTERVAL_MS, options.signal);
       if (options.signal.aborted) throw new RpmFailure('cancelled');
       const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probeFailure;
@@ -299,10 +297,9 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
       counted = total;
       goodputStable = saturated(movingAverages(rates));
       if (probing) {
-        const last = intervals.slice(-MAD - 1, -1).map((i) => i.probes);
-        const rpm = responsiveness(joinProbes(last));
+        const rpm = responsiveness(lastProbes());
         if (rpm !== undefined) rpmSeries.push(rpm);
-        rpmStable = intervals.length - 1 - probingFrom >= MAD && saturated(rpmSeries);
+        rpmStable = intervals.length - probingFrom >= MAD && saturated(rpmSeries);
       }
       options.onProgress({ direction, elapsedMs: elapsed(), connections: connections.length, goodputBps: movingAverages(rates).at(-1), rpm: rpmSeries.at(-1) });
       if ((goodputStable && rpmStable) || elapsed() >= MAX_DIRECTION_MS - INTERVAL_MS / 2) break;
@@ -321,8 +318,8 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
     probing = false;
     for (const c of connections) c.close();
   }
-  // The figure: the probes of the last MAD whole intervals (the newest interval has only just begun).
-  const probes = joinProbes(intervals.slice(-MAD - 1, -1).map((i) => i.probes));
+  // The figure: the probes of the last MAD intervals.
+  const probes = lastProbes();
   // The goodput while the responsiveness was measured: every interval since probing began (four
   // at least), not only the last four, which on a link whose rate never settles swing with it (a
   // 300 ms queue at 20 Mbit/s read 14.9 over its last four seconds where curl read 18.0).
@@ -336,7 +333,7 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
     probes,
     lost,
     connections: connections.length,
-    intervals: intervals.length - 1,
+    intervals: intervals.length,
     goodputStable,
     rpmStable,
     confidence: confidenceOf(rpmSeries.length, goodputStable && rpmStable),
