@@ -1,5 +1,7 @@
 // A network namespace joined to this one by a veth pair, so test traffic crosses a real
-// interface (iproute2; needs root). Addresses come from 10.231.0.0/16, a /30 per namespace.
+// interface (iproute2; needs root). Addresses come from 10.231.0.0/16, a /30 per namespace, or
+// from 11.231.0.0/16 when a test needs a caller that is not special-use (RFC 6890): 11.0.0.0/8 is
+// ordinary unicast space, and the /30's connected route keeps the traffic on the veth pair.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { changingHostNetwork } from './host-network-lock.js';
@@ -17,13 +19,14 @@ export interface Netns {
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
-export function createNetns(): Netns {
+export function createNetns(options: { globalUnicast?: boolean } = {}): Netns {
+  const first = options.globalUnicast === true ? 11 : 10;
   const tag = randomBytes(3).toString('hex');
   const name = `netdiag-${tag}`;
   const third = randomBytes(1)[0] ?? 0;
   const fourth = ((randomBytes(1)[0] ?? 0) & 0xfc) % 252;
-  const hostAddress = `10.231.${third}.${fourth + 1}`;
-  const nsAddress = `10.231.${third}.${fourth + 2}`;
+  const hostAddress = `${String(first)}.231.${third}.${fourth + 1}`;
+  const nsAddress = `${String(first)}.231.${third}.${fourth + 2}`;
   const hostSide = `ndh${tag}`;
   const nsSide = `ndn${tag}`;
   changingHostNetwork(() => {

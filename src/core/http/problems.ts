@@ -118,6 +118,12 @@ export const PROBLEMS = {
     when: 'The caller\'s address cannot be established: the service sits behind a trusted proxy that sent no usable forwarding header or PROXY protocol address.',
     action: 'Nothing on the client\'s side; the operator should check the proxy in front of the service.',
   },
+  port_check_refused: {
+    status: 403,
+    title: 'Port check refused',
+    when: 'The address the port check would connect to is special-use (loopback, private, link-local and the like) or one of the server\'s own: the caller\'s address as the server sees it is not the caller\'s own public address, as when the service sits behind a proxy, tunnel or address translation it was not told to trust.',
+    action: 'Ask from the address whose port you want checked. An operator who sees this for every caller lists the proxy in front of the service in NETDIAG_TRUST_PROXY, so the caller\'s own address is used.',
+  },
   probe_unavailable: {
     status: 503,
     title: 'Probe unavailable',

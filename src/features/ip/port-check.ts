@@ -7,13 +7,34 @@ import { queryParameters } from '../../core/http/query.js';
 import { jsonReply } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { ParsedAddress } from '../../core/net/address.js';
+import { specialUseKind } from '../../core/net/special.js';
 import type { IpFacts } from './facts.js';
 
 /**
- * Whether a TCP connection to `port` at `address` is accepted within the runtime's timeout; or
- * why this server makes none (turned off, or a runtime that does not connect to callers).
+ * Whether a TCP connection to `port` at `address` is accepted within the runtime's timeout, and
+ * whether an address is one of the host's own; or why this server makes none (turned off, or a
+ * runtime that does not connect to callers).
  */
-export type PortCheck = { reach(address: ParsedAddress, port: number): Promise<boolean> } | { unavailable: string };
+export type PortCheck = { reach(address: ParsedAddress, port: number): Promise<boolean>; isOwnAddress(address: ParsedAddress): boolean } | { unavailable: string };
+
+const TRUST_HINT = 'If this server sits behind a proxy, tunnel or address translation on its own host, its operator lists it in NETDIAG_TRUST_PROXY so that the caller\'s own address is used.';
+
+/**
+ * Refuses an address the check must never connect to, before any connection: a special-use one
+ * (RFC 6890: loopback, private, link-local, unspecified, …) or one of the host's own. Such a
+ * "caller" is a proxy or tunnel the server was not told to trust, or address translation in
+ * front of it, and connecting would probe the host's private services on the asker's behalf
+ * (issue 50: behind an untrusted local nginx, /port/N reported a Redis bound to 127.0.0.1).
+ */
+function refuseUncheckable(address: ParsedAddress, isOwnAddress: (address: ParsedAddress) => boolean): void {
+  const kind = specialUseKind(address);
+  if (kind !== undefined) {
+    throw new Problem('port_check_refused', `The port check connects to no special-use address, and the address this request comes from, ${address.text}, is ${kind}. ${TRUST_HINT}`);
+  }
+  if (isOwnAddress(address)) {
+    throw new Problem('port_check_refused', `The port check connects to no address of this server's own host, and the address this request comes from, ${address.text}, is one. ${TRUST_HINT}`);
+  }
+}
 
 /** What a server that was not given a port check says: the operator's switch. */
 export const PORT_CHECK_OFF: PortCheck = { unavailable: 'The port check is off on this server; its operator turns it on with NETDIAG_PORT_CHECK=on.' };
@@ -46,6 +67,8 @@ export function portRoute(check: PortCheck, facts: IpFacts): RouteDefinition {
       handle: async (ctx) => {
         if ('unavailable' in check) throw new Problem('not_found', check.unavailable);
         const { address } = facts.address(ctx);
+        // After the limit: a refused check still counts, so asking in a loop learns nothing faster.
+        refuseUncheckable(address, (a) => check.isOwnAddress(a));
         const port = Number(ctx.params.port);
         const reachable = await check.reach(address, port);
         // echoip's answer, field for field: ip, port, reachable.
