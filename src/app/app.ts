@@ -15,6 +15,7 @@ import { latencyRoutes } from '../features/latency/routes.js';
 import { openApiRoute } from '../features/openapi.js';
 import type { ConnectionFacts } from '../core/http/connection.js';
 import type { Services } from './services.js';
+import type { Operation } from '../core/ratelimit/limits.js';
 import { speedTestRoute } from '../features/speedtest/route.js';
 import { speedTestTargets } from '../features/speedtest/targets.js';
 import { responsivenessRoutes } from '../features/speedtest/responsiveness.js';
@@ -41,6 +42,18 @@ function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
   });
 }
 
+/** The handler, counted against a second operation when `which` names one for the request. */
+function limitedAlso(which: NonNullable<RouteMethod['alsoLimit']>, limiting: LimitPorts, handle: Handler): Handler {
+  const byOperation = new Map<Operation, Handler>();
+  return (ctx) => {
+    const operation = which(ctx);
+    if (operation === undefined) return handle(ctx);
+    let counted = byOperation.get(operation);
+    if (counted === undefined) byOperation.set(operation, (counted = rateLimited(operation, limiting, handle)));
+    return counted(ctx);
+  };
+}
+
 /**
  * One method's pipeline, the same for every route: the route's own checks that cost no quota
  * (`accept`), the caller's limit for its declared operation, then its handler. A method that
@@ -50,7 +63,8 @@ function pipeline(path: string, method: string, declared: RouteMethod, limiting:
   const limit = declared.limit as RouteMethod['limit'] | undefined;
   if (limit === undefined) throw new Error(`route ${method} ${path} declares no rate-limit operation (limit: an operation, or null)`);
   if (limit !== null && !Object.hasOwn(limiting.limits, limit)) throw new Error(`route ${method} ${path} names an unknown rate-limit operation "${limit}"`);
-  const limited = limit === null ? declared.handle : rateLimited(limit, limiting, declared.handle);
+  const handle = declared.alsoLimit === undefined ? declared.handle : limitedAlso(declared.alsoLimit, limiting, declared.handle);
+  const limited = limit === null ? handle : rateLimited(limit, limiting, handle);
   const { accept, plainProblems } = declared;
   const checked: Handler =
     accept === undefined
@@ -80,7 +94,7 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
   const callerRule = { trust: options.trust, trustHeader: options.trustHeader };
   const limiting: LimitPorts = { ...callerRule, limits: options.limits, limiter: ports.limiter, clock, metrics, keyedHash: ports.keyedHash };
   const router = new Router();
-  const facts = ipFacts({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo });
+  const facts = ipFacts({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo, specialUsePtr: options.specialUsePtr === true });
   for (const route of [
     healthRoute,
     speedTestRoute,

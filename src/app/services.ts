@@ -79,6 +79,12 @@ export interface OperatorOptions {
   limits: Limits;
   /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
   colo: string | null;
+  /**
+   * Whether `?ip=` asks the resolver for a special-use address's PTR (`NETDIAG_IP_PARAM_SPECIAL_PTR`):
+   * off unless set, so nobody can read the operator's private reverse zones through it. The
+   * caller's own PTR is asked either way. False when left out.
+   */
+  specialUsePtr?: boolean;
   /** Base for problem `type` URIs; the request's origin when undefined (`NETDIAG_PUBLIC_URL`). */
   publicUrl: string | undefined;
   /** Log one line per request (at info). Off by default: the cheapest privacy is not writing. */

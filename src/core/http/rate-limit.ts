@@ -73,8 +73,11 @@ export function rateLimited(operation: Operation, services: LimitPorts, handler:
     // A store that only says yes or no cannot tell what remains: the header is left out.
     const counted = 'count' in hit;
     const remaining = counted ? String(least) : undefined;
-    ctx.rate = { limit: window.limitText, remaining, reset };
-    if (counted ? hit.count > window.limit : hit.limited) {
+    const refused = counted ? hit.count > window.limit : hit.limited;
+    // A request counted against a second operation (RouteMethod.alsoLimit) reports the one that
+    // binds: the one refusing it, else the one with less left.
+    if (refused || ctx.rate?.remaining === undefined || least < Number(ctx.rate.remaining)) ctx.rate = { limit: window.limitText, remaining, reset };
+    if (refused) {
       services.metrics.rateLimited(operation);
       // Returned, not thrown: this is the path an abusive client drives hardest.
       return problemReply(

@@ -3,6 +3,7 @@ import { wantsJson } from './pages.js';
 import { problemDocument, type ProblemCode } from './problems.js';
 import { isoTimestamp } from './timestamp.js';
 import type { HttpReply, RequestContext } from './types.js';
+import { printable } from './printable.js';
 
 /** Printable ASCII, as every JSON.stringify output of ASCII data is (it escapes control characters). */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -128,7 +129,7 @@ export function problemReply(ctx: RequestContext, code: ProblemCode, detail: str
   if (ctx.plainProblems === true) {
     const vary = { ...extra, Vary: 'Accept' };
     if (wantsJson(ctx)) return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', vary);
-    return jsonReply(ctx, doc.status, `${doc.title}: ${doc.detail}\n`, 'text/plain; charset=utf-8', 'no-store', vary);
+    return jsonReply(ctx, doc.status, `${doc.title}: ${printable(doc.detail)}\n`, 'text/plain; charset=utf-8', 'no-store', vary);
   }
   return jsonReply(ctx, doc.status, JSON.stringify(doc), 'application/problem+json', 'no-store', extra);
 }

@@ -16,6 +16,12 @@ export interface RouteMethod {
    * forgetting: the type-check refuses it, and `createApp` refuses one that says neither.
    */
   limit: Operation | null;
+  /**
+   * A second operation the request counts against as well, when the route's checks say so
+   * (`?ip=` asking for another address's PTR counts against `dns` too): after the first limit,
+   * before the handler.
+   */
+  alsoLimit?: (ctx: RequestContext) => Operation | undefined;
   /** Checks made before the limit: a request they refuse (a thrown Problem) costs no quota. */
   accept?: (ctx: RequestContext) => void;
   /** The route answers curl in text: its problems, the limit's 429 included, are text too (`problemReply`). */

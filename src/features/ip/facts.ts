@@ -62,6 +62,8 @@ interface IpFactsNeeds extends CallerRule {
   geo: { city: CityLookup; asn: AsnLookup; anyAddress?: boolean };
   dns: Resolver;
   colo: string | null;
+  /** Whether `?ip=` asks for a special-use address's PTR (OperatorOptions.specialUsePtr). */
+  specialUsePtr: boolean;
 }
 
 export interface IpFacts {
@@ -78,6 +80,8 @@ export interface IpFacts {
   othersKnown: boolean;
   /** The caller's PTR through the fixed resolver, null on any failure or none. */
   hostname(address: ParsedAddress): Promise<string | null>;
+  /** Another address's PTR (`?ip=`), through the shared cache; null on any failure or none. */
+  hostnameOfOther(address: ParsedAddress): Promise<string | null>;
   /** All of it: the /v1/ip object. */
   all(ctx: RequestContext): Promise<CallerIpData>;
 }
@@ -115,6 +119,18 @@ export function ipFacts(needs: IpFactsNeeds): IpFacts {
   const hostname = (found: ParsedAddress): Promise<string | null> =>
     needs.dns.resolveUncached(reverseNameOf(found), 'PTR', REVERSE_DEADLINE_MS).then(hostnameOf, () => null);
 
+  /**
+   * `?ip=` names an address that is not the caller's: its PTR goes through the shared TTL cache
+   * (a name asked again is answered from it, and a burst of dead reverse zones spends the general
+   * budget under the `dns` limit, never the callers' own share of uncached lookups, issue 50).
+   * A special-use address is not asked about unless the operator says so: the resolver may hold
+   * private reverse zones (RFC 6303) that are nobody else's business.
+   */
+  const hostnameOfOther = (found: ParsedAddress): Promise<string | null> => {
+    if (!needs.specialUsePtr && isSpecialUse(found)) return Promise.resolve(null);
+    return Promise.resolve(needs.dns.resolve(reverseNameOf(found), 'PTR')).then(({ result }) => hostnameOf(result), () => null);
+  };
+
   const all = (ctx: RequestContext): Promise<CallerIpData> => {
     const caller = address(ctx);
     const connection = ctx.req.connection();
@@ -137,5 +153,5 @@ export function ipFacts(needs: IpFactsNeeds): IpFacts {
     }));
   };
 
-  return { address, place, placeOf: lookedUp, othersKnown: needs.geo.anyAddress !== false, hostname, all };
+  return { address, place, placeOf: lookedUp, othersKnown: needs.geo.anyAddress !== false, hostname, hostnameOfOther, all };
 }

@@ -7,6 +7,7 @@ import { preferredForm } from '../../core/http/accept.js';
 import { wantsJson } from '../../core/http/pages.js';
 import { Problem } from '../../core/http/problems.js';
 import { queryParameters } from '../../core/http/query.js';
+import { printable } from '../../core/http/printable.js';
 import { jsonReply } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { Handler, HttpReply, RequestContext } from '../../core/http/types.js';
@@ -18,7 +19,8 @@ import type { CallerPlace, IpFacts } from './facts.js';
 /** The headers of every answer here: which of text, JSON or the page a client gets depends on `Accept`. */
 const VARY = { Vary: 'Accept' } as const;
 
-const line = (ctx: RequestContext, value: string): HttpReply => jsonReply(ctx, 200, `${value}\n`, 'text/plain; charset=utf-8', CACHE.noStore, VARY);
+/** One line for a terminal: nothing in the data (a city's name, a network's) can act on it as a control. */
+const line = (ctx: RequestContext, value: string): HttpReply => jsonReply(ctx, 200, `${printable(value)}\n`, 'text/plain; charset=utf-8', CACHE.noStore, VARY);
 
 type PlaceField = (place: CallerPlace) => string | null;
 
@@ -90,12 +92,24 @@ function placeOfSubject(ctx: RequestContext, facts: IpFacts, subject: Subject): 
 /** echoip's object for the subject (src/features/ip/echoip.ts): its place and its reverse name. */
 async function echoip(ctx: RequestContext, facts: IpFacts, subject: Subject): Promise<HttpReply> {
   const place = placeOfSubject(ctx, facts, subject);
-  const hostname = await facts.hostname(subject.address);
+  const hostname = await hostnameOfSubject(facts, subject);
   return jsonReply(ctx, 200, echoipJson(subject.address, echoipData(subject.address, place, hostname)), 'application/json', CACHE.noStore, VARY);
 }
 
-function textRoute(path: string, facts: IpFacts, handle: Handler): RouteDefinition {
-  return { path, GET: { limit: 'ip', plainProblems: true, accept: acceptSubject(facts), handle } };
+/** The caller's own PTR, uncached; or the PTR of the address `?ip=` named (facts.ts says how). */
+function hostnameOfSubject(facts: IpFacts, subject: Subject): Promise<string | null> {
+  return subject.own ? facts.hostname(subject.address) : facts.hostnameOfOther(subject.address);
+}
+
+/**
+ * A `?ip=` answer that asks the resolver for another address's PTR is a DNS lookup the asker
+ * chose, so it counts against the `dns` limit as well as `ip` (issue 50: at the `ip` limit alone,
+ * three sources drained the resolver's budget with dead reverse zones).
+ */
+const namesAnother = (ctx: RequestContext): 'dns' | undefined => (named.has(ctx) ? 'dns' : undefined);
+
+function textRoute(path: string, facts: IpFacts, handle: Handler, alsoLimit?: (ctx: RequestContext) => 'dns' | undefined): RouteDefinition {
+  return { path, GET: { limit: 'ip', plainProblems: true, accept: acceptSubject(facts), handle, ...(alsoLimit === undefined ? {} : { alsoLimit }) } };
 }
 
 export function textRoutes(facts: IpFacts): RouteDefinition[] {
@@ -109,11 +123,11 @@ export function textRoutes(facts: IpFacts): RouteDefinition[] {
     textRoute('/ip', facts, (ctx) => line(ctx, subjectOf(ctx, facts).address.text)),
     ...PLACE_FIELDS.map(placeRoute),
     textRoute('/hostname', facts, (ctx) => {
-      const { address } = subjectOf(ctx, facts);
-      return facts.hostname(address).then((name) => (name === null ? missing(ctx, 'reverse name (PTR)', address) : line(ctx, name)));
-    }),
+      const subject = subjectOf(ctx, facts);
+      return hostnameOfSubject(facts, subject).then((name) => (name === null ? missing(ctx, 'reverse name (PTR)', subject.address) : line(ctx, name)));
+    }, namesAnother),
     // echoip's object, for `curl host/json | jq`; problems as everywhere else (JSON).
-    { path: '/json', GET: { limit: 'ip', accept: acceptSubject(facts), handle: (ctx) => echoip(ctx, facts, subjectOf(ctx, facts)) } },
+    { path: '/json', GET: { limit: 'ip', alsoLimit: namesAnother, accept: acceptSubject(facts), handle: (ctx) => echoip(ctx, facts, subjectOf(ctx, facts)) } },
   ];
 }
 
@@ -125,11 +139,17 @@ export function textRoutes(facts: IpFacts): RouteDefinition[] {
  * answers; the page is always the caller's. All count against the `ip` limit and are never cached.
  */
 export function rootRoute(facts: IpFacts, page: (ctx: RequestContext, address: ParsedAddress) => HttpReply): RouteDefinition {
-  return textRoute('/', facts, (ctx) => {
-    const form = preferredForm(ctx, ['html', 'json']);
-    if (form === 'html') return page(ctx, facts.address(ctx).address);
-    const subject = subjectOf(ctx, facts);
-    if (form === 'json') return echoip(ctx, facts, subject);
-    return line(ctx, subject.address.text);
-  });
+  return textRoute(
+    '/',
+    facts,
+    (ctx) => {
+      const form = preferredForm(ctx, ['html', 'json']);
+      if (form === 'html') return page(ctx, facts.address(ctx).address);
+      const subject = subjectOf(ctx, facts);
+      if (form === 'json') return echoip(ctx, facts, subject);
+      return line(ctx, subject.address.text);
+    },
+    // Only the JSON answer looks the named address's PTR up.
+    (ctx) => (preferredForm(ctx, ['html', 'json']) === 'json' ? namesAnother(ctx) : undefined),
+  );
 }

@@ -166,6 +166,7 @@ describe('netdiag serve: loadConfig', () => {
       accessLog: false,
       speedTestTargets: true,
       portCheck: false,
+      specialUsePtr: false,
       families: { ipv4: null, ipv6: null },
       metrics: undefined,
     });

@@ -68,6 +68,8 @@ export interface Config extends DnsBounds {
   speedTestTargets: boolean;
   /** Whether /port/N connects to callers (`NETDIAG_PORT_CHECK`). */
   portCheck: boolean;
+  /** Whether `?ip=` asks for a special-use address's PTR (`NETDIAG_IP_PARAM_SPECIAL_PTR`). */
+  specialUsePtr: boolean;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
   turn: TurnSettings | undefined;
   /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), for the dual-stack check. */
@@ -171,6 +173,7 @@ export const SERVE_VARIABLES = {
   ...SHARED_FEATURES,
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_PORT_CHECK: variable({ about: "on: /port/N connects to the caller's own address on port N", parse: onOff, default: false }),
+  NETDIAG_IP_PARAM_SPECIAL_PTR: variable({ about: "on: ?ip= also asks for a special-use address's PTR (the operator's private reverse zones)", parse: onOff, default: false }),
   NETDIAG_WORKERS: variable({ about: 'server processes on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,
   NETDIAG_PROBES: variable({ about: 'region=url pairs, comma-separated', parse: regionPairs(isRegionId, 'region=url', probeUrl), default: new Map<RegionId, string>() }),
@@ -341,6 +344,7 @@ export function loadConfig(env: Env): Config {
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
     portCheck: v.NETDIAG_PORT_CHECK,
+    specialUsePtr: v.NETDIAG_IP_PARAM_SPECIAL_PTR,
     turn: turnSettings(v),
     families: familyOrigins(v),
     metrics: metricsListener(v.NETDIAG_METRICS_PORT, v.NETDIAG_METRICS_HOST, v.PORT),

@@ -73,6 +73,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     trustHeader: config.trustHeader,
     limits: config.limits,
     colo: config.colo,
+    specialUsePtr: config.specialUsePtr,
     publicUrl: config.publicUrl,
     accessLog: config.accessLog,
     speedTestTargets: config.speedTestTargets,
