@@ -1,6 +1,8 @@
 // The client commands' view of a deployment: requests to its API with a deadline, the
 // envelope's `data` on success, and a failure that says what went wrong (exit 1) otherwise.
 
+import { BodyTooLarge, MAX_API_BODY_BYTES, boundedText } from './bounded-body.js';
+
 export const DEFAULT_URL = 'http://localhost:8080';
 
 /** A failure of the API or the network: printed as one message, exit code 1. */
@@ -46,8 +48,9 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch)
     let text: string;
     try {
       res = await send(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      text = await res.text();
+      text = await boundedText(res, MAX_API_BODY_BYTES);
     } catch (err) {
+      if (err instanceof BodyTooLarge) throw new ApiFailure(`${base}${path} answered more than ${String(err.limit)} bytes, far more than any answer of the API; is this a netdiag server?`);
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));
     }
     if (!res.ok) throw new ApiFailure(problemText(text, res.status), res.status);

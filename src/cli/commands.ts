@@ -4,6 +4,7 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, table, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
+import { MAX_API_BODY_BYTES, discardBounded } from './bounded-body.js';
 
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
 type IpData = Schemas['CallerIpData'];
@@ -50,7 +51,7 @@ async function clientRtt(client: Client): Promise<number> {
     const started = performance.now();
     const res = await fetch(`${client.base}/v1/health`, { signal: AbortSignal.timeout(client.timeoutMs) });
     samples.push(performance.now() - started);
-    await res.arrayBuffer();
+    await discardBounded(res, MAX_API_BODY_BYTES);
   }
   samples.sort((a, b) => a - b);
   return samples[2] ?? 0;

@@ -1,6 +1,7 @@
 // A responsiveness configuration (draft-ietf-ippm-responsiveness: `{"version": 1, "urls": {...}}`,
 // served at /.well-known/nq by netdiag and by any server that follows the draft), fetched and
 // checked field by field so a URL that is not one says which field is wrong.
+import { BodyTooLarge, boundedText } from './bounded-body.js';
 
 /** The three URLs a responsiveness test needs. */
 export interface RpmUrls {
@@ -63,9 +64,14 @@ export async function fetchRpmConfig(url: string, timeoutMs: number): Promise<Rp
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     throw new RpmConfigError(`could not fetch the configuration ${url} (${err instanceof Error ? err.message : String(err)}${cause})`);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await boundedText(res, MAX_CONFIG_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw new RpmConfigError(`the configuration ${url} is more than ${String(MAX_CONFIG_BYTES)} bytes, more than a configuration holds`);
+    throw new RpmConfigError(`could not read the configuration ${url} (${err instanceof Error ? err.message : String(err)})`);
+  }
   if (!res.ok) throw new RpmConfigError(`the configuration ${url} answered ${String(res.status)}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
-  if (text.length > MAX_CONFIG_BYTES) throw new RpmConfigError(`the configuration ${url} is ${String(text.length)} bytes, more than a configuration holds (${String(MAX_CONFIG_BYTES)})`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

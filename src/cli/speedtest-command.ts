@@ -2,6 +2,7 @@
 // (speedtest-run.ts), a progress bar on a terminal, the result as a table or JSON, and the
 // analytics events the configuration advertises with `source: "cli"` (the API contract), unless
 // --no-analytics.
+import { checkPlan } from './speedtest-plan.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
@@ -205,6 +206,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   const config = await client.get<Schemas['SpeedTestConfiguration']>('/v1/speed-test/configuration');
   const mode = config.modes.find((m) => m.id === options.mode);
   if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
+  checkPlan(config, mode);
 
   // One random id per test (the API contract, event_id); only the events the configuration names.
   const eventId = randomUUID();
