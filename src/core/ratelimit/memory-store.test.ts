@@ -97,3 +97,54 @@ describe('MemoryLimiterStore over months', () => {
     }
   });
 });
+
+// Issue 50: however many distinct sources arrive, the table stops at its bound; a source counted
+// before a flood keeps its exact count, and newcomers past the bound share one window per
+// operation (and prefix), so they are refused together rather than let through.
+describe('MemoryLimiterStore under a flood of distinct sources', () => {
+  it('stops at its bound; a source counted before keeps its exact count; newcomers share one window per operation and prefix', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 10_000, 1024);
+    for (let i = 0; i < 5; i++) store.hit('ip:known', 60_000);
+    for (let i = 0; i < 10_000; i++) store.hit(`ip:flood-${String(i)}`, 60_000);
+    clock.advance(2_000);
+    expect(store.capacity).toBe(1024);
+    expect(store.size).toBe(768);
+    expect(store.hit('ip:known', 60_000).count).toBe(6);
+    // The flood's last newcomer is one of 10 000 - 767 in the shared window; another operation,
+    // and a wider prefix of the same one, have windows of their own.
+    expect(store.hit('ip:newcomer', 60_000).count).toBe(10_000 - 767 + 1);
+    expect(store.hit('dns:newcomer', 60_000).count).toBe(1);
+    expect(store.hit('ip/56:newcomer', 60_000).count).toBe(1);
+    expect(store.overflowHits).toBe(10_000 - 767 + 3);
+    // A source tracked before the table filled is still counted on its own.
+    expect(store.hit('ip:flood-0', 60_000).count).toBe(2);
+  });
+
+  it('tracks newcomers on their own again once windows end and free their slots', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 10_000, 1024);
+    for (let i = 0; i < 2_000; i++) store.hit(`ip:flood-${String(i)}`, 60_000);
+    clock.advance(60_001);
+    const before = store.overflowHits;
+    expect(store.hit('ip:after', 60_000).count).toBe(1);
+    expect(store.hit('ip:after', 60_000).count).toBe(2);
+    expect(store.overflowHits).toBe(before);
+  });
+
+  it('holds 32 MiB at most after two million distinct sources, with the one counted before exact', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock);
+    for (let i = 0; i < 3; i++) store.hit('ip:known', 60_000);
+    // Two million distinct sources within one window: a million fit, the rest overflow.
+    for (let i = 0; i < 2_000_000; i++) {
+      store.hit(`ip:${String(i)}`, 60_000);
+      if (i % 100_000 === 0) clock.advance(1_000);
+    }
+    const bytes = store.capacity * 16;
+    expect(bytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+    expect(store.size).toBe(1_572_864);
+    expect(store.hit('ip:known', 60_000).count).toBe(4);
+    expect(store.overflowHits).toBe(2_000_000 - (1_572_864 - 1));
+  });
+});

@@ -5,6 +5,16 @@ import type { LimiterStore, WindowHit } from './store.js';
 const MIN_CAPACITY = 1024;
 
 /**
+ * Slots the table grows to at most: 2^21, 32 MiB of typed arrays (48 MiB for the moment of the
+ * last doubling, old and new side by side), holding 1 572 864 live windows at three quarters full:
+ * a minute of 26 000 new sources a second, more than one process serves. Past it, see `#overflow`.
+ */
+export const MAX_CAPACITY = 2 ** 21;
+
+/** A full table sweeps out ended windows at most this often before it counts a source as overflow. */
+const FULL_SWEEP_GAP_MS = 1_000;
+
+/**
  * A window's end is kept as whole milliseconds after the table's epoch in 32 bits (49 days): the
  * epoch starts an hour before the table (a cluster worker's clock may name a slightly earlier
  * time) and moves up in a sweep once it is 24 days old, when every live window ends within
@@ -36,6 +46,14 @@ function fingerprint(key: string): [number, number] {
  * just after. 840 000 windows (a minute of distinct callers at 14 000 requests/s) take a 32 MiB table; a Map of strings to objects took
  * 215 MiB (about 190 bytes of heap a window). Memory is bounded by the live windows: a sweep at most once per `sweepEveryMs` removes expired ones (with backward
  * shifting, so no tombstones build up) and shrinks a table left mostly empty.
+ *
+ * However many distinct sources arrive, the table stops at `maxCapacity` slots (issue 50: 145 000
+ * distinct /48s in 15 s grew it without a ceiling). A source already counted keeps its window,
+ * count and all: nobody is evicted or reset, so nobody is let through by a flood. A source that
+ * arrives while the table is full (after a sweep has removed every ended window) is counted in
+ * one shared window per operation and prefix, `#overflow`: together, such newcomers get what one
+ * source gets, so a flood of fresh addresses is refused as a whole rather than let through, and
+ * the table holds what it held. They are tracked on their own again once windows end and free slots.
  */
 export class MemoryLimiterStore implements LimiterStore {
   #hi = new Uint32Array(MIN_CAPACITY);
@@ -48,9 +66,17 @@ export class MemoryLimiterStore implements LimiterStore {
   readonly #clock: Clock;
   readonly #sweepEveryMs: number;
   #nextSweep: number;
+  readonly #maxCapacity: number;
+  /** When a full table last swept early (`FULL_SWEEP_GAP_MS`). */
+  #lastFullSweep = Number.NEGATIVE_INFINITY;
+  /** The shared windows of sources that arrived while the table was full, by key head (`operation` or `operation/prefix`). */
+  readonly #overflow = new Map<string, WindowHit>();
+  #overflowHits = 0;
 
-  constructor(clock: Clock, sweepEveryMs = 10_000) {
+  constructor(clock: Clock, sweepEveryMs = 10_000, maxCapacity = MAX_CAPACITY) {
+    if (!Number.isInteger(Math.log2(maxCapacity)) || maxCapacity < MIN_CAPACITY) throw new Error(`maxCapacity must be a power of two of at least ${String(MIN_CAPACITY)}`);
     this.#clock = clock;
+    this.#maxCapacity = maxCapacity;
     this.#sweepEveryMs = sweepEveryMs;
     this.#nextSweep = clock.now() + sweepEveryMs;
     this.#epoch = clock.now() - EPOCH_SLACK_MS;
@@ -89,6 +115,14 @@ export class MemoryLimiterStore implements LimiterStore {
       }
       slot = (slot + 1) & mask;
     }
+    if (this.#full()) {
+      if (now - this.#lastFullSweep < FULL_SWEEP_GAP_MS) return this.#overflowHit(key, windowMs, now);
+      this.#lastFullSweep = now;
+      this.#sweep(now);
+      // Slots moved, or the table shrank: find the new key's place again.
+      if (this.#full()) return this.#overflowHit(key, windowMs, now);
+      return this.hitAt(key, windowMs, now);
+    }
     this.#hi[slot] = hi;
     this.#lo[slot] = lo;
     this.#count[slot] = 1;
@@ -100,6 +134,29 @@ export class MemoryLimiterStore implements LimiterStore {
     // arrays; half full took 2.5 but twice the memory for the same callers.
     if (this.#size * 4 > this.#resetAt.length * 3) this.#resize(this.#resetAt.length * 2, now);
     return { count: 1, resetAt: stored + this.#epoch };
+  }
+
+  /** At the largest size and as full as a table is let be: one more window would need a doubling. */
+  #full(): boolean {
+    return this.#resetAt.length >= this.#maxCapacity && (this.#size + 1) * 4 > this.#resetAt.length * 3;
+  }
+
+  /** Counts `key` in the shared window of its operation (and prefix): see the class's comment. */
+  #overflowHit(key: string, windowMs: number, now: number): WindowHit {
+    this.#overflowHits += 1;
+    const head = key.slice(0, Math.max(0, key.indexOf(':')));
+    let window = this.#overflow.get(head);
+    if (window === undefined || now >= window.resetAt) {
+      window = { count: 0, resetAt: now + windowMs };
+      this.#overflow.set(head, window);
+    }
+    window.count += 1;
+    return { count: window.count, resetAt: window.resetAt };
+  }
+
+  /** Hits counted in the shared overflow windows since the store began (for tests and metrics). */
+  get overflowHits(): number {
+    return this.#overflowHits;
   }
 
   /** Live entries (for tests of the memory bound and for metrics). */
