@@ -4,6 +4,7 @@
 // servers use): quality values count, `q=0` refuses a type, and a more specific range beats a
 // wildcard for the same type.
 import Negotiator from 'negotiator';
+import { listHead } from './header-cap.js';
 import type { RequestContext } from './types.js';
 
 /** The forms an answer can take here, by the media type each is offered as. */
@@ -33,6 +34,6 @@ export function preferredForm(ctx: Pick<RequestContext, 'req'>, forms: readonly 
     if (form === 'json') offered.push(MEDIA.json, MEDIA.problemJson);
     else offered.push(MEDIA.html);
   }
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(offered);
+  const chosen = new Negotiator({ headers: { accept: listHead(accept) } }).mediaType(offered);
   return chosen === undefined ? 'text' : (FORM_OF[chosen] ?? 'text');
 }

@@ -6,6 +6,7 @@
 import Negotiator from 'negotiator';
 import { baseHeaders, jsonReply, utf8Length } from './respond.js';
 import type { HttpReply, RequestContext } from './types.js';
+import { listHead } from './header-cap.js';
 
 /** An asset as the build left it: its text, and each encoding's bytes as base64. */
 export interface PrecompressedAsset {
@@ -48,7 +49,7 @@ const tagged = (etag: string, suffix: string): string => `${etag.slice(0, -1)}-$
 /** Whether If-None-Match names this representation (or any, `*`): weak comparison, so a `W/` prefix matches too. */
 function matches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  return listHead(ifNoneMatch).split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** The coding the client takes that is best of ours (Brotli, gzip, or none). */
@@ -57,7 +58,7 @@ export function chosenCoding(ctx: Pick<RequestContext, 'req'>): Coding {
   // No header: identity (RFC 9110 §12.5.3: the client is then taken to accept any coding, but
   // a client that names none most often decodes none; curl without --compressed, say).
   if (accepted === undefined) return 'identity';
-  return (new Negotiator({ headers: { 'accept-encoding': accepted } }) as unknown as EncodingNegotiator).encoding(OFFERED, { preferred: OFFERED }) ?? 'identity';
+  return (new Negotiator({ headers: { 'accept-encoding': listHead(accepted) } }) as unknown as EncodingNegotiator).encoding(OFFERED, { preferred: OFFERED }) ?? 'identity';
 }
 
 /** A reply whose body is `bytes` already coded by `coding`: the runtimes write them as they are. */

@@ -84,6 +84,17 @@ describe('resolveCaller', () => {
     // The client forged the first entry; the trusted proxies appended the rest.
     expect(address(xff('127.0.0.1', '6.6.6.6, 198.51.100.7, 10.1.1.1'))).toBe('198.51.100.7');
   });
+  it('parses only the last 1024 characters of a long header: the nearest untrusted hop is still found there', () => {
+    // 15 KB a client put in front of its own address, which the proxy appended last.
+    expect(address(xff('127.0.0.1', `${Array(1000).fill('6.6.6.6').join(', ')}, 198.51.100.7, 10.1.1.1`))).toBe('198.51.100.7');
+    const garbage = xff('127.0.0.1', `${'x'.repeat(15_000)}, 198.51.100.7`);
+    expect(address(garbage)).toBe('198.51.100.7');
+  });
+  it('does not walk past the cap: a chain of trusted hops longer than it names no caller, where the whole header would name its first', () => {
+    const r = xff('127.0.0.1', `198.51.100.7, ${Array(200).fill('10.0.0.1').join(', ')}`);
+    expect(r).toMatchObject({ ok: false, reason: 'the x-forwarded-for header holds more trusted hops than its last 1024 characters' });
+    expect(address(xff('127.0.0.1', `198.51.100.7, ${Array(20).fill('10.0.0.1').join(', ')}`))).toBe('198.51.100.7');
+  });
   it('reads only the configured header: a client-sent Forwarded passed through by an X-Forwarded-For proxy is ignored', () => {
     const r = resolveCaller('10.0.0.5', headers({ forwarded: 'for=203.0.113.99', 'x-forwarded-for': '198.51.100.7' }), trust, 'x-forwarded-for');
     expect(address(r)).toBe('198.51.100.7');

@@ -1,6 +1,7 @@
 import { parseAddress, type ParsedAddress } from './address.js';
 import { forwardedChain, xForwardedForChain } from './forwarded.js';
 import type { TrustPolicy } from './trust.js';
+import { MAX_LIST_HEADER, listTail } from '../http/header-cap.js';
 
 export type CallerResult =
   /** `forwarded`: taken from a trusted proxy's header, so the connection's own facts are that proxy's hop. */
@@ -66,7 +67,9 @@ export function resolveCaller(
   if (!trust.any || !trust.trusts(peer)) return { ok: true, address: peer, forwarded: false };
 
   const value = headers.header(header);
-  const chain = value === undefined ? undefined : chainOf(header, value);
+  // Only the header's last hops are parsed: the nearest untrusted one is all that is read.
+  const { tail, cut } = value === undefined ? { tail: undefined, cut: false } : listTail(value);
+  const chain = tail === undefined ? undefined : chainOf(header, tail);
   if (chain === undefined || chain.length === 0) {
     return { ok: false, reason: `a trusted proxy sent no ${header} header`, peer };
   }
@@ -80,6 +83,7 @@ export function resolveCaller(
     if (!trust.trusts(hop)) return { ok: true, address: hop, forwarded: true };
     leftmost = hop;
   }
+  if (cut) return { ok: false, reason: `the ${header} header holds more trusted hops than its last ${String(MAX_LIST_HEADER)} characters`, peer };
   // Every hop is trusted: the request started inside the trusted network, at its first hop.
   return leftmost === undefined ? { ok: false, reason: `empty ${header} header`, peer } : { ok: true, address: leftmost, forwarded: true };
 }
