@@ -119,6 +119,32 @@ describe('history export and import', () => {
     expect(parseHistory('{"netdiag_history": 1, "results": [3]}')).toEqual({ ok: false, reason: 'result 1: it is not an object' });
   });
 
+  // Issue 50 asks these to keep holding, each with a test: a file is hostile input.
+  it('takes nothing from prototype keys: a __proto__ or constructor in the file reaches no object', () => {
+    const rows = JSON.parse(historyJson([FULL])) as { results: Record<string, unknown>[] };
+    const text = `{"netdiag_history": 1, "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "results": [${JSON.stringify(rows.results[0]).replace('{', '{"__proto__": {"polluted": true}, ')}]}`;
+    const parsed = parseHistory(text);
+    expect(parsed).toEqual({ ok: true, results: [FULL], watches: [] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    if (parsed.ok) expect(Object.getPrototypeOf(parsed.results[0])).toBe(Object.prototype);
+  });
+
+  it('keeps no markup: a string where a figure belongs is refused, naming the field', () => {
+    const rows = JSON.parse(historyJson([FULL])) as { results: Record<string, unknown>[] };
+    const text = JSON.stringify({ netdiag_history: 1, results: [{ ...rows.results[0], mode: '<img src=x onerror=alert(1)>' }] });
+    expect(parseHistory(text)).toEqual({ ok: false, reason: 'result 1: its mode is neither light nor full' });
+    const [header = '', row = ''] = historyCsv([FULL]).split('\n');
+    expect(row).toContain(',full,');
+    expect(parseHistory(`${header}\n${row.replace(',full,', ',<script>alert(1)</script>,')}\n`)).toMatchObject({ ok: false, reason: 'result 1: its mode is neither light nor full' });
+  });
+
+  it('refuses 200 000-deep nesting with a reason, not a stack overflow', () => {
+    const deep = `{"netdiag_history": 1, "results": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    expect(() => parseHistory(deep)).not.toThrow();
+    expect(parseHistory(deep)).toMatchObject({ ok: false });
+    expect(parseHistory('['.repeat(200_000))).toMatchObject({ ok: false });
+  });
+
   it('refuses what is not a history at all', () => {
     expect(parseHistory('{"results": []}')).toEqual({ ok: false, reason: 'it is not a netdiag history (version 1)' });
     expect(parseHistory('{oops')).toMatchObject({ ok: false, reason: expect.stringMatching(/^it is not valid JSON/) as unknown });
