@@ -175,3 +175,38 @@ describe('decodeResponse', () => {
     expect(decodeResponse(rrsig, 'a.example', 'A').result.answers).toHaveLength(1);
   });
 });
+
+// Found by fuzzing (issue 50, fuzz/targets/dns.ts): dns-packet reads an A, AAAA, MX, CNAME, NS,
+// PTR or SOA record's data by its type, whatever its RDLENGTH says, so a record whose RDLENGTH
+// lies was answered with octets from outside it. Each record's data must now fill its RDLENGTH.
+describe('decodeResponse and RDLENGTH', () => {
+  /** The reply with its last record's RDLENGTH (the two octets before its `dataLength` data octets) set to `rdlength`, and `extra` octets appended. */
+  function lying(message: Buffer, dataLength: number, rdlength: number, extra: number[] = []): Buffer {
+    const out = Buffer.concat([message, Buffer.from(extra)]);
+    out.writeUInt16BE(rdlength, message.length - dataLength - 2);
+    return out;
+  }
+
+  it('refuses an A record whose RDLENGTH is shorter or longer than its four octets', () => {
+    const good = reply([A]);
+    expect(decodeResponse(good, 'a.example', 'A').result.answers).toEqual([{ type: 'A', name: 'a.example', ttl_seconds: 60, address: '192.0.2.1' }]);
+    expect(failure(() => decodeResponse(lying(good, 4, 8, [10, 0, 0, 1]), 'a.example', 'A')).message).toContain('the data of a record of type A does not fill its RDLENGTH');
+    expect(failure(() => decodeResponse(lying(good, 4, 2), 'a.example', 'A')).kind).toBe('invalid');
+  });
+
+  it('refuses a PTR whose name runs past its RDLENGTH, and one that leaves octets unused', () => {
+    const ptr = reply([{ type: 'PTR', name: 'a.example', ttl: 60, data: 'host.example' }], { questions: [{ type: 'PTR', name: 'a.example' }] });
+    expect(decodeResponse(ptr, 'a.example', 'PTR').result.answers).toMatchObject([{ target: 'host.example' }]);
+    const nameLength = 'host.example'.length + 2;
+    expect(failure(() => decodeResponse(lying(ptr, nameLength, nameLength - 3), 'a.example', 'PTR')).kind).toBe('invalid');
+    expect(failure(() => decodeResponse(lying(ptr, nameLength, nameLength + 2, [0, 0]), 'a.example', 'PTR')).kind).toBe('invalid');
+  });
+
+  it("takes a negative answer's lifetime from an SOA that fills its RDLENGTH, and refuses one that does not", () => {
+    const soa: Answer = { type: 'SOA', name: 'example', ttl: 3600, data: { mname: 'ns.example', rname: 'h.example', serial: 1, refresh: 2, retry: 3, expire: 4, minimum: 300 } };
+    const negative = reply([], { flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 3, authorities: [soa] });
+    expect(decodeResponse(negative, 'a.example', 'A').result).toEqual({ responseCode: 'name_error', answers: [], cacheTtl: 300 });
+    const soaLength = 'ns.example'.length + 2 + 'h.example'.length + 2 + 20;
+    expect(failure(() => decodeResponse(lying(negative, soaLength, soaLength - 8), 'a.example', 'A')).message).toContain('the data of a record of type SOA does not fill its RDLENGTH');
+  });
+});

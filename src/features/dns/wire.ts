@@ -48,7 +48,7 @@ function labelLength(length: number): number {
  * and an EDNS(0) OPT record (RFC 1035 §4.1, RFC 6891 §6.1.2), the same bytes `dns-packet`
  * writes for it (wire.test.ts holds the two side by side). Written by hand because every
  * caller's PTR query goes through here: dns-packet's general encoder took about 3% of the CPU
- * of /v1/ip for distinct callers; replies are still decoded by dns-packet. `name` is canonical
+ * of /v1/ip for distinct callers; replies are checked by dns-packet, their records read here. `name` is canonical
  * (names.ts: ASCII, no trailing dot, labels of 1-63 octets; '' is the root); anything else
  * is refused, never written wrong.
  */
@@ -135,11 +135,102 @@ function txtValue(data: unknown): string {
   return value;
 }
 
-/** An A or AAAA record's address, checked: a record whose data is not one is an invalid message. */
-function addressOf(type: 'A' | 'AAAA', data: string): string {
-  const valid = type === 'A' ? ipaddr.IPv4.isValidFourPartDecimal(data) : ipaddr.IPv6.isValid(data) && !data.includes('%');
-  if (!valid) throw new DnsFailure('invalid', `an ${type} record holds no address`);
-  return data;
+/** A 32-bit field at `at` (network byte order), unsigned. */
+const u32 = (message: Uint8Array, at: number): number => u16(message, at) * 0x10000 + u16(message, at + 2);
+
+/** Resource record TYPEs read here (RFC 1035 §3.2.2; AAAA RFC 3596 §2.1; SOA §3.3.13). */
+const TYPE_NAMES: Readonly<Record<number, DnsType | 'SOA'>> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
+
+/**
+ * One resource record as its own octets give it (RFC 1035 §4.1.3): owner, TYPE, TTL, and where
+ * its RDATA starts and ends by RDLENGTH. Every field the service uses is read from here, never
+ * from dns-packet's decoding of the data: dns-packet reads an A, AAAA, MX, CNAME, NS, PTR or SOA
+ * record's data by its type, whatever RDLENGTH says, so a record whose RDLENGTH lies gave octets
+ * from outside it (issue 50, found by fuzzing: fuzz/targets/dns.ts).
+ */
+interface RawRecord {
+  owner: string;
+  type: number;
+  ttl: number;
+  rdata: number;
+  end: number;
+}
+
+function recordAt(message: Uint8Array, at: number): RawRecord {
+  const owner = presentName(message, at);
+  if (owner.end + 10 > message.length) throw new DnsFailure('invalid', 'the message is cut off');
+  const rdata = owner.end + 10;
+  const end = rdata + u16(message, owner.end + 8);
+  if (end > message.length) throw new DnsFailure('invalid', 'the message is cut off');
+  // A TTL with its top bit set is read as zero (RFC 2181 §8).
+  const ttl = u32(message, owner.end + 4);
+  return { owner: owner.text, type: u16(message, owner.end), ttl: ttl >= 2 ** 31 ? 0 : ttl, rdata, end };
+}
+
+/** The record's data must be exactly what its type holds: a name or field ending before or past RDLENGTH is an invalid message. */
+function fills(record: RawRecord, used: number): void {
+  if (used !== record.end) throw new DnsFailure('invalid', `the data of a record of type ${TYPE_NAMES[record.type] ?? String(record.type)} does not fill its RDLENGTH`);
+}
+
+/** A name in the record's data that must end where `ends` says (the data's end, or the next field). */
+function nameIn(message: Uint8Array, record: RawRecord, at: number): { text: string; end: number } {
+  if (at >= record.end) throw new DnsFailure('invalid', `the data of a record of type ${TYPE_NAMES[record.type] ?? String(record.type)} does not fill its RDLENGTH`);
+  return presentName(message, at);
+}
+
+/** An A or AAAA record's address from its 4 or 16 octets (RFC 1035 §3.4.1, RFC 3596 §2.2). */
+function addressIn(message: Uint8Array, record: RawRecord, type: 'A' | 'AAAA'): string {
+  fills(record, record.rdata + (type === 'A' ? 4 : 16));
+  const octets = Array.from(message.subarray(record.rdata, record.end));
+  return ipaddr.fromByteArray(octets).toString();
+}
+
+/** TXT: its character-strings, which must fill RDLENGTH exactly (RFC 1035 §3.3.14). */
+function txtIn(message: Uint8Array, record: RawRecord): string {
+  const parts: Uint8Array[] = [];
+  let at = record.rdata;
+  while (at < record.end) {
+    const length = message[at] ?? 0;
+    parts.push(message.subarray(at + 1, at + 1 + length));
+    at += 1 + length;
+  }
+  fills(record, at);
+  return txtValue(parts);
+}
+
+/** The answer a record gives, or undefined for a type outside the allowlist (DNAME, RRSIG, …). */
+function answerOf(message: Uint8Array, record: RawRecord): DnsAnswer | undefined {
+  const type = TYPE_NAMES[record.type];
+  const base = { name: record.owner, ttl_seconds: ttlOf(record.ttl) };
+  switch (type) {
+    case 'A':
+    case 'AAAA':
+      return { type, ...base, address: addressIn(message, record, type) };
+    case 'CNAME':
+    case 'NS':
+    case 'PTR': {
+      const target = nameIn(message, record, record.rdata);
+      fills(record, target.end);
+      return { type, ...base, target: target.text };
+    }
+    case 'MX': {
+      const exchange = nameIn(message, record, record.rdata + 2);
+      fills(record, exchange.end);
+      return { type: 'MX', ...base, preference: u16(message, record.rdata), exchange: exchange.text };
+    }
+    case 'TXT':
+      return { type: 'TXT', ...base, value: txtIn(message, record) };
+    default:
+      return undefined;
+  }
+}
+
+/** An SOA's MINIMUM (RFC 1035 §3.3.13: MNAME, RNAME, then five 32-bit fields, MINIMUM last). */
+function soaMinimum(message: Uint8Array, record: RawRecord): number {
+  const mname = nameIn(message, record, record.rdata);
+  const rname = nameIn(message, record, mname.end);
+  fills(record, rname.end + 20);
+  return u32(message, rname.end + 16);
 }
 
 interface DecodedResponse {
@@ -180,36 +271,23 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
 
   const answers: DnsAnswer[] = [];
   let at = asked.end + 4; // QTYPE, QCLASS
-  for (const record of packet.answers ?? []) {
-    const owner = presentName(message, at);
-    // TYPE, CLASS, TTL, then RDLENGTH and the data (RFC 1035 §4.1.3).
-    const rdata = owner.end + 10;
-    at = rdata + u16(message, owner.end + 8);
-    if ((record.type as string) === 'OPT') continue;
-    const base = { name: owner.text, ttl_seconds: ttlOf((record as { ttl?: number }).ttl) };
-    switch (record.type) {
-      case 'A':
-      case 'AAAA':
-        answers.push({ type: record.type, ...base, address: addressOf(record.type, record.data) });
-        break;
-      case 'CNAME':
-      case 'NS':
-      case 'PTR':
-        answers.push({ type: record.type, ...base, target: presentName(message, rdata).text });
-        break;
-      case 'MX':
-        answers.push({ type: 'MX', ...base, preference: record.data.preference ?? 0, exchange: presentName(message, rdata + 2).text });
-        break;
-      case 'TXT':
-        answers.push({ type: 'TXT', ...base, value: txtValue(record.data) });
-        break;
-      default:
-        // Other types (DNAME, RRSIG, …) are outside the allowlist and not reported.
-        continue;
-    }
+  // The answer section by ANCOUNT, then the authority section by NSCOUNT (RFC 1035 §4.1.1), each
+  // record walked by its RDLENGTH.
+  for (let i = 0; i < u16(message, 6); i++) {
+    const record = recordAt(message, at);
+    at = record.end;
+    const answer = answerOf(message, record);
+    if (answer === undefined) continue;
+    answers.push(answer);
     if (answers.length > MAX_ANSWERS) throw new DnsFailure('too_large', `more than ${MAX_ANSWERS} answers`);
   }
-  return { truncated: false, result: { responseCode, answers, cacheTtl: cacheTtl(responseCode, answers, packet) } };
+  let negativeTtl: number | undefined;
+  for (let i = 0; i < u16(message, 8); i++) {
+    const record = recordAt(message, at);
+    at = record.end;
+    if (record.type === 6 && negativeTtl === undefined) negativeTtl = Math.min(record.ttl, soaMinimum(message, record));
+  }
+  return { truncated: false, result: { responseCode, answers, cacheTtl: cacheTtl(responseCode, answers, negativeTtl) } };
 }
 
 /**
@@ -217,10 +295,9 @@ export function decodeResponse(message: Uint8Array, name: string, type: DnsType)
  * for the SOA's TTL or MINIMUM, whichever is smaller (RFC 2308 §5), and not at all without an
  * SOA. Failures (SERVFAIL, REFUSED, others) are never cached.
  */
-function cacheTtl(code: ResponseCode, answers: DnsAnswer[], packet: dnsPacket.DecodedPacket): number {
+function cacheTtl(code: ResponseCode, answers: DnsAnswer[], negativeTtl: number | undefined): number {
   if (code === 'no_error' && answers.length > 0) return Math.min(...answers.map((a) => a.ttl_seconds));
   if (code !== 'no_error' && code !== 'name_error') return 0;
-  const soa = packet.authorities?.find((r): r is dnsPacket.SoaAnswer => r.type === 'SOA');
-  if (soa === undefined) return 0;
-  return ttlOf(Math.min(soa.ttl ?? 0, soa.data.minimum ?? 0));
+  // The first SOA of the authority section: its TTL or MINIMUM, whichever is smaller.
+  return negativeTtl === undefined ? 0 : ttlOf(negativeTtl);
 }

@@ -84,3 +84,22 @@ describe('parseProxyHeader', () => {
     expect(parseProxyHeader(v2(0x0, 0x00, []))).toEqual({ status: 'ok', length: 16, facts: undefined });
   });
 });
+
+// Found by fuzzing (issue 50, fuzz/targets/proxy-protocol.ts): a v1 line longer than the
+// specification's 107 bytes was taken when its CRLF arrived in the same read, and refused when the
+// same line came in pieces.
+describe('a PROXY v1 line past 107 bytes', () => {
+  const long = `PROXY TCP4 192.0.2.1 192.0.2.2 1234 80${' '.repeat(80)}\r\n`;
+  it('is refused whole and in pieces alike', () => {
+    expect(long.length).toBeGreaterThan(107);
+    expect(parseProxyHeader(Buffer.from(`${long}GET / HTTP/1.1\r\n`))).toEqual({ status: 'invalid', reason: 'v1 header too long' });
+    expect(parseProxyHeader(Buffer.from(long.slice(0, 107)))).toEqual({ status: 'invalid', reason: 'v1 header too long' });
+  });
+  it('within 107 bytes with its CRLF, the longest TCP6 form included, is read', () => {
+    const line = 'PROXY TCP4 192.0.2.1 192.0.2.2 1234 80';
+    const exact = `PROXY TCP6 2001:db8:1:2:3:4:5:6 2001:db8:1:2:3:4:5:7 65535 65535\r\n`;
+    expect(parseProxyHeader(Buffer.from(`${line}\r\n`))).toMatchObject({ status: 'ok' });
+    expect(exact.length).toBeLessThanOrEqual(107);
+    expect(parseProxyHeader(Buffer.from(exact))).toMatchObject({ status: 'ok', length: exact.length });
+  });
+});

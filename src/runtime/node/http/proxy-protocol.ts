@@ -60,7 +60,9 @@ function v1Address(protocol: 'TCP4' | 'TCP6', text: string): string | undefined 
 }
 
 function parseV1(data: Buffer): Parsed {
-  const end = data.indexOf('\r\n');
+  // Looked for only within the 107 bytes a line may take, CRLF included: a longer line is refused
+  // however it arrives, whole or in pieces (found by fuzzing: fuzz/targets/proxy-protocol.ts).
+  const end = data.subarray(0, V1_MAX).indexOf('\r\n');
   if (end === -1) return data.length >= V1_MAX ? { status: 'invalid', reason: 'v1 header too long' } : { status: 'incomplete' };
   const parts = data.toString('latin1', 0, end).split(' ');
   // UNKNOWN: the proxy does not know the client (a UNIX socket, a health check); the rest of
