@@ -34,7 +34,7 @@ export function unitOf(path) {
 }
 
 const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs'];
-const CORE_LOW = ['core/ports', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
+const CORE_LOW = ['core/ports', 'core/header-cap', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
 const CORE = [...CORE_LOW, 'core/http'];
 const SERVER = ['app', ...CORE, ...FEATURES, 'common', 'generated'];
 
@@ -49,10 +49,11 @@ const SERVER = ['app', ...CORE, ...FEATURES, 'common', 'generated'];
  */
 export const LAYERS = {
   'core/ports': [],
+  'core/header-cap': [],
   'core/failure-reason': [],
   generated: [],
   common: [],
-  'core/net': ['core/ports'],
+  'core/net': ['core/ports', 'core/header-cap'],
   'core/coalescer': ['core/ports'],
   'core/deferred-timer': ['core/ports'],
   'core/ratelimit': ['core/ports', 'core/failure-reason', 'core/deferred-timer'],

@@ -1,10 +1,10 @@
 // What parsing a long list header costs, and what the cap of issue 50 leaves of it: Accept-Encoding
 // through negotiator (as src/core/http/static-asset.ts does) and X-Forwarded-For into hops (as
-// src/core/net/caller-address.ts does), whole and capped (src/core/http/header-cap.ts), for
+// src/core/net/caller-address.ts does), whole and capped (src/core/header-cap.ts), for
 // header shapes up to Node's 16 KiB. `npm run build`, then `node bench/list-headers.mjs`. Rounds
 // of each case interleave; the figure is the median µs per parse.
 import Negotiator from 'negotiator';
-import { listHead, listTail } from '../dist/core/http/header-cap.js';
+import { listHead, listTail } from '../dist/core/header-cap.js';
 import { xForwardedForChain } from '../dist/core/net/forwarded.js';
 
 const OFFERED = ['br', 'gzip', 'identity'];

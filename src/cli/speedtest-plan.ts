@@ -11,9 +11,9 @@ import { ApiFailure } from './client.js';
  */
 export const MAX_TRANSFER_BYTES = 250_000_000;
 /** Idle pings, and transfers of one step: netdiag's plans ask for 20 and 4 at most. */
-export const MAX_COUNT = 1000;
+const MAX_COUNT = 1000;
 /** Steps of one mode: netdiag's full plan has 23. */
-export const MAX_STEPS = 100;
+const MAX_STEPS = 100;
 
 type Configuration = Schemas['SpeedTestConfiguration'];
 type Mode = Configuration['modes'][number];

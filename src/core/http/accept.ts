@@ -4,7 +4,7 @@
 // servers use): quality values count, `q=0` refuses a type, and a more specific range beats a
 // wildcard for the same type.
 import Negotiator from 'negotiator';
-import { listHead } from './header-cap.js';
+import { listHead } from '../header-cap.js';
 import type { RequestContext } from './types.js';
 
 /** The forms an answer can take here, by the media type each is offered as. */

@@ -6,7 +6,7 @@
 import Negotiator from 'negotiator';
 import { baseHeaders, jsonReply, utf8Length } from './respond.js';
 import type { HttpReply, RequestContext } from './types.js';
-import { listHead } from './header-cap.js';
+import { listHead } from '../header-cap.js';
 
 /** An asset as the build left it: its text, and each encoding's bytes as base64. */
 export interface PrecompressedAsset {

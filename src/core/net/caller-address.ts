@@ -1,7 +1,7 @@
 import { parseAddress, type ParsedAddress } from './address.js';
 import { forwardedChain, xForwardedForChain } from './forwarded.js';
 import type { TrustPolicy } from './trust.js';
-import { MAX_LIST_HEADER, listTail } from '../http/header-cap.js';
+import { MAX_LIST_HEADER, listTail } from '../header-cap.js';
 
 export type CallerResult =
   /** `forwarded`: taken from a trusted proxy's header, so the connection's own facts are that proxy's hop. */

@@ -9,7 +9,7 @@ const MIN_CAPACITY = 1024;
  * last doubling, old and new side by side), holding 1 572 864 live windows at three quarters full:
  * a minute of 26 000 new sources a second, more than one process serves. Past it, see `#overflow`.
  */
-export const MAX_CAPACITY = 2 ** 21;
+const MAX_CAPACITY = 2 ** 21;
 
 /** A full table sweeps out ended windows at most this often before it counts a source as overflow. */
 const FULL_SWEEP_GAP_MS = 1_000;
