@@ -16,7 +16,8 @@ function decodeComponent(text: string): string {
  * missing one is left out, for the route to report or default.
  */
 export function queryParameters<K extends string>(query: string, keys: readonly K[]): Partial<Record<K, string>> {
-  const found: Partial<Record<K, string>> = {};
+  // No prototype: a key named __proto__ or toString is a key like any other (found by fuzzing, issue 50).
+  const found = Object.create(null) as Partial<Record<K, string>>;
   for (let from = 0; from < query.length; ) {
     let to = query.indexOf('&', from);
     if (to === -1) to = query.length;
@@ -25,7 +26,7 @@ export function queryParameters<K extends string>(query: string, keys: readonly 
     const eq = pair.indexOf('=');
     const key = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
     if (!(keys as readonly string[]).includes(key)) continue;
-    if (found[key as K] !== undefined) throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
+    if (Object.hasOwn(found, key)) throw new Problem('invalid_parameter', `The query parameter "${key}" must be given once.`);
     found[key as K] = eq === -1 ? '' : decodeComponent(pair.slice(eq + 1));
   }
   return found;
