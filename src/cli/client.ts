@@ -53,7 +53,7 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch)
       if (err instanceof BodyTooLarge) throw new ApiFailure(`${base}${path} answered more than ${String(err.limit)} bytes, far more than any answer of the API; is this a netdiag server?`);
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));
     }
-    if (!res.ok) throw new ApiFailure(problemText(text, res.status), res.status);
+    if (!res.ok) throw new ApiFailure(`${problemText(text, res.status)}${pathHint(base, res.status)}`, res.status);
     let body: { data?: T };
     try {
       body = JSON.parse(text) as { data?: T };
@@ -71,7 +71,25 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch)
   };
 }
 
-/** Socket error codes in words; any other code is shown as it is. */
+/** How a person makes Node trust a certificate it cannot verify (Node reads no system store by default). */
+const TRUST_HINT = "if it is the server's own, trust it with NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem";
+
+/**
+ * A 404 from a --url that carries a path: the API's paths are taken from the server's origin, so
+ * `--url https://host/v1` asks for /v1/v1/ip (issue 51: it got "Not found" with no hint).
+ */
+function pathHint(base: string, status: number): string {
+  if (status !== 404) return '';
+  let path: string;
+  try {
+    path = new URL(base).pathname;
+  } catch {
+    return '';
+  }
+  return path === '/' || path === '' ? '' : ` (--url is the server's address without a path, as https://host:8080; drop "${path}")`;
+}
+
+/** Socket and TLS error codes in words; any other code is shown as it is. */
 const CONNECT_FAILURES: Record<string, string> = {
   ECONNREFUSED: 'connection refused (is netdiag running there?)',
   ENOTFOUND: 'no such host',
@@ -81,7 +99,17 @@ const CONNECT_FAILURES: Record<string, string> = {
   ENETUNREACH: 'no route to the network',
   ETIMEDOUT: 'the connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-  UND_ERR_SOCKET: 'the connection closed unexpectedly',
+  UND_ERR_SOCKET: 'the connection closed unexpectedly (a server that speaks HTTPS closes a plain http:// request like this: try https://)',
+  // TLS, in words with the fix (issue 51): Node names these by OpenSSL's codes only.
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS there (a plain HTTP server answers https:// like this: try http://)',
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'the server does not speak TLS there (a plain HTTP server answers https:// like this: try http://)',
+  DEPTH_ZERO_SELF_SIGNED_CERT: `its certificate is self-signed, so nothing vouches for it; ${TRUST_HINT}`,
+  SELF_SIGNED_CERT_IN_CHAIN: `its certificate chain ends in an authority this machine does not trust; ${TRUST_HINT}`,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: `its certificate's issuer is not one this machine trusts; ${TRUST_HINT}`,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: `its certificate's issuer is not one this machine trusts; ${TRUST_HINT}`,
+  CERT_HAS_EXPIRED: 'its certificate has expired (the operator renews it)',
+  CERT_NOT_YET_VALID: "its certificate is not valid yet (check this machine's clock)",
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name (use the name the certificate is for in --url)',
 };
 
 /** What failed to connect, in words: the cause Node puts under fetch's "fetch failed". */
