@@ -101,6 +101,7 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
   it('config: the modes and their steps, and the API\'s data as JSON', async () => {
     const human = await cli(['config']);
     expect(human.code).toBe(0);
+    expect(human.stdout.split('\n')[0]).toBe("engine @provider/speedtest (the API contract's name for it: netdiag's page measures with @cloudflare/speedtest, `netdiag speedtest` with its own client)");
     expect(human.stdout).toMatch(/^light: /m);
     expect(human.stdout).toMatch(/^full: /m);
     expect(human.stdout).toMatch(/^\d+ +download +\d+ +250000000$/m);

@@ -6,6 +6,9 @@ import { pairs, print, printJson, table, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
 import { MAX_API_BODY_BYTES, discardBounded } from './bounded-body.js';
 
+/** The engine name the API contract's configuration carries (its `engine` is a constant there). */
+const CONTRACT_ENGINE = '@provider/speedtest';
+
 // The response data as the contract (openapi/openapi.yaml) defines it: a field changed there fails here.
 type IpData = Schemas['CallerIpData'];
 
@@ -94,7 +97,11 @@ export async function configCommand(client: Client, out: Output): Promise<void> 
     printJson(d);
     return;
   }
-  print(terminalText(`engine ${d.engine}`));
+  // The contract's placeholder name for the engine says nothing to a reader (issue 51): say what runs.
+  // Typed as the contract's constant, but a server that is not netdiag may send any name.
+  const named: string = d.engine;
+  const engine = named === CONTRACT_ENGINE ? `${d.engine} (the API contract's name for it: netdiag's page measures with @cloudflare/speedtest, \`netdiag speedtest\` with its own client)` : named;
+  print(terminalText(`engine ${engine}`));
   for (const mode of d.modes) {
     print(`\n${terminalText(`${mode.id}: ${mode.description}`)}`);
     print(
