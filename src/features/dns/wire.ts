@@ -138,8 +138,8 @@ function txtValue(data: unknown): string {
 /** A 32-bit field at `at` (network byte order), unsigned. */
 const u32 = (message: Uint8Array, at: number): number => u16(message, at) * 0x10000 + u16(message, at + 2);
 
-/** Resource record TYPEs read here (RFC 1035 §3.2.2; AAAA RFC 3596 §2.1; SOA §3.3.13). */
-const TYPE_NAMES: Readonly<Record<number, DnsType | 'SOA'>> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
+/** Resource record TYPEs read here, by number: the query types (QTYPES) and SOA (RFC 1035 §3.3.13). */
+const TYPE_NAMES: Readonly<Record<number, DnsType | 'SOA'>> = { ...Object.fromEntries(Object.entries(QTYPES).map(([name, code]) => [code, name])), 6: 'SOA' };
 
 /**
  * One resource record as its own octets give it (RFC 1035 §4.1.3): owner, TYPE, TTL, and where
@@ -172,7 +172,7 @@ function fills(record: RawRecord, used: number): void {
   if (used !== record.end) throw new DnsFailure('invalid', `the data of a record of type ${TYPE_NAMES[record.type] ?? String(record.type)} does not fill its RDLENGTH`);
 }
 
-/** A name in the record's data that must end where `ends` says (the data's end, or the next field). */
+/** A name in the record's data, which must start inside it; the caller checks where it ends (`fills`). */
 function nameIn(message: Uint8Array, record: RawRecord, at: number): { text: string; end: number } {
   if (at >= record.end) throw new DnsFailure('invalid', `the data of a record of type ${TYPE_NAMES[record.type] ?? String(record.type)} does not fill its RDLENGTH`);
   return presentName(message, at);
