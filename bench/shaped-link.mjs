@@ -87,12 +87,16 @@ try {
         continue;
       }
       await refill(cell);
+      const cliCount = link.countCarried();
       const cli = await m.runCliTest(CLI, served.base);
+      const cliCarried = cliCount.stop();
       await refill(cell);
+      const pageCount = link.countCarried();
       const page = await m.runPageTest(browser, served.base, scratch);
+      const pageCarried = pageCount.stop();
       cliRuns.push(cli);
       pageRuns.push(page);
-      const { misses, figures } = m.judgeCell(cell, truth, cli, page, m.ISSUE_BOUNDS);
+      const { misses, figures } = m.judgeCell(cell, truth, cli, page, m.ISSUE_BOUNDS, { cli: cliCarried, page: pageCarried });
       process.stdout.write(m.cellLine(cell, truth, figures));
       if (misses.length > 0) missed++;
       const c = figures.cli;

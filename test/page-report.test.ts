@@ -1,7 +1,7 @@
 // The page's plain rules for a finished speed test (web/report.ts): the spread of round trips,
 // what a missing figure says, and when the browser itself is named as the likely limit.
 import { describe, expect, it } from 'vitest';
-import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, verdictLine } from '../web/report.js';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, stepLossCounts, verdictLine } from '../web/report.js';
 
 describe('the spread of round trips', () => {
   it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
@@ -77,6 +77,28 @@ describe("whether the packet-loss figure is the network's", () => {
     expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 694 }, 97)).toBe('the browser packed its 1000 messages into 694 datagrams, so one datagram lost took several');
     // One short of the 95% rule: packed.
     expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 949 }, 97)).toBe('the browser packed its 1000 messages into 949 datagrams, so one datagram lost took several');
+  });
+});
+
+describe("the packet-loss step's counts", () => {
+  it("count the browser's own sends: the last batch lost whole is lost, not left out (the engine's copy read 107 of 990)", () => {
+    // The engine's copy from its last returned message: 990 sent, 107 of them lost, so 883 came
+    // back; the browser sent 1000, so 117 were lost.
+    const engineCopy = { numMessagesSent: 990, lostMessages: Array.from({ length: 107 }, (_, i) => i + 1) };
+    expect(stepLossCounts(engineCopy, 1000)).toEqual({ sent: 1000, lost: 117 });
+  });
+
+  it("agree with the engine's when its copy saw every send", () => {
+    expect(stepLossCounts({ numMessagesSent: 1000, lostMessages: [3, 9] }, 1000)).toEqual({ sent: 1000, lost: 2 });
+  });
+
+  it('are every send lost when none came back (the engine kept no copy), and nothing when nothing was sent', () => {
+    expect(stepLossCounts(undefined, 1000)).toEqual({ sent: 1000, lost: 1000 });
+    expect(stepLossCounts(undefined, 0)).toEqual({ sent: 0, lost: 0 });
+  });
+
+  it("are the engine's when the page did not see the sends", () => {
+    expect(stepLossCounts({ numMessagesSent: 990, lostMessages: [1] }, undefined)).toEqual({ sent: 990, lost: 1 });
   });
 });
 

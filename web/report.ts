@@ -147,6 +147,21 @@ export const LOSS_MAX_WAITING = 50;
 export const LOSS_MIN_DATAGRAMS_PER_MESSAGE = 0.95;
 
 /**
+ * The step's counts: messages the browser sent and how many of them never came back. The engine
+ * (@cloudflare/speedtest 1.x) keeps a copy of its tally only when a message comes back, so the
+ * last batches sent after the last one to return are missing from both of its counts (it read
+ * "107 of 990" when the whole last batch was lost). The page counts every send itself
+ * (web/loss-watch.ts), and what came back is final in the engine's last copy: sent less returned
+ * is the loss. Without the page's count (getStats() and the channel unseen), the engine's stand.
+ */
+export function stepLossCounts(engine: { numMessagesSent?: number; lostMessages?: readonly number[] } | undefined, sentByBrowser: number | undefined): { sent: number; lost: number } {
+  const counted = engine?.numMessagesSent ?? 0;
+  const lostInCopy = engine?.lostMessages?.length ?? 0;
+  if (sentByBrowser === undefined || sentByBrowser < counted) return { sent: counted, lost: lostInCopy };
+  return { sent: sentByBrowser, lost: sentByBrowser - (counted - lostInCopy) };
+}
+
+/**
  * Why the loss of the step's messages (`lost` of them) is not the network's loss of datagrams, or
  * undefined when the browser sent them one to a datagram at the step's pace, or none was lost. The engine counts messages; when the
  * browser falls behind, it packs many into one datagram and a single datagram lost on the network

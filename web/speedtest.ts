@@ -7,7 +7,7 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from './dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote } from './report.js';
+import { browserLimitNote, stepLossCounts } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from './uuid.js';
 import { sendEvent } from './events.js';
@@ -327,7 +327,7 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
           ? { run: false, why: turn.reason }
           : lossError !== undefined
             ? { run: true, error: lossError }
-            : { run: true, sent: lossDetails?.numMessagesSent ?? 0, lost: lossDetails?.lostMessages?.length ?? 0, sending: lossWatch?.sending() };
+            : { run: true, ...stepLossCounts(lossDetails, lossWatch?.sending().messages), sending: lossWatch?.sending() };
         // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
         lossWatch?.stop();
         const maxBytes = config.limits.max_bytes_per_request ?? 0;

@@ -8,6 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
+import { countCarried, type CarriedCount } from './link-carried.js';
 
 /** One direction's shape: `rate` Mbit/s, a queue of `queueMs` at it, and optionally a bucket spent at a peak rate. */
 export interface DirectionShape {
@@ -38,6 +39,8 @@ export interface ShapedLink {
   shapeEach(shape: { down: DirectionShape; up: DirectionShape }): void;
   /** No qdisc on either side of the router: the veth path as fast as this machine moves it. */
   unshape(): void;
+  /** Starts counting what the router sends each way (test/support/link-carried.ts). */
+  countCarried(): CarriedCount;
   destroy(): void;
 }
 
@@ -151,6 +154,7 @@ export function createShapedLink(): ShapedLink {
     unshape() {
       for (const dev of [links.routerNear, links.routerFar]) removeRoot(dev);
     },
+    countCarried: () => countCarried(router, links.routerNear, links.routerFar),
     destroy() {
       // Deleting the router namespace deletes both pairs.
       destroy();
