@@ -5,7 +5,7 @@
  *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/ and the ports
  *   src/common/    the rules the clients (the page, the command line) share with the server
  *   src/features/  one capability each, with its routes: ip/, dns/, latency/, events/, speedtest/,
- *                  page, health, openapi, problem-docs
+ *                  page, health, openapi, problem-docs, client-package
  *   src/app/       the assembly: createApp and the Services it is built from
  *   src/runtime/   each runtime's adapter and its implementations of the core's ports: node/, workers/
  *   src/cli/       the command line (its client code a client like the page)
@@ -33,7 +33,7 @@ export function unitOf(path) {
   return parts[1] ?? path;
 }
 
-const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs'];
+const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs', 'features/client-package'];
 const CORE_LOW = ['core/ports', 'core/header-cap', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
 const CORE = [...CORE_LOW, 'core/http'];
 const SERVER = ['app', ...CORE, ...FEATURES, 'common', 'generated'];

@@ -61,5 +61,8 @@ removeOrphans(join(root, 'dist'), join(root, 'src'));
 // The geo compilers are TypeScript run in place (compile-geo.mjs says why); Node 22.12-22.17 need the flag.
 const geo = spawnSync(process.execPath, ['--experimental-strip-types', join(root, 'scripts', 'compile-geo.mjs')], { stdio: 'inherit' });
 if (geo.status !== 0) process.exit(geo.status ?? 1);
+// The client package the server hands out at /client/netdiag-client.tgz (src/features/client-package.ts).
+const client = spawnSync(process.execPath, [join(root, 'scripts', 'pack-client.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (client.status !== 0) process.exit(client.status ?? 1);
 writeFileSync(stamp, `${new Date().toISOString()}\n`);
 process.stderr.write(`netdiag: built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

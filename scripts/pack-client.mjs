@@ -6,7 +6,7 @@
 // no dependencies and installs from its tarball without a registry. Writes
 // dist/client/netdiag-client-<version>.tgz and prints its size.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,9 +37,6 @@ class PackFailure extends Error {}
 
 /** Bundles into `stage`, writes the package's other files there, and packs it into dist/client/. */
 async function pack(stage) {
-  // A fresh folder each time: neither an older version's tarball nor, after a failure here, the
-  // last good one is left to pass for this build's.
-  rmSync(out, { recursive: true, force: true });
   if (!existsSync(entry)) throw new PackFailure('dist/cli/client-main.js is not built; run `npm run pack:client`, which builds first');
   const bundle = join(stage, BIN);
   const result = await build({
@@ -106,12 +103,19 @@ async function pack(stage) {
   );
   writeFileSync(join(stage, 'README.md'), readme(pkg.version));
 
-  // Its .npmignore keeps the tarball out of the full package, whose `files` take all of dist/.
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, '.npmignore'), '*\n');
-  const packed = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const packedTo = mkdtempSync(join(tmpdir(), 'netdiag-client-packed-'));
+  const packed = spawnSync('npm', ['pack', '--json', '--pack-destination', packedTo], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (packed.status !== 0) throw new PackFailure(`npm pack failed (exit ${String(packed.status)})`);
   const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(packed.stdout);
+  // Into place by a rename within the folder, then every other tarball out: a server starting
+  // meanwhile (it serves the one it finds, src/runtime/node/client-package.ts) never finds none
+  // or half of one. Its .npmignore keeps the tarball out of the full package, whose `files` take all of dist/.
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, '.npmignore'), '*\n');
+  copyFileSync(join(packedTo, filename), join(out, `${filename}.partial`));
+  renameSync(join(out, `${filename}.partial`), join(out, filename));
+  for (const other of readdirSync(out)) if (other !== filename && other !== '.npmignore') rmSync(join(out, other), { force: true });
+  rmSync(packedTo, { recursive: true, force: true });
   const parts = [...shares].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `${name} ${kB(bytes)}`);
   process.stdout.write(`dist/client/${filename}: ${kB(size)} packed (${kB(unpackedSize)} unpacked, ${String(entryCount)} files)\n`);
   process.stdout.write(`${BIN}: ${parts.join(', ')}\n`);
@@ -123,6 +127,8 @@ try {
 } catch (err) {
   if (!(err instanceof PackFailure)) throw err;
   process.stderr.write(`pack-client: ${err.message}\n`);
+  // After a failure the last good tarball is not left to pass for this build's.
+  rmSync(out, { recursive: true, force: true });
   process.exitCode = 1;
 } finally {
   rmSync(stage, { recursive: true, force: true });
@@ -138,7 +144,7 @@ its public API. One bundled file with no dependencies, for Node 20 or newer. The
 
 \`\`\`sh
 npm install -g netdiag-client-${version}.tgz   # from the tarball that \`npm run pack:client\` writes
-npm install -g netdiag-client                # or from the registry, once it is published there
+npm install -g https://netdiag.example/client/netdiag-client.tgz   # or from any netdiag server, which serves it
 \`\`\`
 
 | command | what it does |

@@ -2,8 +2,11 @@
 // `npm run tour`: the README's tour deployment on this machine. Knot DNS (Debian's `knot`) with
 // the tour's zones as the DNS upstream, one `netdiag probe` as region weur, and `netdiag serve`
 // on port 8080 (or `--port N`) trusting loopback as a proxy, so the README's `X-Forwarded-For`
-// examples are believed. Without Knot the server keeps its default upstream and says so: the DNS
-// example and the reverse name then differ from the README (503, or null). Ctrl-C stops all three.
+// examples are believed; and a second `netdiag serve` for a browser on port 8081 (or
+// `--page-port N`), the same upstreams but no proxy trusted, since a browser sends no
+// `X-Forwarded-For` and a trusted proxy that names no client is answered with a 503. Without Knot
+// the servers keep their default upstream and say so: the DNS example and the reverse name then
+// differ from the README (503, or null). Ctrl-C stops them all.
 // test/readme.test.ts runs this script and every README example against it.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,8 +19,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // The tour's names (example.test's MX, 8.8.8.8's reverse name) are the suites' DNS fixtures.
 const ZONES = join(root, 'test', 'fixtures', 'dns');
 const CLI = join(root, 'dist', 'cli', 'main.js');
-const at = process.argv.indexOf('--port');
-const port = at === -1 ? 8080 : Number(process.argv[at + 1]);
+/** The number after `flag`, or `fallback` without the flag. */
+function portArgument(flag, fallback) {
+  const at = process.argv.indexOf(flag);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+}
+const port = portArgument('--port', 8080);
+const pagePort = portArgument('--page-port', 8081);
 const children = [];
 const scratch = mkdtempSync(join(tmpdir(), 'netdiag-tour-'));
 
@@ -89,7 +97,13 @@ try {
     NETDIAG_TRUST_PROXY: 'loopback',
     ...(knotPort === undefined ? {} : { NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knotPort)}` }),
   }, 'the server');
-  say(`ready on http://localhost:${String(served)}: Knot ${knotPort === undefined ? 'not running' : `on 127.0.0.1:${String(knotPort)}`}, probe weur on 127.0.0.1:${String(probePort)}, loopback trusted as a proxy. Ctrl-C stops it.`);
+  const page = await startNetdiag(['serve'], {
+    PORT: String(pagePort),
+    NETDIAG_PROBES: `weur=http://127.0.0.1:${String(probePort)}`,
+    ...(knotPort === undefined ? {} : { NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knotPort)}` }),
+  }, 'the page server');
+  say(`ready on http://localhost:${String(served)} for the README's examples: Knot ${knotPort === undefined ? 'not running' : `on 127.0.0.1:${String(knotPort)}`}, probe weur on 127.0.0.1:${String(probePort)}, loopback trusted as a proxy.`);
+  say(`open http://localhost:${String(page)}/ in a browser (the same deployment, no proxy trusted). Ctrl-C stops the tour.`);
   for (const child of children) child.on('exit', () => stop(1));
 } catch (err) {
   say(err instanceof Error ? err.message : String(err));

@@ -14,6 +14,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './support/process.js';
 import { requireCommands } from './support/system.js';
@@ -23,6 +24,7 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const ready = requireCommands('README examples', ['knotd', 'curl'], 'knot curl');
+const browserReady = ready && requireCommands("README tour's page", ['chromium'], 'chromium');
 
 interface Example {
   command: string;
@@ -103,16 +105,18 @@ describe('README.md', () => {
 describe.skipIf(!ready)("README.md's tour, run against the deployment `npm run tour` starts", () => {
   let tour: ChildProcess;
   let port: number;
+  let pageUrl: string;
 
   beforeAll(async () => {
-    // The script `npm run tour` runs, on a free port rather than 8080.
-    tour = spawn(process.execPath, [join(ROOT, 'scripts', 'tour.mjs'), '--port', String(await freePort())], { stdio: ['ignore', 'ignore', 'pipe'] });
-    port = await new Promise<number>((resolve, reject) => {
+    // The script `npm run tour` runs, on free ports rather than 8080 and 8081.
+    tour = spawn(process.execPath, [join(ROOT, 'scripts', 'tour.mjs'), '--port', String(await freePort()), '--page-port', String(await freePort())], { stdio: ['ignore', 'ignore', 'pipe'] });
+    [port, pageUrl] = await new Promise<[number, string]>((resolve, reject) => {
       let said = '';
       tour.stderr?.on('data', (chunk: Buffer) => {
         said += chunk.toString();
         const ready = /ready on http:\/\/localhost:(\d+)/.exec(said);
-        if (ready !== null) resolve(Number(ready[1]));
+        const open = /open (http:\/\/\S+) in a browser/.exec(said);
+        if (ready !== null && open !== null) resolve([Number(ready[1]), open[1] ?? '']);
       });
       tour.on('exit', (code) => {
         reject(new Error(`the tour exited with ${String(code)}: ${said}`));
@@ -124,6 +128,21 @@ describe.skipIf(!ready)("README.md's tour, run against the deployment `npm run t
     if (tour.exitCode !== null) return;
     tour.kill('SIGTERM');
     await once(tour, 'exit');
+  });
+
+  it.skipIf(!browserReady)('the URL it prints for a browser opens the page in Chromium with the connection section filled', async () => {
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+    try {
+      const page = await browser.newPage();
+      // As printed (localhost), not rewritten: the line is what a person copies.
+      const res = await page.goto(pageUrl);
+      expect(res?.status()).toBe(200);
+      await expect.poll(() => page.textContent('#connection [data-field="ip_version"]'), { timeout: 15_000 }).toMatch(/^IPv[46]$/);
+      expect(await page.textContent('#address')).toMatch(/^(127\.0\.0\.1|::1)$/);
+      expect(await page.isVisible('#connection-error')).toBe(false);
+    } finally {
+      await browser.close();
+    }
   });
 
   it.each(examples().map((e) => [e.command, e] as const))('$ %s', async (_command, example) => {

@@ -15,6 +15,7 @@ import { setUpWatch } from './watch.js';
 import { $, api } from './dom.js';
 import { t } from './i18n/locale.js';
 import { setUpLanguage } from './i18n/page-text.js';
+import { clientInstallCommand } from './report.js';
 
 /** The credits the server's geo data asks for (its licence), as the server gives them. */
 function showCredits(): void {
@@ -22,6 +23,15 @@ function showCredits(): void {
   if (credits === undefined || credits === '') return;
   const element = $('#credits');
   element.textContent = t('page.credits', { credits: credits.split('\n').join(t('page.credits-separator')) });
+  element.hidden = false;
+}
+
+/** The one command that installs the command-line client from this server, when it serves one. */
+function showClientInstall(): void {
+  const command = clientInstallCommand(location.origin, document.documentElement.dataset.clientPackage);
+  if (command === undefined) return;
+  const element = $('#client-install');
+  $('#client-install code').textContent = command;
   element.hidden = false;
 }
 
@@ -33,6 +43,7 @@ document.addEventListener('DOMContentLoaded', () => {
 
 function startSections(): void {
   showCredits();
+  showClientInstall();
   showShared();
   setUpHistory();
   setUpDns();

@@ -136,7 +136,7 @@ function showResult(result: SpeedResult): void {
   const verdict = $('#speed-verdict');
   verdict.textContent = result.verdict ?? '';
   verdict.hidden = result.verdict === undefined;
-  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin);
+  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin, document.documentElement.dataset.clientPackage);
   const noteElement = $('#speed-note');
   noteElement.hidden = note === undefined;
   if (note === undefined) noteElement.replaceChildren();

@@ -21,6 +21,7 @@ import { speedTestTargets } from '../features/speedtest/targets.js';
 import { responsivenessRoutes } from '../features/speedtest/responsiveness.js';
 import { turnCredentialsRoute } from '../features/speedtest/turn.js';
 import { pageAssetRoutes, pageHandler } from '../features/page.js';
+import { CLIENT_PACKAGE_PATH, clientPackageRoute } from '../features/client-package.js';
 import { problemDocsRoute } from '../features/problem-docs.js';
 import { methodLabel } from '../core/metrics.js';
 
@@ -104,7 +105,8 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
     familiesRoute(options.families),
     ...textRoutes(facts),
     portRoute(ports.portCheck ?? PORT_CHECK_OFF, facts),
-    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [] }, ports.compress)),
+    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [], clientPackage: ports.clientPackage === undefined ? null : CLIENT_PACKAGE_PATH }, ports.compress)),
+    clientPackageRoute(ports.clientPackage),
     dnsRoute(ports.dns),
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),

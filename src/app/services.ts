@@ -11,6 +11,7 @@ import type { AsnLookup, CityLookup } from '../core/net/geo.js';
 import type { Clock, Defer, Logger } from '../core/ports.js';
 import type { TurnOptions } from '../features/speedtest/turn.js';
 import type { PortCheck } from '../features/ip/port-check.js';
+import type { ClientPackage } from '../features/client-package.js';
 
 /**
  * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds
@@ -53,6 +54,11 @@ export interface RuntimePorts {
    * does not make one (turned off, or a runtime that does not connect to callers). Off when left out.
    */
   portCheck?: PortCheck;
+  /**
+   * The packed command-line client served at /client/netdiag-client.tgz, when the build left one
+   * (Node's dist/client/); none where the runtime has no files (Workers).
+   */
+  clientPackage?: ClientPackage;
   /** Where accepted analytics events go. */
   events: EventSink;
   /** The regional latency probes this deployment keeps warm connections to. */

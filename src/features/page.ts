@@ -16,6 +16,8 @@ interface PageSettings {
   families: { ipv4: string | null; ipv6: string | null };
   /** The credits the geo data's licence asks for, shown in the page's footer. */
   credits: readonly string[];
+  /** Where this server serves the client package (src/features/client-package.ts), or null: the page then gives the command that installs it. */
+  clientPackage: string | null;
 }
 
 /** An attribute value: origins are URL-parsed, but escaping costs nothing and rules out a mistake. */
@@ -31,6 +33,7 @@ export function pageHandler(settings: PageSettings, compress: TextCompressor | u
   const { ipv4, ipv6 } = settings.families;
   const attributes = [
     `data-turn="${settings.turn ? 'on' : 'off'}"`,
+    ...(settings.clientPackage === null ? [] : [`data-client-package="${attribute(settings.clientPackage)}"`]),
     ...(ipv4 === null ? [] : [`data-ipv4-url="${attribute(ipv4)}"`]),
     ...(ipv6 === null ? [] : [`data-ipv6-url="${attribute(ipv6)}"`]),
     ...(settings.credits.length === 0 ? [] : [`data-credits="${attribute(settings.credits.join('\n'))}"`]),

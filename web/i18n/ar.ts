@@ -31,6 +31,7 @@ export const ar: Catalogue = {
   'page.language': 'اللغة',
   'page.footer': 'netdiag: أدوات تشخيص شبكة مستضافة ذاتيًا.',
   'page.api': 'API',
+  'page.client': 'سطر أوامر netdiag، يُثبَّت من هذا الخادم (Node 20 أو أحدث):',
   'page.credits': 'بيانات الموقع والشبكة: {credits}.',
   'page.credits-separator': '؛ ',
   // Units and small words, as numbers are written with them.

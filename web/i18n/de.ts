@@ -31,6 +31,7 @@ export const de: Catalogue = {
   'page.language': 'Sprache',
   'page.footer': 'netdiag: selbst gehostete Netzwerkdiagnose.',
   'page.api': 'API',
+  'page.client': 'Die netdiag-Kommandozeile, von diesem Server installiert (Node 20 oder neuer):',
   'page.credits': 'Standort- und Netzwerkdaten: {credits}.',
   'page.credits-separator': '; ',
   // Units and small words, as numbers are written with them.

@@ -13,6 +13,7 @@ export const en = {
   'page.language': 'Language',
   'page.footer': 'netdiag: self-hosted network diagnostics.',
   'page.api': 'API',
+  'page.client': 'The netdiag command line, installed from this server (Node 20 or later):',
   'page.credits': 'Location and network data: {credits}.',
   'page.credits-separator': '; ',
   // Units and small words, as numbers are written with them.

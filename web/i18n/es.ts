@@ -30,6 +30,7 @@ export const es: Catalogue = {
   'page.language': 'Idioma',
   'page.footer': 'netdiag: diagnóstico de red autoalojado.',
   'page.api': 'API',
+  'page.client': 'La línea de órdenes de netdiag, instalada desde este servidor (Node 20 o posterior):',
   'page.credits': 'Datos de ubicación y de red: {credits}.',
   'page.credits-separator': '; ',
   'unit.ms': '{value} ms',

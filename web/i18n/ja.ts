@@ -30,6 +30,7 @@ export const ja: Catalogue = {
   'page.language': '言語',
   'page.footer': 'netdiag：セルフホスト型のネットワーク診断ツール。',
   'page.api': 'API',
+  'page.client': 'netdiag コマンドライン（このサーバーからインストール、Node 20 以降）：',
   'page.credits': '位置情報とネットワークデータ：{credits}。',
   'page.credits-separator': '、',
   'unit.ms': '{value} ms',

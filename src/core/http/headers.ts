@@ -12,6 +12,8 @@ export const PREFLIGHT_MAX_AGE = '86400';
 /** Cache-Control values by route (docs/api.md, "Behaviour notes"). */
 export const CACHE = {
   noStore: 'no-store',
+  /** Kept, but asked again each time (the client package: a new build replaces it at the same path). */
+  noCache: 'no-cache',
   regions: 'public, max-age=300',
   configuration: 'public, max-age=3600',
   health: 'public, max-age=30',

@@ -11,6 +11,7 @@ import { HttpEventSink } from '../../features/events/http-sink.js';
 import { undiciPoster } from './events/batch-poster.js';
 import { NONE_SINK, logSink, type EventSink } from '../../features/events/sink.js';
 import { loadOpenApi } from './openapi.js';
+import { loadClientPackage } from './client-package.js';
 import { nodeCompress } from './compress.js';
 import { nodeProbes, type NodeProbes } from './probes/client.js';
 import type { NodeMetrics } from './metrics/metrics.js';
@@ -65,6 +66,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     probes: metrics === undefined ? probes : metrics.probes(probes),
     metrics: metrics?.metrics ?? NO_METRICS,
     openapi: loadOpenApi(),
+    clientPackage: loadClientPackage(),
     compress: nodeCompress,
     portCheck: config.portCheck ? tcpPortCheck() : PORT_CHECK_OFF,
   };
