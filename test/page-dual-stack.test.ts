@@ -187,4 +187,20 @@ describe.skipIf(!ready)('the dual-stack check in headless Chromium', () => {
       await server.close();
     }
   });
+
+  it('with no family origin set, says what it could tell and how the operator turns the full check on, asking nothing more', async () => {
+    const server = await startTestServer({ PORT: String(await freePort()), NETDIAG_RATE_LIMITS: 'ip=1000' });
+    try {
+      const { page, context, requested } = await open(server.url);
+      const s = await shown(page);
+      expect(s.verdict).toBe('unset');
+      expect(s.text).toBe("IPv4 works: this page came over it. Whether this connection also has the other family is not checked here: this server's operator has not given it an IPv4-only and an IPv6-only address (NETDIAG_IPV4_URL, NETDIAG_IPV6_URL). From a computer, netdiag ip --both checks both.");
+      // Said plainly, not as an alarm: the line is not bold.
+      expect(await page.$eval('#families-verdict', (e) => getComputedStyle(e).fontWeight)).toBe('400');
+      expect(requested.every((url) => url.startsWith(server.url))).toBe(true);
+      await context.close();
+    } finally {
+      await server.close();
+    }
+  });
 });

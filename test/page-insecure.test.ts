@@ -123,7 +123,7 @@ describe.skipIf(!ready)('the page over plain HTTP by a LAN address (an insecure 
     // navigator.clipboard is missing here too: Share says so and shows the link to copy.
     expect(await page.evaluate(() => typeof (navigator as { clipboard?: unknown }).clipboard)).toBe('undefined');
     await page.click('#speed-share');
-    expect(await page.textContent('#speed-status')).toBe('This page cannot copy over plain HTTP; copy the link below by hand.');
+    expect(await page.textContent('#speed-share-said')).toBe('This page cannot copy over plain HTTP; copy the link below by hand.');
     expect(await page.textContent('#speed-share-link')).toMatch(/^http:\/\/[0-9.]+:[0-9]+\/#r=1~/);
     expect(await eventually(() => events().some((e) => e.event === 'speed_test_shared'), 10_000)).toBe(true);
     expect(events().find((e) => e.event === 'speed_test_shared')?.event_id).toBe(started?.event_id);

@@ -3,7 +3,7 @@
 // times each, and shows both addresses, the family the browser chose, and the verdict.
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, showFigure } from './dom.js';
-import { familyWords } from './i18n/locale.js';
+import { familyWords, t } from './i18n/locale.js';
 import { isIpv6LiteralOrigin } from '../src/common/origin.js';
 import { describeCheck, FAMILY_TIMEOUT_MS, networkText, preference, settleCheck, verdict, type Family, type FamilyCheck } from '../src/common/families.js';
 
@@ -59,6 +59,9 @@ export async function showFamilies(page: IpData | undefined): Promise<void> {
   show('ipv6', v6);
   const found = verdict(v4, v6, familyWords());
   const line = $('#families-verdict');
-  line.textContent = found.text;
-  line.dataset.verdict = found.kind;
+  // With no family origin set, nothing was wrong and nothing more could be asked: the page says
+  // what it could tell and how the operator turns the full check on, rather than "not checked".
+  const unset = origins.ipv4 === undefined && origins.ipv6 === undefined && page !== undefined;
+  line.textContent = unset ? t('families.unset', { name: page.ip_version === 'ipv4' ? 'IPv4' : 'IPv6' }) : found.text;
+  line.dataset.verdict = unset ? 'unset' : found.kind;
 }

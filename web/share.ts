@@ -27,20 +27,24 @@ export function setUpShare(): ShareOffer {
     const withAddress = $<HTMLInputElement>('#speed-share-address').checked;
     const address = $('#address').textContent.trim();
     const link = shareLink(`${location.origin}/`, { ...current.shared, ...(withAddress && address !== '' ? { address } : {}) });
-    const shown = $<HTMLOutputElement>('#speed-share-link');
-    shown.value = link;
-    shown.hidden = false;
+    // Labelled, with what became of the copy beside it: the test's own status ("Done.") stays.
+    $<HTMLOutputElement>('#speed-share-link').value = link;
+    $('#speed-share-box').hidden = false;
+    const said = (message: string) => {
+      text('#speed-share-said', message);
+    };
     // navigator.clipboard is [SecureContext] in the Clipboard API, so absent on plain HTTP off
     // localhost, whatever the DOM types say: the link is then shown to copy by hand, saying why.
     const clipboard = navigator.clipboard as Clipboard | undefined;
-    if (clipboard === undefined) text('#speed-status', t('speed.copy-plain-http'));
+    if (clipboard === undefined) said(t('speed.copy-plain-http'));
     else {
+      said('');
       clipboard.writeText(link).then(
         () => {
-          text('#speed-status', t('speed.copied'));
+          said(t('speed.copied'));
         },
         () => {
-          text('#speed-status', t('speed.copy-refused'));
+          said(t('speed.copy-refused'));
         },
       );
     }
@@ -56,7 +60,7 @@ export function setUpShare(): ShareOffer {
     offer: (record) => {
       current = record;
       $('#speed-after').hidden = record === undefined;
-      if (record === undefined) $<HTMLOutputElement>('#speed-share-link').hidden = true;
+      if (record === undefined) $('#speed-share-box').hidden = true;
     },
   };
 }

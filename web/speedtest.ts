@@ -258,9 +258,14 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         if (settled) return;
         if (!engineDone) engine.pause();
         finish();
-        text('#speed-status', t('speed.not-finished'));
-        error.textContent = message;
-        error.hidden = false;
+        // One message per outcome: a cancel is said once, in the status; a failure is "did not
+        // finish" with its reason as the error.
+        if (reason === 'cancelled') text('#speed-status', message);
+        else {
+          text('#speed-status', t('speed.not-finished'));
+          error.textContent = message;
+          error.hidden = false;
+        }
         sendEvent(config, 'speed_test_failed', eventId, { mode: mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - started) });
       };
       const watch = () => {
@@ -353,6 +358,8 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
       const done = (runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss']) => {
         const result = speedResult({ mode: mode.id, startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
         showResult(result);
+        // The answer takes the live figure's place; the rate over time is in the details (below).
+        $('#speed-live').hidden = true;
         // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
         $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
         drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });

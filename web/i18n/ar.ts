@@ -76,6 +76,7 @@ export const ar: Catalogue = {
   'conn.unavailable': 'تفاصيل الاتصال غير متاحة: {reason}',
   'conn.not-reported': 'لم يُبلَّغ عنه',
   'conn.not-observed': 'لم يُرصد',
+  'families.unset': '{name} يعمل: وصلت هذه الصفحة عبره. لا يُفحص هنا ما إذا كان لهذا الاتصال العائلة الأخرى أيضًا: لم يمنح مشغّل هذا الخادم عنوانًا لـ IPv4 وحده وآخر لـ IPv6 وحده (NETDIAG_IPV4_URL وNETDIAG_IPV6_URL). من حاسوب، يفحص netdiag ip --both العائلتين.',
   'families.heading': 'IPv4 وIPv6',
   'families.checking': 'جارٍ فحص عائلتَي العناوين كلتيهما…',
   'families.chose': 'اختار متصفحك',
@@ -118,6 +119,8 @@ export const ar: Catalogue = {
   'speed.share': 'مشاركة',
   'speed.share-address': 'تضمين عنواني في الرابط',
   'speed.copy-plain-http': 'لا تستطيع هذه الصفحة النسخ عبر HTTP العادي؛ انسخ الرابط أدناه يدويًا.',
+  'speed.share-label': 'رابط هذه النتيجة',
+  'speed.details': 'التفاصيل: زمن الاستجابة تحت الحمل، والاستجابة، وفقدان الحزم، والمعدل عبر الزمن، وطريقة القياس',
   'speed.copied': 'نُسخ الرابط. وهو يحمل النتيجة نفسها: لا يُحفظ شيء على الخادم.',
   'speed.copy-refused': 'رفض المتصفح النسخ؛ انسخ الرابط أدناه يدويًا.',
   // The live view while a test runs.

@@ -76,6 +76,7 @@ export const de: Catalogue = {
   'conn.unavailable': 'Verbindungsdetails nicht verfügbar: {reason}',
   'conn.not-reported': 'nicht gemeldet',
   'conn.not-observed': 'nicht beobachtet',
+  'families.unset': '{name} funktioniert: Diese Seite kam darüber. Ob diese Verbindung auch die andere Familie hat, wird hier nicht geprüft: Der Betreiber dieses Servers hat ihm keine reine IPv4- und keine reine IPv6-Adresse gegeben (NETDIAG_IPV4_URL, NETDIAG_IPV6_URL). Von einem Rechner aus prüft netdiag ip --both beide.',
   'families.heading': 'IPv4 und IPv6',
   'families.checking': 'Beide Adressfamilien werden geprüft…',
   'families.chose': 'Ihr Browser wählte',
@@ -118,6 +119,8 @@ export const de: Catalogue = {
   'speed.share': 'Teilen',
   'speed.share-address': 'meine Adresse in den Link aufnehmen',
   'speed.copy-plain-http': 'Über einfaches HTTP kann diese Seite nicht kopieren; kopieren Sie den Link unten von Hand.',
+  'speed.share-label': 'Link zu diesem Ergebnis',
+  'speed.details': 'Details: Latenz unter Last, Reaktionsfähigkeit, Paketverlust, die Rate im Zeitverlauf, wie der Test misst',
   'speed.copied': 'Link kopiert. Er enthält das Ergebnis selbst: Auf dem Server wird nichts gespeichert.',
   'speed.copy-refused': 'Der Browser hat das Kopieren verweigert; kopieren Sie den Link unten von Hand.',
   // The live view while a test runs.

@@ -58,6 +58,7 @@ export const en = {
   'conn.unavailable': 'Connection details unavailable: {reason}',
   'conn.not-reported': 'not reported',
   'conn.not-observed': 'not observed',
+  'families.unset': "{name} works: this page came over it. Whether this connection also has the other family is not checked here: this server's operator has not given it an IPv4-only and an IPv6-only address (NETDIAG_IPV4_URL, NETDIAG_IPV6_URL). From a computer, netdiag ip --both checks both.",
   'families.heading': 'IPv4 and IPv6',
   'families.checking': 'Checking both address families…',
   'families.chose': 'Your browser chose',
@@ -100,6 +101,8 @@ export const en = {
   'speed.share': 'Share',
   'speed.share-address': 'include my address in the link',
   'speed.copy-plain-http': 'This page cannot copy over plain HTTP; copy the link below by hand.',
+  'speed.share-label': 'Link to this result',
+  'speed.details': 'Details: latency under load, responsiveness, packet loss, the rate over time, how the test measures',
   'speed.copied': 'Link copied. It carries the result itself: nothing is kept on the server.',
   'speed.copy-refused': 'The browser refused to copy; copy the link below by hand.',
   // The live view while a test runs.

@@ -24,9 +24,27 @@ function messages(): Catalogue {
   return catalogues.get(code()) ?? en;
 }
 
-/** A message in the page's language, its placeholders filled. */
+/** First Strong Isolate and Pop Directional Isolate (Unicode Bidirectional Algorithm, UAX #9 §2.4). */
+const FSI = '\u2068';
+const PDI = '\u2069';
+
+const isolated = (text: string): string => `${FSI}${text}${PDI}`;
+
+/** Messages that are a figure as a whole, like a unit's: a grade with its increase, a rate of round trips. */
+const FIGURES: ReadonlySet<MessageKey> = new Set(['figure.bloat', 'figure.rpm']);
+
+/**
+ * A message in the page's language, its placeholders filled. On a right-to-left page each value is
+ * isolated (FSI … PDI: laid out in the direction of its own first strong letter, left to right
+ * when it has none), and so is each figure with its unit (`unit.*`, FIGURES): otherwise the bidirectional
+ * algorithm lays an address, a name or "3427 Mbps" out in the sentence's direction and a reader
+ * sees "1::" for "::1" or "Mbps 3427". A left-to-right page needs none, and gets none.
+ */
 export function t(key: MessageKey, params?: Params): string {
-  return fill(messages()[key], params);
+  if (typeof document === 'undefined' || document.documentElement.dir !== 'rtl') return fill(messages()[key], params);
+  const values = params === undefined ? undefined : Object.fromEntries(Object.entries(params).map(([name, value]) => [name, isolated(value)]));
+  const text = fill(messages()[key], values);
+  return key.startsWith('unit.') || FIGURES.has(key) ? isolated(text) : text;
 }
 
 // Intl formatters are costly to make and the live rate formats five times a second: one per
