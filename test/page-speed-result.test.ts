@@ -99,11 +99,11 @@ describe('a finished speed test as the page shows it', () => {
 
   it('the loaded latency is the median of the round trips within each window, their p90 and count under it', () => {
     const r = speedResult(readings());
-    expect(r.figures.loaded.detail).toBe('down p90 42 ms of 3; up p90 36 ms of 3');
+    expect(r.figures.loaded.detail).toBe('down: 9 in 10 of 3 round trips within 42 ms; up: 9 in 10 of 3 round trips within 36 ms');
     expect(r.shared).toMatchObject({ loadedDownMs: 41, loadedUpMs: 35 });
     // Round trips sent before the window (in a burst that ends at 2 s) are not the window's.
     const withEarly = speedResult(readings({ download: load((at) => (at <= 2000 ? 40 : 20), [40, 42, 41], 8000, [{ atMs: 100, ms: 500 }, { atMs: 600, ms: 400 }]) }));
-    expect(withEarly.figures.loaded).toMatchObject({ value: '41 ms down, 35 ms up', detail: 'down p90 42 ms of 3; up p90 36 ms of 3' });
+    expect(withEarly.figures.loaded).toMatchObject({ value: '41 ms down, 35 ms up', detail: 'down: 9 in 10 of 3 round trips within 42 ms; up: 9 in 10 of 3 round trips within 36 ms' });
   });
 
   it('without latency under load: not measured, why, the classes pending, and no verdict claimed', () => {

@@ -89,7 +89,7 @@ describe.skipIf(!ready)('the default speed test under working conditions, in Chr
       }
       expect(await part('latency', 'value')).toMatch(/^[0-9.]+ ms$/);
       expect(await part('loaded', 'value')).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
-      expect(await part('loaded', 'detail')).toMatch(/^down p90 [0-9.]+ ms of [0-9]+; up p90 [0-9.]+ ms of [0-9]+$/);
+      expect(await part('loaded', 'detail')).toMatch(/^down: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms; up: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms$/);
       expect(await part('bufferbloat', 'value')).not.toBe('–');
       // The chart: a bar for each quarter second of each direction, each window shaded, each figure across it.
       expect(await page.locator('#speed-chart rect.window').count()).toBe(2);

@@ -12,6 +12,15 @@ export function text(selector: string, value: string): void {
   $(selector).textContent = value;
 }
 
+/**
+ * Gives each body cell its column's heading as `data-label`: on a narrow screen (page.css) a row
+ * folds into a card of "heading: value" lines instead of a table wider than the screen.
+ */
+export function labelCells(table: HTMLTableElement): void {
+  const headings = [...(table.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent.trim());
+  for (const row of table.tBodies[0]?.rows ?? []) [...row.cells].forEach((td, i) => (td.dataset.label = headings[i] ?? ''));
+}
+
 import { t } from './i18n/locale.js';
 
 export interface ProblemDoc {

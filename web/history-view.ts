@@ -3,7 +3,7 @@
 // history goes from this browser's storage to the screen or to a file the person saves.
 import type { SharedResult } from '../src/common/speedtest/share.js';
 import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
-import { $ } from './dom.js';
+import { $, labelCells } from './dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
@@ -86,6 +86,7 @@ function show(results: readonly SharedResult[]): void {
       return row;
     }),
   );
+  labelCells(table);
   // Shown before drawing, so the chart takes its own width rather than a hidden figure's zero.
   if (!figure.hidden) drawTrend($('#history-chart') as unknown as SVGSVGElement, results);
   $('#history-key-loaded').hidden = !results.some((r) => worseLoaded(r.loadedDownMs, r.loadedUpMs) !== undefined);
@@ -143,6 +144,7 @@ function showWatches(watches: readonly WatchSummary[]): void {
       return row;
     }),
   );
+  labelCells(table);
 }
 
 /** A list this browser keeps: how it is read, written and shown, and what its faults are called. */

@@ -5,7 +5,7 @@
 // memory only; nothing but the polls leaves the browser.
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../src/common/series.js';
-import { $, text } from './dom.js';
+import { $, labelCells, text } from './dom.js';
 import { formatMs } from './report.js';
 import { num, t } from './i18n/locale.js';
 import { download, fileName, watchCsv, watchJson } from './export.js';
@@ -126,6 +126,7 @@ function render(state: WatchState, targets: string[]): void {
       return row;
     }),
   );
+  labelCells($<HTMLTableElement>('#watch-table'));
   for (const target of targets) {
     const svg = document.querySelector<SVGSVGElement>(`#watch-charts svg[data-target="${target}"]`);
     if (svg !== null) drawWatchChart(svg, targetLabel(state, target), polls.filter((p) => p.target === target));

@@ -30,22 +30,36 @@ const PDI = '\u2069';
 
 const isolated = (text: string): string => `${FSI}${text}${PDI}`;
 
+/** Right-to-left letters (Hebrew, Arabic and their presentation forms). */
+const RTL_LETTER = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/**
+ * A value isolated when it holds no right-to-left letter (a figure, an address, a Latin name):
+ * text in the page's own script reads right as it is, and isolating a sentence whose first
+ * letters sit in an isolate of their own would lay it out left to right (UAX #9 P2 skips them).
+ */
+const ownDirection = (text: string): string => (RTL_LETTER.test(text) ? text : isolated(text));
+
 /** Messages that are a figure as a whole, like a unit's: a grade with its increase, a rate of round trips. */
 const FIGURES: ReadonlySet<MessageKey> = new Set(['figure.bloat', 'figure.rpm']);
 
 /**
- * A message in the page's language, its placeholders filled. On a right-to-left page each value is
- * isolated (FSI … PDI: laid out in the direction of its own first strong letter, left to right
- * when it has none), and so is each figure with its unit (`unit.*`, FIGURES): otherwise the bidirectional
- * algorithm lays an address, a name or "3427 Mbps" out in the sentence's direction and a reader
- * sees "1::" for "::1" or "Mbps 3427". A left-to-right page needs none, and gets none.
+ * A message in the page's language, its placeholders filled. On a right-to-left page each value
+ * with no right-to-left letter is isolated (FSI … PDI: laid out by its own first strong letter,
+ * left to right when it has none), and so is each figure with its unit (`unit.*`, FIGURES):
+ * otherwise the bidirectional algorithm lays an address, a name or "3427 Mbps" out in the
+ * sentence's direction, and a reader sees "1::" for "::1" or "Mbps 3427". A left-to-right page
+ * needs none, and gets none.
  */
 export function t(key: MessageKey, params?: Params): string {
   if (typeof document === 'undefined' || document.documentElement.dir !== 'rtl') return fill(messages()[key], params);
-  const values = params === undefined ? undefined : Object.fromEntries(Object.entries(params).map(([name, value]) => [name, isolated(value)]));
+  const values = params === undefined ? undefined : Object.fromEntries(Object.entries(params).map(([name, value]) => [name, ownDirection(value)]));
   const text = fill(messages()[key], values);
-  return key.startsWith('unit.') || FIGURES.has(key) ? isolated(text) : text;
+  // A figure is one unit of meaning left to right whatever its words ("20 763 RPM (ممتازة)").
+  if (FIGURES.has(key)) return isolated(text);
+  return key.startsWith('unit.') ? ownDirection(text) : text;
 }
+
 
 // Intl formatters are costly to make and the live rate formats five times a second: one per
 // language and precision, made once. A cache of pure values, not state anyone reads.
