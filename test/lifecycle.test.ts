@@ -162,7 +162,7 @@ describe('npm start builds only when it must', () => {
   it('builds a fresh tree, skips an unchanged one, and builds again after a source changes', { timeout: 180_000 }, () => {
     const tree = mkdtempSync(join(tmpdir(), 'netdiag-build-'));
     try {
-      for (const entry of ['src', 'scripts', 'openapi', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true });
+      for (const entry of ['src', 'scripts', 'openapi', 'web', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'LICENSE']) cpSync(join(ROOT, entry), join(tree, entry), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
       const build = () => spawnSync(process.execPath, [join(tree, 'scripts', 'build-if-stale.mjs')], { encoding: 'utf8' });
       const built = join(tree, 'dist', 'app', 'app.js');

@@ -49,6 +49,11 @@ export interface FakeTarget {
   connections: number[];
   /** The most transfers (more than 0 bytes) of each path open at once. */
   mostOpen: { '/__down': number; '/__up': number };
+  /**
+   * The most connections open at once that had carried a round trip (an empty download): a
+   * client may open a new one when the server closes an idle one, but never more at once than it keeps.
+   */
+  mostOpenRoundTripConnections: number;
   /** Each POST /v1/events body. */
   events: { event: string; event_id: string; properties: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -104,12 +109,14 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
   const answered = new WeakMap<Socket, number>();
   const numbers = new WeakMap<Socket, number>();
   let connectionCount = 0;
+  const roundTripSockets = new Set<Socket>();
   const target: FakeTarget = {
     url: '',
     behaviour,
     requests: [],
     connections: [],
     mostOpen: { '/__down': 0, '/__up': 0 },
+    mostOpenRoundTripConnections: 0,
     events: [],
     close: async () => {
       for (const t of timers) clearTimeout(t);
@@ -169,6 +176,11 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
       target.requests.push(`${path}${url.search}`);
       target.connections.push(numbers.get(req.socket) ?? 0);
       const bytes = path === '/__down' ? Number(url.searchParams.get('bytes')) : received;
+      if (bytes === 0 && !roundTripSockets.has(req.socket)) {
+        roundTripSockets.add(req.socket);
+        target.mostOpenRoundTripConnections = Math.max(target.mostOpenRoundTripConnections, roundTripSockets.size);
+        req.socket.once('close', () => roundTripSockets.delete(req.socket));
+      }
       if (bytes === 0) {
         const during = url.searchParams.get('during') ?? 'idle';
         const keptAlive = (answered.get(req.socket) ?? 0) > 0;
