@@ -156,6 +156,36 @@ export function addClientCommands(root: Command): void {
         maxLossPercent: options.maxLoss,
       });
     });
+  addMonitorCommand(root);
+}
+
+/**
+ * `netdiag monitor`: scheduled checks, their history and alerts, on the user's own machine
+ * (src/cli/monitor/, docs/monitor.md). Not a client command: it reads a configuration file.
+ */
+function addMonitorCommand(root: Command): void {
+  const configOption = () => new Option('--config <file>', 'the monitor\'s configuration (YAML)').env('NETDIAG_MONITOR_CONFIG');
+  const monitor = root
+    .command('monitor')
+    .description('run checks on their schedules against your netdiag servers, keep every run in a local history, and alert after repeated breaches')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => {
+      const { defaultConfigPath, monitorCommand } = await import('./monitor/monitor-command.js');
+      process.exitCode = await monitorCommand(options.config ?? defaultConfigPath(), process.argv[1] ?? '');
+    });
+  monitor
+    .command('history')
+    .description("the monitor's recorded runs, oldest first")
+    .addOption(configOption())
+    .option('--since <duration>', 'only runs this recent (90s, 30m, 6h, 7d)')
+    .addOption(new Option('--json', 'as JSON, for scripts').conflicts('csv'))
+    .option('--csv', 'as CSV')
+    .action(async (_: unknown, command: Command) => {
+      // --config may come before `history` (the monitor's option) or after it.
+      const options = command.optsWithGlobals<{ config?: string; since?: string; json?: boolean; csv?: boolean }>();
+      const { defaultConfigPath, historyCommand } = await import('./monitor/monitor-command.js');
+      process.exitCode = await historyCommand(options.config ?? defaultConfigPath(), outputFor(options.json === true), { ...(options.since === undefined ? {} : { since: options.since }), csv: options.csv === true });
+    });
 }
 
 /**

@@ -1,0 +1,163 @@
+// `netdiag monitor` (docs/monitor.md): the checks of one configuration file on their schedules,
+// each run recorded in the history and judged against its expectations, alerts and recoveries
+// sent; and `netdiag monitor history`. Runs against one server never overlap (a speed test and a
+// responsiveness test at once would each measure the other), nor do a check's own runs.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { print, printJson, table, type Output } from '../output.js';
+import { terminalText } from '../terminal-text.js';
+import { afterRun, delivery, noticeFor, type Delivery } from './alerts.js';
+import { ConfigError, durationMs, parseMonitorConfig, type MonitorCheck, type MonitorConfig } from './config.js';
+import { breaches } from './expect.js';
+import { runCheck } from './run-check.js';
+import { nextRun, plan } from './schedule.js';
+import { openStore, StoreError, type RunRecord, type Store } from './store.js';
+
+/** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'netdiag', 'monitor.yaml');
+}
+
+/** The history when the configuration names none: $XDG_DATA_HOME/netdiag/monitor.db. */
+function defaultDatabase(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'netdiag', 'monitor.db');
+}
+
+const log = (line: string): void => {
+  process.stderr.write(`netdiag monitor: ${terminalText(line)}\n`);
+};
+
+/** The configuration at `path`, or exit 2 with the fault's line and field. */
+function loadConfig(path: string): MonitorConfig | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    log(`cannot read the configuration ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (docs/monitor.md has an example)' : err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  try {
+    return parseMonitorConfig(text, path, defaultDatabase());
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    log(err.message);
+    return undefined;
+  }
+}
+
+async function open(path: string): Promise<Store | undefined> {
+  try {
+    return await openStore(path);
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    log(err.message);
+    return undefined;
+  }
+}
+
+/** The figures a line of the log shows for a run. */
+function summary(r: RunRecord): string {
+  if (!r.ok) return `failed: ${r.error ?? ''}`;
+  const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 4));
+  return shown
+    .slice(0, 6)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ');
+}
+
+/** Runs one check against one server on its schedule until `signal`. */
+async function loop(entry: string, check: MonitorCheck, server: string, store: Store, notices: Delivery, serverTurn: (work: () => Promise<void>) => Promise<void>, signal: AbortSignal): Promise<void> {
+  const planned = plan(check.schedule, check.spreadMs, Date.now());
+  while (!signal.aborted) {
+    const at = nextRun(planned, Date.now());
+    // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
+    // or a machine that slept, is followed, and a slept-through run happens once on waking.
+    while (!signal.aborted && Date.now() < at) await sleep(Math.min(at - Date.now(), 60_000), undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) return;
+    await serverTurn(async () => {
+      const startedAt = Date.now();
+      const outcome = await runCheck(entry, check, server, signal);
+      if (signal.aborted) return;
+      const missed = outcome.ok ? breaches(check.expect, outcome.figures) : [`the check did not run: ${outcome.error ?? ''}`];
+      const record: RunRecord = { check: check.name, server, startedAt, durationMs: outcome.durationMs, ok: outcome.ok, error: outcome.error, figures: outcome.figures, breaches: missed };
+      store.addRun(record);
+      const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);
+      store.setAlertState(check.name, server, state);
+      log(`${check.name} on ${server}: ${summary(record)}${missed.length > 0 ? `; breach ${String(state.streak)} in a row: ${missed.join('; ')}` : ''}`);
+      if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? missed : [summary(record)]));
+    });
+  }
+}
+
+/** `netdiag monitor`: until SIGINT or SIGTERM. Exit 2 for a configuration at fault, 1 for a history that cannot be opened. */
+export async function monitorCommand(configPath: string, entry: string): Promise<number> {
+  const config = loadConfig(configPath);
+  if (config === undefined) return 2;
+  const store = await open(config.database);
+  if (store === undefined) return 1;
+  const abort = new AbortController();
+  const stop = () => {
+    abort.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const notices = delivery(config.notify, log);
+  // One run at a time per server: each server's turn waits for the one before.
+  const turns = new Map<string, Promise<void>>();
+  const serverTurn = (server: string) => (work: () => Promise<void>) => {
+    const next = (turns.get(server) ?? Promise.resolve()).then(work);
+    turns.set(server, next.catch(() => undefined));
+    return next;
+  };
+  log(`${String(config.checks.length)} check${config.checks.length === 1 ? '' : 's'} against ${config.servers.join(', ')}; history in ${config.database}`);
+  try {
+    await Promise.all(config.checks.flatMap((check) => config.servers.map((server) => loop(entry, check, server, store, notices, serverTurn(server), abort.signal))));
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    log(err.message);
+    return 1;
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+    await notices.settled();
+    store.close();
+  }
+  return 0;
+}
+
+/** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
+export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
+  const config = loadConfig(configPath);
+  if (config === undefined) return 2;
+  let since = 0;
+  if (options.since !== undefined) {
+    const ms = durationMs(options.since);
+    if (ms === undefined) {
+      log(`--since "${options.since}" is not a duration (90s, 30m, 6h, 7d)`);
+      return 2;
+    }
+    since = Date.now() - ms;
+  }
+  const store = await open(config.database);
+  if (store === undefined) return 1;
+  const runs = store.runs(since);
+  store.close();
+  if (out.json) {
+    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures })));
+    return 0;
+  }
+  if (options.csv === true) {
+    const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+    const lines = ['started_at,check,server,ok,error,breaches,figures', ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)].map(cell).join(','))];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    print(`no runs recorded in ${config.database}`);
+    return 0;
+  }
+  print(table(out, [['when', 'check', 'server', 'result', 'breaches'], ...runs.map((r) => [new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19), r.check, r.server, summary(r), String(r.breaches.length)])]));
+  return 0;
+}

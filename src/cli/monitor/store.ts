@@ -1,0 +1,137 @@
+// The monitor's history (docs/monitor.md, "History"): one SQLite file on the user's machine,
+// through Node's built-in node:sqlite (Node 22). Write-ahead logging with full sync, so a run is on
+// disk once its insert returns and a monitor killed mid-test loses nothing it committed; the
+// schema carries its version (PRAGMA user_version) and each newer version is a migration applied
+// in one transaction. Alert state (breaches in a row, alerting or not) lives beside the runs, so a
+// restart neither repeats an alert nor forgets a streak.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface RunRecord {
+  check: string;
+  server: string;
+  /** ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  /** The check ran and reported figures (false: the server was down, the command failed). */
+  ok: boolean;
+  /** Why it did not run, when it did not. */
+  error: string | null;
+  /** The figures its --json reported (top level), or none. */
+  figures: Record<string, unknown>;
+  /** Each expectation it missed, in words. */
+  breaches: string[];
+}
+
+export interface AlertState {
+  /** Breaches in a row, up to now. */
+  streak: number;
+  /** An alert was sent and no recovery since. */
+  alerting: boolean;
+}
+
+/** Each version's statements, in order; the file's user_version says how many it has had. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE runs (
+     id INTEGER PRIMARY KEY,
+     check_name TEXT NOT NULL,
+     server TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     duration_ms INTEGER NOT NULL,
+     ok INTEGER NOT NULL,
+     error TEXT,
+     figures TEXT NOT NULL,
+     breaches TEXT NOT NULL
+   );
+   CREATE INDEX runs_by_time ON runs (started_at);
+   CREATE TABLE alert_state (
+     check_name TEXT NOT NULL,
+     server TEXT NOT NULL,
+     streak INTEGER NOT NULL,
+     alerting INTEGER NOT NULL,
+     PRIMARY KEY (check_name, server)
+   );`,
+];
+
+export class StoreError extends Error {}
+
+export interface Store {
+  addRun(run: RunRecord): void;
+  /** Runs, oldest first; `since` ms since the epoch. */
+  runs(since?: number): RunRecord[];
+  alertState(check: string, server: string): AlertState;
+  setAlertState(check: string, server: string, state: AlertState): void;
+  close(): void;
+}
+
+/** Opens (creating when missing) and migrates the history at `path`. */
+export async function openStore(path: string): Promise<Store> {
+  // Loaded here, not at the top: node:sqlite exists on Node 22 only, and the client runs on 20.
+  const sqlite = await import('node:sqlite').catch(() => {
+    throw new StoreError(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${process.versions.node})`);
+  });
+  let db: DatabaseSync;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    db = new sqlite.DatabaseSync(path);
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    migrate(db);
+  } catch (err) {
+    throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches FROM runs WHERE started_at >= ? ORDER BY started_at, id');
+  const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
+  const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
+  const write = <T>(what: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      // A full disk, a file made read-only or removed: said, with the file, never a lost run unsaid.
+      throw new StoreError(`cannot ${what} in the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  return {
+    addRun: (r) => {
+      write('record a run', () => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches)));
+    },
+    runs: (since = 0) =>
+      (select.all(since) as { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string }[]).map((row) => ({
+        check: row.check_name,
+        server: row.server,
+        startedAt: row.started_at,
+        durationMs: row.duration_ms,
+        ok: row.ok === 1,
+        error: row.error,
+        figures: JSON.parse(row.figures) as Record<string, unknown>,
+        breaches: JSON.parse(row.breaches) as string[],
+      })),
+    alertState: (check, server) => {
+      const row = getState.get(check, server) as { streak: number; alerting: number } | undefined;
+      return { streak: row?.streak ?? 0, alerting: row?.alerting === 1 };
+    },
+    setAlertState: (check, server, state) => {
+      write('record the alert state', () => putState.run(check, server, state.streak, state.alerting ? 1 : 0));
+    },
+    close: () => {
+      db.close();
+    },
+  };
+}
+
+function migrate(db: DatabaseSync): void {
+  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  if (version > MIGRATIONS.length) throw new Error(`its schema is version ${String(version)}, newer than this netdiag knows (${String(MIGRATIONS.length)}): a newer netdiag wrote it`);
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[v] ?? '');
+      db.exec(`PRAGMA user_version = ${String(v + 1)}`);
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+}
