@@ -102,7 +102,7 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
   const hasCron = doc.hasIn(at('cron'));
   if (hasEvery === hasCron) return fail(['checks', i], 'give either every (an interval, e.g. 30m) or cron (e.g. "*/30 * * * *"), not both or neither');
   if (hasEvery) {
-    const text = string(doc, at('every'), fail);
+    const text = durationText(doc, at('every'), fail);
     const ms = durationMs(text);
     if (ms === undefined) return fail(at('every'), `"${text}" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
     if (ms < MIN_EVERY_MS) fail(at('every'), `${text} is more often than once a minute, the least the monitor allows`);
@@ -116,7 +116,7 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
   const defaultSpread = schedule.kind === 'every' ? Math.min(schedule.ms / 10, 300_000) : 60_000;
   let spreadMs = defaultSpread;
   if (doc.hasIn(at('spread'))) {
-    const text = string(doc, at('spread'), fail);
+    const text = durationText(doc, at('spread'), fail);
     const ms = durationMs(text);
     if (ms === undefined) return fail(at('spread'), `"${text}" is not a duration (90s, 5m)`);
     if (schedule.kind === 'every' && ms >= schedule.ms) fail(at('spread'), `${text} is not shorter than the interval`);
@@ -165,6 +165,12 @@ function string(doc: Document, path: (string | number)[], fail: (path: (string |
   const value = doc.getIn(path);
   if (typeof value !== 'string' || value.trim() === '') return fail(path, `must be text, not ${value === null ? 'empty' : JSON.stringify(value)}`);
   return value.trim();
+}
+
+/** A duration's text: a bare number (`every: 30`) is read as text, so its fault names the missing unit. */
+function durationText(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): string {
+  const value = doc.getIn(path);
+  return typeof value === 'number' ? String(value) : string(doc, path, fail);
 }
 
 /** The line a path's node starts on, or its nearest parent's. */

@@ -1,0 +1,70 @@
+// The monitor's configuration file: a good one read whole; each fault named by its line and its
+// field, so a person finds it in the file they wrote.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseMonitorConfig } from './config.js';
+
+const parse = (text: string) => parseMonitorConfig(text, 'monitor.yaml', '/data/monitor.db');
+const fault = (text: string): string => {
+  try {
+    parse(text);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error('no fault found');
+};
+
+const GOOD = `servers: [https://netdiag.example.net/]
+checks:
+  - name: line speed
+    run: speedtest
+    mode: light
+    every: 30m
+    expect: { download_mbps: ">= 70% of 500", upload_mbps: ">= 40", bufferbloat_grade: "<= B" }
+    alert_after: 3
+  - name: responsiveness
+    run: rpm
+    cron: "0 */2 * * *"
+    spread: 90s
+notify: ["json://localhost:8000/", "ntfy://ntfy.example/netdiag", "https://hooks.example/x"]
+`;
+
+describe("the monitor's configuration", () => {
+  it('reads a good file whole: servers as origins, schedules, spreads, expectations, defaults', () => {
+    const c = parse(GOOD);
+    expect(c.servers).toEqual(['https://netdiag.example.net']);
+    expect(c.database).toBe('/data/monitor.db');
+    expect(c.notify).toHaveLength(3);
+    const [speed, rpm] = c.checks;
+    expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', mode: 'light', schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
+    // 70% of 500 is 350.
+    expect(speed?.expect.map((e) => (e.kind === 'number' ? [e.figure, e.op, e.value] : [e.figure, e.op, e.grade]))).toEqual([
+      ['download_mbps', '>=', 350],
+      ['upload_mbps', '>=', 40],
+      ['bufferbloat_grade', '<=', 'B'],
+    ]);
+    expect(rpm).toMatchObject({ run: 'rpm', schedule: { kind: 'cron', expression: '0 */2 * * *' }, spreadMs: 90_000, alertAfter: 3, expect: [] });
+  });
+
+  it.each([
+    ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
+    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, checks, notify\)$/],
+    ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
+    ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm\)$/],
+    ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
+    ['an interval under a minute', GOOD.replace('every: 30m', 'every: 20s'), /^monitor\.yaml:6: checks\[0\]\.every: 20s is more often than once a minute/],
+    ['both every and cron', GOOD.replace('    cron: "0 \*/2 \* \* \*"', '    cron: "0 */2 * * *"\n    every: 1h'), /^monitor\.yaml:9: checks\[1\]: give either every .* or cron/],
+    ['a cron expression croner refuses', GOOD.replace('0 */2 * * *', '61 * * * *'), /^monitor\.yaml:11: checks\[1\]\.cron: "61 \* \* \* \*" is not a cron expression: /],
+    ['a figure the check does not report', GOOD.replace('upload_mbps: ">= 40"', 'upload: ">= 40"'), /^monitor\.yaml:7: checks\[0\]\.expect\.upload: "upload" is not a figure a speedtest check reports/],
+    ['a condition with no operator', GOOD.replace('">= 40"', '"40"'), /^monitor\.yaml:7: checks\[0\]\.expect\.upload_mbps: "40" is not a condition/],
+    ['a grade that is not one', GOOD.replace('"<= B"', '"<= G"'), /^monitor\.yaml:7: checks\[0\]\.expect\.bufferbloat_grade: "G" is not a bufferbloat grade/],
+    ['alert_after zero', GOOD.replace('alert_after: 3', 'alert_after: 0'), /^monitor\.yaml:8: checks\[0\]\.alert_after: 0 is not a whole number of breaches in a row from 1 to 1000$/],
+    ['a spread as long as the interval', GOOD.replace('    alert_after: 3', '    spread: 30m\n    alert_after: 3'), /^monitor\.yaml:8: checks\[0\]\.spread: 30m is not shorter than the interval$/],
+    ['two checks of one name', GOOD.replace('name: responsiveness', 'name: line speed'), /^monitor\.yaml:9: checks\[1\]\.name: "line speed" names another check too/],
+    ['a notify target that is not a URL', GOOD.replace('"json://localhost:8000/"', '"alerts@example.net"'), /^monitor\.yaml:13: notify\[0\]: "alerts@example\.net" is not a URL/],
+    ['no checks', 'servers: [http://a]\nchecks: []\n', /^monitor\.yaml:2: checks: name at least one check$/],
+    ['no servers key', 'checks: []\n', /^monitor\.yaml:1: servers: missing$/],
+  ])('names the line and the field of %s', (_, text, message) => {
+    expect(fault(text)).toMatch(message);
+  });
+});

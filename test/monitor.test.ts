@@ -1,0 +1,170 @@
+// `netdiag monitor` as a user runs it (issue 52): the built command in a child process, its
+// checks run by the netdiag command itself against a real server, its alerts through Debian's
+// `apprise` command to a local receiver (Apprise's json:// posts each notice as JSON). A server
+// that is down is a failed run, recorded with its reason and counted as a breach: after three in a
+// row exactly one alert, and once the server is back one recovery notice, nothing in between;
+// every run logged is a row of the history. Killed with SIGKILL in the middle of a test, the
+// history passes SQLite's integrity check, keeps every run it committed, and the restarted
+// monitor goes on at its pace with no burst of runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from './support/process.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { requireCommands } from './support/system.js';
+import { freePort } from './support/wait.js';
+
+const ready = requireCommands('netdiag monitor', ['apprise'], 'apprise');
+
+interface Received {
+  title: string;
+  message: string;
+}
+
+/** The monitor, started as `netdiag monitor --config <file>`; its log lines as they come. */
+function startMonitor(config: string): { child: ChildProcess; lines: string[] } {
+  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } });
+  const lines: string[] = [];
+  let partial = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    partial += d.toString();
+    const parts = partial.split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  return { child, lines };
+}
+
+const runLines = (lines: readonly string[]) => lines.filter((l) => l.startsWith('netdiag monitor: line speed on '));
+
+async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(!ready)('netdiag monitor', () => {
+  let dir: string;
+  let receiver: Server;
+  let receiverPort: number;
+  const received: Received[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-'));
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as Received);
+        res.end('{}');
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    receiverPort = (receiver.address() as { port: number }).port;
+  });
+  afterAll(() => {
+    receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function configFor(port: number, database: string): string {
+    const file = join(dir, `monitor-${String(port)}.yaml`);
+    writeFileSync(
+      file,
+      `servers: [http://127.0.0.1:${String(port)}]
+database: ${database}
+checks:
+  - name: line speed
+    run: speedtest
+    mode: light
+    cron: "* * * * * *"
+    spread: 0s
+    expect: { download_mbps: ">= 0.001" }
+    alert_after: 3
+notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
+`,
+    );
+    return file;
+  }
+
+  it('a server down: three failed runs, one alert through apprise; back up: one recovery; every run in the history', async () => {
+    const port = await freePort();
+    const database = join(dir, 'alerts.db');
+    const monitor = startMonitor(configFor(port, database));
+    let server: TestServer | undefined;
+    try {
+      await until('the alert', () => received.length >= 1, 30_000);
+      expect(runLines(monitor.lines).length).toBeGreaterThanOrEqual(3);
+      server = await startTestServer({ PORT: String(port), NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+      await until('the recovery', () => received.length >= 2, 60_000);
+      // Runs go on meeting the expectation: nothing more is sent.
+      const runsAtRecovery = runLines(monitor.lines).length;
+      await until('another good run', () => runLines(monitor.lines).length > runsAtRecovery, 30_000);
+      monitor.child.kill('SIGTERM');
+      const [code] = (await once(monitor.child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      if (monitor.child.exitCode === null) monitor.child.kill('SIGKILL');
+      await server?.close();
+    }
+    expect(received).toHaveLength(2);
+    const [alert, recovery] = received;
+    expect(alert?.title).toBe(`netdiag monitor: line speed on http://127.0.0.1:${String(port)}: 3 breaches in a row`);
+    expect(alert?.message).toMatch(/^- the check did not run: .*(ECONNREFUSED|connect)/);
+    expect(recovery?.title).toBe(`netdiag monitor: line speed on http://127.0.0.1:${String(port)} recovered`);
+    expect(recovery?.message).toMatch(/download_mbps [0-9.]+/);
+
+    const db = new DatabaseSync(database, { readOnly: true });
+    const rows = db.prepare('SELECT ok, error FROM runs ORDER BY id').all() as { ok: number; error: string | null }[];
+    db.close();
+    expect(rows).toHaveLength(runLines(monitor.lines).length);
+    expect(rows.slice(0, 3).every((r) => r.ok === 0 && (r.error ?? '') !== '')).toBe(true);
+    expect(rows.at(-1)?.ok).toBe(1);
+  }, 150_000);
+
+  it('SIGKILL in the middle of a test: the history is intact with every committed run, and the restarted monitor runs at its pace', async () => {
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const database = join(dir, 'killed.db');
+    const config = configFor(server.port, database);
+    try {
+      const first = startMonitor(config);
+      await until('two runs', () => runLines(first.lines).length >= 2, 60_000);
+      // The next run starts within a second of the last one's end and a light test takes seconds:
+      // two seconds on, it is in the middle of one.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const committed = runLines(first.lines).length;
+      first.child.kill('SIGKILL');
+      await once(first.child, 'exit');
+
+      const db = new DatabaseSync(database, { readOnly: true });
+      expect(db.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+      expect((db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n).toBe(committed);
+      db.close();
+
+      const second = startMonitor(config);
+      try {
+        await until('a run after the restart', () => runLines(second.lines).length >= 1, 60_000);
+        const startedAfter = Date.now();
+        await until('another', () => runLines(second.lines).length >= 2, 60_000);
+        // One after another, each a whole light test: no catch-up burst of the slots it missed.
+        expect(Date.now() - startedAfter).toBeGreaterThan(1_000);
+      } finally {
+        second.child.kill('SIGTERM');
+        await once(second.child, 'exit');
+      }
+      const after = new DatabaseSync(database, { readOnly: true });
+      expect((after.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n).toBe(committed + runLines(second.lines).length);
+      after.close();
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+});
