@@ -107,7 +107,7 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
       const help = await netdiag(node, ['--help']);
       expect(help.code).toBe(0);
       const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1]);
-      expect(commands).toEqual(['ip', 'dns', 'latency', 'speedtest', 'rpm', 'config', 'watch', 'help']);
+      expect(commands).toEqual(['ip', 'dns', 'latency', 'speedtest', 'rpm', 'config', 'watch', 'monitor', 'help']);
       for (const args of [['serve'], ['probe'], ['serve', '--help'], ['serve', '--port', '9999']]) {
         const asked = await netdiag(node, args);
         expect({ args, code: asked.code }).toEqual({ args, code: 2 });
@@ -125,6 +125,19 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
       const json = await netdiag(node, ['ip', '-4', '--json', '--url', server.url]);
       expect(json.code, json.stderr).toBe(0);
       expect((JSON.parse(json.stdout) as { address: string; ip_version: string })).toMatchObject({ address: '127.0.0.1', ip_version: 'ipv4' });
+    });
+
+    it('monitor history: reads its configuration with the bundled YAML parser; the history needs node:sqlite, which Node 20 lacks and says so', async () => {
+      const config = join(dir, 'monitor.yaml');
+      writeFileSync(config, `servers: [${server.url}]\ndatabase: ${join(dir, `monitor-${String(major)}.db`)}\nchecks:\n  - name: speed\n    run: speedtest\n    every: 30m\n`);
+      const history = await netdiag(node, ['monitor', 'history', '--config', config]);
+      if (major >= 22) {
+        expect(history.code, history.stderr).toBe(0);
+        expect(history.stdout).toMatch(/^no runs recorded in /);
+      } else {
+        expect(history.code).toBe(1);
+        expect(history.stderr).toContain(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${String(major)}.`);
+      }
     });
 
     it('dns: Knot\'s answers through the server\'s resolver', async () => {

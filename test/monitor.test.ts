@@ -6,12 +6,13 @@
 // every run logged is a row of the history. Killed with SIGKILL in the middle of a test, the
 // history passes SQLite's integrity check, keeps every run it committed, and the restarted
 // monitor goes on at its pace with no burst of runs.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './support/process.js';
@@ -27,11 +28,11 @@ interface Received {
 }
 
 /** The monitor, started as `netdiag monitor --config <file>`; its log lines as they come. */
-function startMonitor(config: string): { child: ChildProcess; lines: string[] } {
+function startMonitor(config: string): { child: ChildProcessByStdio<null, null, Readable>; lines: string[] } {
   const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } });
   const lines: string[] = [];
   let partial = '';
-  child.stderr?.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     partial += d.toString();
     const parts = partial.split('\n');
     partial = parts.pop() ?? '';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { AlertState } from './store.js';
 
-export interface Notice {
+interface Notice {
   kind: 'alert' | 'recovery';
   title: string;
   body: string;

@@ -53,7 +53,7 @@ describe("the monitor's configuration", () => {
     ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm\)$/],
     ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
     ['an interval under a minute', GOOD.replace('every: 30m', 'every: 20s'), /^monitor\.yaml:6: checks\[0\]\.every: 20s is more often than once a minute/],
-    ['both every and cron', GOOD.replace('    cron: "0 \*/2 \* \* \*"', '    cron: "0 */2 * * *"\n    every: 1h'), /^monitor\.yaml:9: checks\[1\]: give either every .* or cron/],
+    ['both every and cron', GOOD.replace('    cron: "0 */2 * * *"', '    cron: "0 */2 * * *"\n    every: 1h'), /^monitor\.yaml:9: checks\[1\]: give either every .* or cron/],
     ['a cron expression croner refuses', GOOD.replace('0 */2 * * *', '61 * * * *'), /^monitor\.yaml:11: checks\[1\]\.cron: "61 \* \* \* \*" is not a cron expression: /],
     ['a figure the check does not report', GOOD.replace('upload_mbps: ">= 40"', 'upload: ">= 40"'), /^monitor\.yaml:7: checks\[0\]\.expect\.upload: "upload" is not a figure a speedtest check reports/],
     ['a condition with no operator', GOOD.replace('">= 40"', '"40"'), /^monitor\.yaml:7: checks\[0\]\.expect\.upload_mbps: "40" is not a condition/],

@@ -141,7 +141,7 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
   if (doc.hasIn(at('alert_after'))) {
     const value = doc.getIn(at('alert_after'));
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) fail(at('alert_after'), `${String(value)} is not a whole number of breaches in a row from 1 to 1000`);
-    alertAfter = value as number;
+    alertAfter = value;
   }
   return { name, run, mode: modeText, schedule, spreadMs, expect, alertAfter };
 }

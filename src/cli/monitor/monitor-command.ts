@@ -70,16 +70,18 @@ function summary(r: RunRecord): string {
 /** Runs one check against one server on its schedule until `signal`. */
 async function loop(entry: string, check: MonitorCheck, server: string, store: Store, notices: Delivery, serverTurn: (work: () => Promise<void>) => Promise<void>, signal: AbortSignal): Promise<void> {
   const planned = plan(check.schedule, check.spreadMs, Date.now());
-  while (!signal.aborted) {
+  // Read afresh each time: the signal changes while this loop awaits.
+  const stopped = () => signal.aborted;
+  while (!stopped()) {
     const at = nextRun(planned, Date.now());
     // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
     // or a machine that slept, is followed, and a slept-through run happens once on waking.
-    while (!signal.aborted && Date.now() < at) await sleep(Math.min(at - Date.now(), 60_000), undefined, { signal }).catch(() => undefined);
-    if (signal.aborted) return;
+    while (!stopped() && Date.now() < at) await sleep(Math.min(at - Date.now(), 60_000), undefined, { signal }).catch(() => undefined);
+    if (stopped()) return;
     await serverTurn(async () => {
       const startedAt = Date.now();
       const outcome = await runCheck(entry, check, server, signal);
-      if (signal.aborted) return;
+      if (stopped()) return;
       const missed = outcome.ok ? breaches(check.expect, outcome.figures) : [`the check did not run: ${outcome.error ?? ''}`];
       const record: RunRecord = { check: check.name, server, startedAt, durationMs: outcome.durationMs, ok: outcome.ok, error: outcome.error, figures: outcome.figures, breaches: missed };
       store.addRun(record);

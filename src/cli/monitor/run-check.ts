@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { MonitorCheck } from './config.js';
 
-export interface CheckOutcome {
+interface CheckOutcome {
   ok: boolean;
   error: string | null;
   figures: Record<string, unknown>;
@@ -16,7 +16,7 @@ export interface CheckOutcome {
 const RUN_LIMIT_MS = 5 * 60_000;
 
 /** The command line of a check against `server`. */
-export function checkArgs(check: MonitorCheck, server: string): string[] {
+function checkArgs(check: MonitorCheck, server: string): string[] {
   switch (check.run) {
     case 'speedtest':
       return ['speedtest', '--mode', check.mode, '--json', '--no-analytics', '--url', server];
@@ -41,15 +41,24 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       if (err.name !== 'AbortError') done(err.message);
     });
     child.on('close', (code, sig) => {
-      if (signal.aborted) return done('stopped with the monitor');
-      if (sig !== null) return done(`stopped after ${String(Math.round(limitMs / 1000))} s without an answer`);
+      if (signal.aborted) {
+        done('stopped with the monitor');
+        return;
+      }
+      if (sig !== null) {
+        done(`stopped after ${String(Math.round(limitMs / 1000))} s without an answer`);
+        return;
+      }
       // The command's own last line of reason ("netdiag: the speed test failed: ...").
       const reason = stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l)).at(-1)?.replace(/^netdiag: /, '');
-      if (code !== 0) return done(reason ?? `exit ${String(code)}`);
+      if (code !== 0) {
+        done(reason ?? `exit ${String(code)}`);
+        return;
+      }
       try {
         const parsed = JSON.parse(stdout) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return done('the command printed no JSON object');
-        done(null, parsed as Record<string, unknown>);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) done('the command printed no JSON object');
+        else done(null, parsed as Record<string, unknown>);
       } catch {
         done('the command printed no JSON');
       }
