@@ -168,4 +168,33 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
       await server.close();
     }
   }, 180_000);
+
+  it('SIGHUP reads the configuration again: an invalid one is said with its line and the running one kept; a valid one takes over', async () => {
+    const port = await freePort();
+    const file = join(dir, 'reload.yaml');
+    const configOf = (name: string, every: string) => `servers: [http://127.0.0.1:${String(port)}]\ndatabase: ${join(dir, 'reload.db')}\nchecks:\n  - name: ${name}\n    run: rpm\n    ${every}\n    spread: 0s\n    alert_after: 1000\n`;
+    writeFileSync(file, configOf('first', 'cron: "* * * * * *"'));
+    const monitor = startMonitor(file);
+    const runsOf = (name: string) => monitor.lines.filter((l) => l.startsWith(`netdiag monitor: ${name} on `)).length;
+    try {
+      await until('two runs of the first check', () => runsOf('first') >= 2, 20_000);
+      writeFileSync(file, configOf('second', 'every: 30'));
+      monitor.child.kill('SIGHUP');
+      await until('the refusal', () => monitor.lines.some((l) => l.includes('was not taken')), 10_000);
+      expect(monitor.lines).toContain(`netdiag monitor: ${file}:6: checks[0].every: "30" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
+      const before = runsOf('first');
+      await until('the first check going on', () => runsOf('first') > before, 10_000);
+      writeFileSync(file, configOf('second', 'cron: "* * * * * *"'));
+      monitor.child.kill('SIGHUP');
+      await until('a run of the second check', () => runsOf('second') >= 1, 20_000);
+      const firstAtSwitch = runsOf('first');
+      await until('another run of the second check', () => runsOf('second') >= 3, 20_000);
+      // The first check stopped with the reload.
+      expect(runsOf('first')).toBe(firstAtSwitch);
+      expect(monitor.lines).toContain(`netdiag monitor: the configuration ${file} is read again`);
+    } finally {
+      monitor.child.kill('SIGTERM');
+      await once(monitor.child, 'exit');
+    }
+  }, 90_000);
 });

@@ -48,7 +48,7 @@ describe("the monitor's configuration", () => {
 
   it.each([
     ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
-    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, checks, notify\)$/],
+    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, checks, notify\)$/],
     ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
     ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm\)$/],
     ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
@@ -64,6 +64,7 @@ describe("the monitor's configuration", () => {
     ['a notify target that is not a URL', GOOD.replace('"json://localhost:8000/"', '"alerts@example.net"'), /^monitor\.yaml:13: notify\[0\]: "alerts@example\.net" is not a URL/],
     ['no checks', 'servers: [http://a]\nchecks: []\n', /^monitor\.yaml:2: checks: name at least one check$/],
     ['no servers key', 'checks: []\n', /^monitor\.yaml:1: servers: missing$/],
+    ['a retention under a day', `${GOOD}keep: 12h\n`, /^monitor\.yaml:14: keep: "12h" is not a duration of a day or more/],
   ])('names the line and the field of %s', (_, text, message) => {
     expect(fault(text)).toMatch(message);
   });

@@ -22,6 +22,8 @@ export interface MonitorConfig {
   servers: string[];
   /** The SQLite file of the history. */
   database: string;
+  /** Runs older than this are deleted, ms. */
+  keepMs: number;
   checks: MonitorCheck[];
   /** Where alerts go: http(s) URLs get a JSON POST, ntfy(s):// URLs an ntfy message, any other an Apprise URL handed to the `apprise` command. */
   notify: string[];
@@ -32,7 +34,9 @@ export class ConfigError extends Error {}
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const KINDS = Object.keys(FIGURES) as CheckKind[];
 const CHECK_KEYS = ['name', 'run', 'mode', 'every', 'cron', 'spread', 'expect', 'alert_after'];
-const TOP_KEYS = ['servers', 'database', 'checks', 'notify'];
+const TOP_KEYS = ['servers', 'database', 'keep', 'checks', 'notify'];
+/** How long runs are kept when the file does not say: a year, for a trend across seasons. */
+const DEFAULT_KEEP_MS = 365 * 86_400_000;
 /** The shortest interval: a check more often than this is load, not monitoring. */
 const MIN_EVERY_MS = 60_000;
 
@@ -81,7 +85,14 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
     if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) fail(['notify', i], `"${target}" is not a URL (an http(s) webhook, an ntfy(s):// topic or an Apprise URL)`);
   });
   const database = doc.hasIn(['database']) ? string(doc, ['database'], fail) : defaultDatabase;
-  return { servers, database, checks, notify };
+  let keepMs = DEFAULT_KEEP_MS;
+  if (doc.hasIn(['keep'])) {
+    const text = durationText(doc, ['keep'], fail);
+    const ms = durationMs(text);
+    if (ms === undefined || ms < 86_400_000) fail(['keep'], `"${text}" is not a duration of a day or more (30d, 365d)`);
+    keepMs = ms ?? DEFAULT_KEEP_MS;
+  }
+  return { servers, database, keepMs, checks, notify };
 }
 
 function check(doc: Document, i: number, fail: (path: (string | number)[], message: string) => never): MonitorCheck {

@@ -67,62 +67,129 @@ function summary(r: RunRecord): string {
     .join(', ');
 }
 
-/** Runs one check against one server on its schedule until `signal`. */
-async function loop(entry: string, check: MonitorCheck, server: string, store: Store, notices: Delivery, serverTurn: (work: () => Promise<void>) => Promise<void>, signal: AbortSignal): Promise<void> {
+/** What a check's loop needs from the command. */
+interface LoopContext {
+  entry: string;
+  store: Store;
+  notices: Delivery;
+  keepMs: number;
+  /** Ends the wait for the next run: a reload or the end. A run under way finishes first. */
+  reload: AbortSignal;
+  /** Ends everything, a run under way included. */
+  stop: AbortSignal;
+}
+
+/** A jump of the wall clock against the monotonic one larger than this is said in the log. */
+const CLOCK_JUMP_MS = 60_000;
+
+/** Runs one check against one server on its schedule until a reload or the end. */
+async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serverTurn: (work: () => Promise<void>) => Promise<void>): Promise<void> {
+  const { store, notices, reload, stop } = ctx;
   const planned = plan(check.schedule, check.spreadMs, Date.now());
-  // Read afresh each time: the signal changes while this loop awaits.
-  const stopped = () => signal.aborted;
-  while (!stopped()) {
+  // Read afresh each time: the signals change while this loop awaits.
+  const ended = () => reload.aborted || stop.aborted;
+  while (!ended()) {
     const at = nextRun(planned, Date.now());
     // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
     // or a machine that slept, is followed, and a slept-through run happens once on waking.
-    while (!stopped() && Date.now() < at) await sleep(Math.min(at - Date.now(), 60_000), undefined, { signal }).catch(() => undefined);
-    if (stopped()) return;
+    while (!ended() && Date.now() < at) {
+      const wall = Date.now();
+      const mono = performance.now();
+      await sleep(Math.min(at - wall, 60_000), undefined, { signal: reload }).catch(() => undefined);
+      const jump = Date.now() - wall - (performance.now() - mono);
+      if (Math.abs(jump) > CLOCK_JUMP_MS) log(`the clock moved ${jump > 0 ? 'forward' : 'back'} by ${String(Math.round(Math.abs(jump) / 1000))} s (set, or the machine slept): ${check.name} on ${server} runs next at ${new Date(nextRun(planned, Date.now())).toISOString()}`);
+    }
+    if (ended()) return;
     await serverTurn(async () => {
       const startedAt = Date.now();
-      const outcome = await runCheck(entry, check, server, signal);
-      if (stopped()) return;
+      const outcome = await runCheck(ctx.entry, check, server, stop);
+      if (stop.aborted) return;
       const missed = outcome.ok ? breaches(check.expect, outcome.figures) : [`the check did not run: ${outcome.error ?? ''}`];
       const record: RunRecord = { check: check.name, server, startedAt, durationMs: outcome.durationMs, ok: outcome.ok, error: outcome.error, figures: outcome.figures, breaches: missed };
       store.addRun(record);
       const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);
       store.setAlertState(check.name, server, state);
+      store.prune(Date.now() - ctx.keepMs);
       log(`${check.name} on ${server}: ${summary(record)}${missed.length > 0 ? `; breach ${String(state.streak)} in a row: ${missed.join('; ')}` : ''}`);
       if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? missed : [summary(record)]));
     });
   }
 }
 
-/** `netdiag monitor`: until SIGINT or SIGTERM. Exit 2 for a configuration at fault, 1 for a history that cannot be opened. */
+/**
+ * `netdiag monitor`: until SIGINT or SIGTERM. SIGHUP reads the configuration again: a valid one
+ * takes over once the runs under way end, an invalid one is said and the running one kept. Exit 2
+ * for a configuration at fault at start, 1 for a history that cannot be opened or written.
+ */
 export async function monitorCommand(configPath: string, entry: string): Promise<number> {
-  const config = loadConfig(configPath);
+  let config = loadConfig(configPath);
   if (config === undefined) return 2;
-  const store = await open(config.database);
+  let store = await open(config.database);
   if (store === undefined) return 1;
-  const abort = new AbortController();
-  const stop = () => {
-    abort.abort();
+  const stop = new AbortController();
+  const end = () => {
+    stop.abort();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  const notices = delivery(config.notify, log);
+  let reload = new AbortController();
+  let next: MonitorConfig | undefined;
+  const hup = () => {
+    const read = loadConfig(configPath);
+    if (read === undefined) {
+      log(`the configuration ${configPath} was not taken (above); the one running is kept`);
+      return;
+    }
+    next = read;
+    reload.abort();
+  };
+  process.once('SIGINT', end);
+  process.once('SIGTERM', end);
+  process.on('SIGHUP', hup);
   // One run at a time per server: each server's turn waits for the one before.
   const turns = new Map<string, Promise<void>>();
   const serverTurn = (server: string) => (work: () => Promise<void>) => {
-    const next = (turns.get(server) ?? Promise.resolve()).then(work);
-    turns.set(server, next.catch(() => undefined));
-    return next;
+    const run = (turns.get(server) ?? Promise.resolve()).then(work);
+    turns.set(server, run.catch(() => undefined));
+    return run;
   };
-  log(`${String(config.checks.length)} check${config.checks.length === 1 ? '' : 's'} against ${config.servers.join(', ')}; history in ${config.database}`);
+  let notices = delivery(config.notify, log);
   try {
-    await Promise.all(config.checks.flatMap((check) => config.servers.map((server) => loop(entry, check, server, store, notices, serverTurn(server), abort.signal))));
+    for (;;) {
+      const current: MonitorConfig = config;
+      log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}`);
+      store.prune(Date.now() - current.keepMs);
+      const ctx: LoopContext = { entry, store, notices, keepMs: current.keepMs, reload: reload.signal, stop: stop.signal };
+      const stopOnReload = () => {
+        reload.abort();
+      };
+      stop.signal.addEventListener('abort', stopOnReload);
+      await Promise.all(current.checks.flatMap((check) => current.servers.map((server) => loop(ctx, check, server, serverTurn(server)))));
+      stop.signal.removeEventListener('abort', stopOnReload);
+      if (stop.signal.aborted || next === undefined) break;
+      const taken: MonitorConfig = next;
+      next = undefined;
+      reload = new AbortController();
+      if (taken.database !== current.database) {
+        const opened = await open(taken.database);
+        if (opened === undefined) {
+          log(`the new configuration's history could not be opened; the one running is kept`);
+          continue;
+        }
+        store.close();
+        store = opened;
+      }
+      await notices.settled();
+      notices = delivery(taken.notify, log);
+      config = taken;
+      log(`the configuration ${configPath} is read again`);
+    }
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;
     log(err.message);
     return 1;
   } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    process.removeListener('SIGINT', end);
+    process.removeListener('SIGTERM', end);
+    process.removeListener('SIGHUP', hup);
     await notices.settled();
     store.close();
   }

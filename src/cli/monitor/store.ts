@@ -60,6 +60,8 @@ export interface Store {
   addRun(run: RunRecord): void;
   /** Runs, oldest first; `since` ms since the epoch. */
   runs(since?: number): RunRecord[];
+  /** Deletes the runs that started before `beforeMs`; how many. */
+  prune(beforeMs: number): number;
   alertState(check: string, server: string): AlertState;
   setAlertState(check: string, server: string, state: AlertState): void;
   close(): void;
@@ -82,6 +84,7 @@ export async function openStore(path: string): Promise<Store> {
   }
   const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches FROM runs WHERE started_at >= ? ORDER BY started_at, id');
+  const deleteBefore = db.prepare('DELETE FROM runs WHERE started_at < ?');
   const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
   const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
   const write = <T>(what: string, fn: () => T): T => {
@@ -107,6 +110,7 @@ export async function openStore(path: string): Promise<Store> {
         figures: JSON.parse(row.figures) as Record<string, unknown>,
         breaches: JSON.parse(row.breaches) as string[],
       })),
+    prune: (beforeMs) => Number(write('delete old runs', () => deleteBefore.run(beforeMs)).changes),
     alertState: (check, server) => {
       const row = getState.get(check, server) as { streak: number; alerting: number } | undefined;
       return { streak: row?.streak ?? 0, alerting: row?.alerting === 1 };
