@@ -19,7 +19,7 @@ const out = join(root, 'dist', 'client');
 const BIN = 'netdiag.mjs';
 
 /** The run-time dependencies the client commands use; every other one is the servers'. */
-const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner'];
+const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner', 'prom-client'];
 const SERVER_PACKAGES = Object.keys(pkg.dependencies).filter((name) => !CLIENT_PACKAGES.includes(name));
 /** Compiled modules only the servers use: an import of one from the client's code would bring the server with it. */
 const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/core\//, /^dist\/features\//, /^dist\/app\//, /^dist\/data\//, /^dist\/cli\/(main|server-process)\.js$/];

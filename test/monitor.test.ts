@@ -6,12 +6,13 @@
 // every run logged is a row of the history. Killed with SIGKILL in the middle of a test, the
 // history passes SQLite's integrity check, keeps every run it committed, and the restarted
 // monitor goes on at its pace with no burst of runs.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ import { requireCommands } from './support/system.js';
 import { freePort } from './support/wait.js';
 
 const ready = requireCommands('netdiag monitor', ['apprise'], 'apprise');
+const promtoolReady = ready && requireCommands("netdiag monitor's metrics", ['promtool'], 'prometheus');
 
 interface Received {
   title: string;
@@ -82,6 +84,7 @@ describe.skipIf(!ready)('netdiag monitor', () => {
       file,
       `servers: [http://127.0.0.1:${String(port)}]
 database: ${database}
+listen: off
 checks:
   - name: line speed
     run: speedtest
@@ -172,7 +175,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
   it('SIGHUP reads the configuration again: an invalid one is said with its line and the running one kept; a valid one takes over', async () => {
     const port = await freePort();
     const file = join(dir, 'reload.yaml');
-    const configOf = (name: string, every: string) => `servers: [http://127.0.0.1:${String(port)}]\ndatabase: ${join(dir, 'reload.db')}\nchecks:\n  - name: ${name}\n    run: rpm\n    ${every}\n    spread: 0s\n    alert_after: 1000\n`;
+    const configOf = (name: string, every: string) => `servers: [http://127.0.0.1:${String(port)}]\ndatabase: ${join(dir, 'reload.db')}\nlisten: off\nchecks:\n  - name: ${name}\n    run: rpm\n    ${every}\n    spread: 0s\n    alert_after: 1000\n`;
     writeFileSync(file, configOf('first', 'cron: "* * * * * *"'));
     const monitor = startMonitor(file);
     const runsOf = (name: string) => monitor.lines.filter((l) => l.startsWith(`netdiag monitor: ${name} on `)).length;
@@ -181,7 +184,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
       writeFileSync(file, configOf('second', 'every: 30'));
       monitor.child.kill('SIGHUP');
       await until('the refusal', () => monitor.lines.some((l) => l.includes('was not taken')), 10_000);
-      expect(monitor.lines).toContain(`netdiag monitor: ${file}:6: checks[0].every: "30" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
+      expect(monitor.lines).toContain(`netdiag monitor: ${file}:7: checks[0].every: "30" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
       const before = runsOf('first');
       await until('the first check going on', () => runsOf('first') > before, 10_000);
       writeFileSync(file, configOf('second', 'cron: "* * * * * *"'));
@@ -196,5 +199,36 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
       monitor.child.kill('SIGTERM');
       await once(monitor.child, 'exit');
     }
+  }, 90_000);
+
+  it.skipIf(!promtoolReady)("serves /metrics on the address it is given: each run's figures, counts and schedule, in a text promtool accepts; the rules file's own tests pass", async () => {
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const metricsPort = await freePort();
+    const file = join(dir, 'metrics.yaml');
+    writeFileSync(file, `servers: [${server.url}]\ndatabase: ${join(dir, 'metrics.db')}\nlisten: 127.0.0.1:${String(metricsPort)}\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 0.001" }\n`);
+    const monitor = startMonitor(file);
+    try {
+      await until('a run', () => runLines(monitor.lines).length >= 1, 60_000);
+      expect(monitor.lines.find((l) => l.startsWith('netdiag monitor: 1 check'))).toBe(`netdiag monitor: 1 check against ${server.url}; history in ${join(dir, 'metrics.db')}; metrics on http://127.0.0.1:${String(metricsPort)}/metrics`);
+      const text = await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text();
+      const labels = `check="line speed",server="${server.url}"`;
+      const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}()[\]|.*+?^$\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value(`netdiag_monitor_runs_total{${labels},outcome="ok"}`)).toBeGreaterThanOrEqual(1);
+      expect(value(`netdiag_monitor_breaches_in_a_row{${labels}}`)).toBe(0);
+      expect(value(`netdiag_monitor_alerting{${labels}}`)).toBe(0);
+      expect(value(`netdiag_monitor_figure{${labels},figure="download_mbps"}`)).toBeGreaterThan(0);
+      expect(value(`netdiag_monitor_next_run_timestamp_seconds{${labels}}`)).toBeGreaterThan(Date.now() / 1000 - 60);
+      // The exposition format, as Prometheus's own tool reads it.
+      const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(check.status, check.stdout + check.stderr).toBe(0);
+      expect(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/other`)).text()).toBe('Not found: the monitor serves /metrics\n');
+    } finally {
+      monitor.child.kill('SIGTERM');
+      await once(monitor.child, 'exit');
+      await server.close();
+    }
+    const rules = fileURLToPath(new URL('../deploy/prometheus/netdiag-monitor-rules.test.yml', import.meta.url));
+    const tested = spawnSync('promtool', ['test', 'rules', rules], { encoding: 'utf8' });
+    expect(tested.status, tested.stdout + tested.stderr).toBe(0);
   }, 90_000);
 });

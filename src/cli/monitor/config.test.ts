@@ -35,6 +35,9 @@ describe("the monitor's configuration", () => {
     expect(c.servers).toEqual(['https://netdiag.example.net']);
     expect(c.database).toBe('/data/monitor.db');
     expect(c.notify).toHaveLength(3);
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 9465 });
+    expect(parse(`${GOOD}listen: "[::1]:9000"\n`).listen).toEqual({ host: '::1', port: 9000 });
+    expect(parse(`${GOOD}listen: "off"\n`).listen).toBeNull();
     const [speed, rpm] = c.checks;
     expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', mode: 'light', schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
     // 70% of 500 is 350.
@@ -48,7 +51,7 @@ describe("the monitor's configuration", () => {
 
   it.each([
     ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
-    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, checks, notify\)$/],
+    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, checks, notify\)$/],
     ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
     ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm\)$/],
     ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
@@ -64,6 +67,8 @@ describe("the monitor's configuration", () => {
     ['a notify target that is not a URL', GOOD.replace('"json://localhost:8000/"', '"alerts@example.net"'), /^monitor\.yaml:13: notify\[0\]: "alerts@example\.net" is not a URL/],
     ['no checks', 'servers: [http://a]\nchecks: []\n', /^monitor\.yaml:2: checks: name at least one check$/],
     ['no servers key', 'checks: []\n', /^monitor\.yaml:1: servers: missing$/],
+    ['a listen that is not host:port', `${GOOD}listen: 9465\n`, /^monitor\.yaml:14: listen: must be text, not 9465$/],
+    ['a listen with a port past 65535', `${GOOD}listen: "127.0.0.1:70000"\n`, /^monitor\.yaml:14: listen: "127\.0\.0\.1:70000" is not host:port/],
     ['a retention under a day', `${GOOD}keep: 12h\n`, /^monitor\.yaml:14: keep: "12h" is not a duration of a day or more/],
   ])('names the line and the field of %s', (_, text, message) => {
     expect(fault(text)).toMatch(message);

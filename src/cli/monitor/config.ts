@@ -24,6 +24,8 @@ export interface MonitorConfig {
   database: string;
   /** Runs older than this are deleted, ms. */
   keepMs: number;
+  /** Where /metrics is served, or null (`listen: off`). */
+  listen: { host: string; port: number } | null;
   checks: MonitorCheck[];
   /** Where alerts go: http(s) URLs get a JSON POST, ntfy(s):// URLs an ntfy message, any other an Apprise URL handed to the `apprise` command. */
   notify: string[];
@@ -34,7 +36,9 @@ export class ConfigError extends Error {}
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const KINDS = Object.keys(FIGURES) as CheckKind[];
 const CHECK_KEYS = ['name', 'run', 'mode', 'every', 'cron', 'spread', 'expect', 'alert_after'];
-const TOP_KEYS = ['servers', 'database', 'keep', 'checks', 'notify'];
+const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'checks', 'notify'];
+/** Where /metrics is served when the file does not say: this machine only. */
+const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
 /** How long runs are kept when the file does not say: a year, for a trend across seasons. */
 const DEFAULT_KEEP_MS = 365 * 86_400_000;
 /** The shortest interval: a check more often than this is load, not monitoring. */
@@ -92,7 +96,18 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
     if (ms === undefined || ms < 86_400_000) fail(['keep'], `"${text}" is not a duration of a day or more (30d, 365d)`);
     keepMs = ms ?? DEFAULT_KEEP_MS;
   }
-  return { servers, database, keepMs, checks, notify };
+  let listen: MonitorConfig['listen'] = DEFAULT_LISTEN;
+  if (doc.hasIn(['listen'])) {
+    const text = string(doc, ['listen'], fail);
+    if (text === 'off') listen = null;
+    else {
+      const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(text);
+      const port = Number(match?.[2]);
+      if (match === null || port > 65535) return fail(['listen'], `"${text}" is not host:port (127.0.0.1:9465, [::1]:9465) or off`);
+      listen = { host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port };
+    }
+  }
+  return { servers, database, keepMs, listen, checks, notify };
 }
 
 function check(doc: Document, i: number, fail: (path: (string | number)[], message: string) => never): MonitorCheck {

@@ -14,6 +14,7 @@ import { breaches } from './expect.js';
 import { runCheck } from './run-check.js';
 import { nextRun, plan } from './schedule.js';
 import { openStore, StoreError, type RunRecord, type Store } from './store.js';
+import { startMetricsEndpoint, type MetricsEndpoint } from './metrics-endpoint.js';
 
 /** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */
 export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -77,6 +78,7 @@ interface LoopContext {
   reload: AbortSignal;
   /** Ends everything, a run under way included. */
   stop: AbortSignal;
+  metrics: MetricsEndpoint | undefined;
 }
 
 /** A jump of the wall clock against the monotonic one larger than this is said in the log. */
@@ -90,6 +92,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
   const ended = () => reload.aborted || stop.aborted;
   while (!ended()) {
     const at = nextRun(planned, Date.now());
+    ctx.metrics?.scheduled(check.name, server, at);
     // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
     // or a machine that slept, is followed, and a slept-through run happens once on waking.
     while (!ended() && Date.now() < at) {
@@ -109,6 +112,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
       store.addRun(record);
       const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);
       store.setAlertState(check.name, server, state);
+      ctx.metrics?.observe(record, state);
       store.prune(Date.now() - ctx.keepMs);
       log(`${check.name} on ${server}: ${summary(record)}${missed.length > 0 ? `; breach ${String(state.streak)} in a row: ${missed.join('; ')}` : ''}`);
       if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? missed : [summary(record)]));
@@ -126,6 +130,20 @@ export async function monitorCommand(configPath: string, entry: string): Promise
   if (config === undefined) return 2;
   let store = await open(config.database);
   if (store === undefined) return 1;
+  let metrics: MetricsEndpoint | undefined;
+  let metricsUrl: string | undefined;
+  if (config.listen !== null) {
+    const { host, port } = config.listen;
+    try {
+      const started = await startMetricsEndpoint(host, port);
+      metrics = started;
+      metricsUrl = `http://${host.includes(':') ? `[${host}]` : host}:${String(started.port)}/metrics`;
+    } catch (err) {
+      log(err instanceof Error ? err.message : String(err));
+      store.close();
+      return 1;
+    }
+  }
   const stop = new AbortController();
   const end = () => {
     stop.abort();
@@ -155,9 +173,9 @@ export async function monitorCommand(configPath: string, entry: string): Promise
   try {
     for (;;) {
       const current: MonitorConfig = config;
-      log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}`);
+      log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}${metricsUrl === undefined ? '' : `; metrics on ${metricsUrl}`}`);
       store.prune(Date.now() - current.keepMs);
-      const ctx: LoopContext = { entry, store, notices, keepMs: current.keepMs, reload: reload.signal, stop: stop.signal };
+      const ctx: LoopContext = { entry, store, notices, keepMs: current.keepMs, reload: reload.signal, stop: stop.signal, metrics };
       const stopOnReload = () => {
         reload.abort();
       };
@@ -179,6 +197,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
       }
       await notices.settled();
       notices = delivery(taken.notify, log);
+      if (JSON.stringify(taken.listen) !== JSON.stringify(current.listen)) log('listen changed: the metrics endpoint moves at the next start, not on a reload');
       config = taken;
       log(`the configuration ${configPath} is read again`);
     }
@@ -191,6 +210,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     process.removeListener('SIGTERM', end);
     process.removeListener('SIGHUP', hup);
     await notices.settled();
+    await metrics?.close();
     store.close();
   }
   return 0;
