@@ -155,6 +155,7 @@ npm install -g https://netdiag.example/client/netdiag-client.tgz   # or from any
 | \`netdiag speedtest [--mode light\\|full] [--no-analytics] [--no-packet-loss] [--share]\` | download, upload, latency, jitter, bufferbloat and packet loss |
 | \`netdiag config\` | the speed-test configuration: each mode's steps |
 | \`netdiag watch [REGION...] [--interval S] [--count N] [--max-rtt MS] [--max-loss PERCENT]\` | round trips over time; exit 3 when a threshold was crossed |
+| \`netdiag monitor [--config FILE]\`, \`netdiag monitor history\` | scheduled checks with a local SQLite history and alerts after repeated breaches (Node 22: node:sqlite) |
 
 Every command takes \`--url URL\` (else \`NETDIAG_URL\`, else \`http://localhost:8080\`), \`--json\`,
 \`--timeout SECONDS\` and \`--help\`. Exit status: 0 success, 1 the API or the network failed, 2 bad

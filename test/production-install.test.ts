@@ -77,7 +77,7 @@ describe.skipIf(!ready)('production install: build, prune the development depend
     for (const stale of ['city-compile.js', 'city-compile.js.map']) writeFileSync(join(dir, 'dist', 'runtime', 'node', 'geo', stale), '// compiled from a source since removed\n');
     await run('npm', ['run', 'build'], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
     await run('npm', ['prune', '--omit=dev'], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
-    const dev = ['typescript', 'vitest', 'esbuild', 'wrangler', 'playwright-core', 'node', 'yaml', '@cloudflare/speedtest', ...BUILD_ONLY];
+    const dev = ['typescript', 'vitest', 'esbuild', 'wrangler', 'playwright-core', 'node', '@cloudflare/speedtest', ...BUILD_ONLY];
     expect(presence(dir, dev)).toEqual(dev.map((name) => ({ name, present: false })));
     const runtime = ['commander', 'pino', 'prom-client', 'maxmind'];
     expect(presence(dir, runtime)).toEqual(runtime.map((name) => ({ name, present: true })));
