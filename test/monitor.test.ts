@@ -6,17 +6,16 @@
 // every run logged is a row of the history. Killed with SIGKILL in the middle of a test, the
 // history passes SQLite's integrity check, keeps every run it committed, and the restarted
 // monitor goes on at its pace with no burst of runs.
-import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Readable } from 'node:stream';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from './support/process.js';
+import { runLinesOf, startMonitor, until } from './support/monitor-process.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { freePort } from './support/wait.js';
@@ -29,29 +28,7 @@ interface Received {
   message: string;
 }
 
-/** The monitor, started as `netdiag monitor --config <file>`; its log lines as they come. */
-function startMonitor(config: string): { child: ChildProcessByStdio<null, null, Readable>; lines: string[] } {
-  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } });
-  const lines: string[] = [];
-  let partial = '';
-  child.stderr.on('data', (d: Buffer) => {
-    partial += d.toString();
-    const parts = partial.split('\n');
-    partial = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  return { child, lines };
-}
-
-const runLines = (lines: readonly string[]) => lines.filter((l) => l.startsWith('netdiag monitor: line speed on '));
-
-async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const runLines = (lines: readonly string[]) => runLinesOf(lines, 'line speed');
 
 describe.skipIf(!ready)('netdiag monitor', () => {
   let dir: string;

@@ -4,7 +4,6 @@
 // a row exactly one alert goes out through Debian's `apprise` command to a local receiver, with the
 // figure and the threshold in it; the link restored, exactly one recovery notice. Every run logged
 // is a row of the history.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canMakeNetns } from '../support/netns.js';
 import { CLI } from '../support/process.js';
+import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
 import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
 import { requireCommands } from '../support/system.js';
 
@@ -57,35 +57,21 @@ describe.skipIf(!ready)('netdiag monitor on a link whose rate is lowered mid-run
       config,
       `servers: [${served.base}]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 25" }\n    alert_after: 3\nnotify: ["json://127.0.0.1:${String(port)}/alerts"]\n`,
     );
-    const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: dir } });
-    const lines: string[] = [];
-    let partial = '';
-    child.stderr.on('data', (d: Buffer) => {
-      partial += d.toString();
-      const parts = partial.split('\n');
-      partial = parts.pop() ?? '';
-      lines.push(...parts);
-    });
-    const runs = () => lines.filter((l) => l.startsWith('netdiag monitor: line speed on '));
-    const until = async (what: string, ok: () => boolean, ms: number) => {
-      const end = Date.now() + ms;
-      while (!ok()) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${lines.slice(-5).join(' | ')}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    };
+    const { child, lines } = startMonitor(config, dir);
+    const runs = () => runLinesOf(lines, 'line speed');
+    const wait = (what: string, ok: () => boolean, ms: number) => until(what, ok, ms, lines);
     try {
-      await until('two runs at 40 Mbit/s', () => runs().length >= 2, 90_000);
+      await wait('two runs at 40 Mbit/s', () => runs().length >= 2, 90_000);
       expect(runs().every((l) => !l.includes('breach'))).toBe(true);
       link.shape(8, 20);
       // The run under way when the link changed may read either: the alert comes after three slow ones.
-      await until('the alert', () => received.length >= 1, 120_000);
+      await wait('the alert', () => received.length >= 1, 120_000);
       const slow = runs().filter((l) => l.includes('breach'));
       expect(slow.length).toBeGreaterThanOrEqual(3);
       link.shape(40, 20);
-      await until('the recovery', () => received.length >= 2, 120_000);
+      await wait('the recovery', () => received.length >= 2, 120_000);
       const atRecovery = runs().length;
-      await until('a run after the recovery', () => runs().length > atRecovery, 60_000);
+      await wait('a run after the recovery', () => runs().length > atRecovery, 60_000);
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');
