@@ -6,9 +6,9 @@
 // every run logged is a row of the history. Killed with SIGKILL in the middle of a test, the
 // history passes SQLite's integrity check, keeps every run it committed, and the restarted
 // monitor goes on at its pace with no burst of runs.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,4 +208,31 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
     const tested = spawnSync('promtool', ['test', 'rules', rules], { encoding: 'utf8' });
     expect(tested.status, tested.stdout + tested.stderr).toBe(0);
   }, 90_000);
+
+  // A full disk: a small tmpfs, which needs root to mount (CI runs as root).
+  it.skipIf(process.getuid?.() !== 0)('a history that can no longer be written (the disk full): said with its path, and the monitor exits 1 rather than run on unrecorded', async () => {
+    const mount = join(dir, 'tiny');
+    mkdirSync(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount]);
+    try {
+      const database = join(mount, 'monitor.db');
+      // Two servers, two loops: the one that fails must end the other too, or the process lives on.
+      const config = configFor(await freePort(), database);
+      const other = await freePort();
+      writeFileSync(config, readFileSync(config, 'utf8').replace(/^servers: \[(.*)\]$/m, `servers: [$1, http://127.0.0.1:${String(other)}]`));
+      const monitor = startMonitor(config);
+      await until('a run', () => runLines(monitor.lines).length >= 1, 20_000);
+      // Whatever is left of the disk, taken.
+      try {
+        writeFileSync(join(mount, 'filler'), Buffer.alloc(1024 * 1024));
+      } catch {
+        // ENOSPC once it is full: what this wanted.
+      }
+      const [code] = (await once(monitor.child, 'exit')) as [number | null];
+      expect(code).toBe(1);
+      expect(monitor.lines.some((l) => l.startsWith(`netdiag monitor: cannot record a run in the history ${database}: `) || l.startsWith(`netdiag monitor: cannot record the alert state in the history ${database}: `))).toBe(true);
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  }, 60_000);
 });

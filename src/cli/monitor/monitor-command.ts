@@ -180,7 +180,18 @@ export async function monitorCommand(configPath: string, entry: string): Promise
         reload.abort();
       };
       stop.signal.addEventListener('abort', stopOnReload);
-      await Promise.all(current.checks.flatMap((check) => current.servers.map((server) => loop(ctx, check, server, serverTurn(server)))));
+      // A loop that fails (the history cannot be written) ends the others before the monitor exits:
+      // none may go on writing to a history being closed, nor keep the process alive.
+      const loops = current.checks.flatMap((check) =>
+        current.servers.map((server) =>
+          loop(ctx, check, server, serverTurn(server)).catch((err: unknown) => {
+            stop.abort();
+            throw err;
+          }),
+        ),
+      );
+      const failure = (await Promise.allSettled(loops)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failure !== undefined) throw failure.reason;
       stop.signal.removeEventListener('abort', stopOnReload);
       if (stop.signal.aborted || next === undefined) break;
       const taken: MonitorConfig = next;
