@@ -6,6 +6,7 @@
 // answers 404 and says so, and the page gives no install command.
 import { CACHE } from '../core/http/headers.js';
 import { baseHeaders } from '../core/http/respond.js';
+import { matches } from '../core/http/static-asset.js';
 import { Problem } from '../core/http/problems.js';
 import type { RouteDefinition } from '../core/http/router.js';
 import type { Handler } from '../core/http/types.js';
@@ -27,7 +28,9 @@ export function clientPackageRoute(pkg: ClientPackage | undefined): RouteDefinit
   const handle: Handler = (ctx) => {
     if (pkg === undefined) throw new Problem('not_found', 'This server has no client package to serve: it runs where the build leaves none (Workers), or its build did not pack one (`npm run build` does). docs/command-line.md says how to install the client otherwise.');
     const headers = baseHeaders(ctx, CACHE.noCache);
-    if (ctx.req.header('if-none-match')?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === pkg.etag) === true) {
+    const ifNoneMatch = ctx.req.header('if-none-match');
+    // The static assets' rule (weak comparison, `*`, the list read to its first 1024 characters).
+    if (ifNoneMatch !== undefined && matches(ifNoneMatch, pkg.etag)) {
       headers.push('ETag', pkg.etag);
       return { status: 304, headers, body: null };
     }

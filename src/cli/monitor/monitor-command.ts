@@ -36,7 +36,7 @@ function loadConfig(path: string): MonitorConfig | undefined {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    log(`cannot read the configuration ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (docs/monitor.md has an example)' : err instanceof Error ? err.message : String(err)}`);
+    log(`cannot read the configuration ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (docs/monitor.md in the netdiag repository has an example)' : err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
   try {

@@ -47,7 +47,7 @@ function decode(base64: string): Uint8Array {
 const tagged = (etag: string, suffix: string): string => `${etag.slice(0, -1)}-${suffix}"`;
 
 /** Whether If-None-Match names this representation (or any, `*`): weak comparison, so a `W/` prefix matches too. */
-function matches(ifNoneMatch: string, etag: string): boolean {
+export function matches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
   return listHead(ifNoneMatch).split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
