@@ -328,11 +328,12 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
         if (settled || engineDone) return;
         engineDone = true;
         const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
+        const sending = lossWatch?.sending();
         const loss: Readings['loss'] = !turn.ok
           ? { run: false, why: turn.reason }
           : lossError !== undefined
             ? { run: true, error: lossError }
-            : { run: true, ...stepLossCounts(lossDetails, lossWatch?.sending().messages), sending: lossWatch?.sending() };
+            : { run: true, ...stepLossCounts(lossDetails, sending?.messages), sending };
         // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
         lossWatch?.stop();
         const maxBytes = config.limits.max_bytes_per_request ?? 0;
