@@ -89,10 +89,11 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     expect(human.stdout).toMatch(/^REGION +NAME +YOU → API +API → REGION +TOTAL$/m);
     expect(human.stdout).toMatch(/^weur +Western Europe +[\d.]+ ms +[\d.]+ ms +[\d.]+ ms$/m);
     const json = await cli(['latency', 'weur', '--json']);
-    const { regions } = JSON.parse(json.stdout) as { regions: { region: string; edge_to_region_rtt_ms: number; client_to_api_rtt_ms: number }[] };
+    const { client_to_api_rtt_ms, regions } = JSON.parse(json.stdout) as { client_to_api_rtt_ms: number; regions: { region: string; edge_to_region_rtt_ms: number; client_to_api_rtt_ms: number }[] };
     expect(regions.map((r) => r.region)).toEqual(['weur']);
     expect(regions[0]?.edge_to_region_rtt_ms).toBeGreaterThan(0);
     expect(regions[0]?.client_to_api_rtt_ms).toBeGreaterThan(0);
+    expect(client_to_api_rtt_ms).toBe(regions[0]?.client_to_api_rtt_ms);
     const unknown = await cli(['latency', 'mars']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('mars');

@@ -76,7 +76,8 @@ export async function latencyCommand(client: Client, out: Output, region: string
     rows.push({ region: r.id, name: r.name, edge_to_region_rtt_ms: probe.edge_to_region_rtt_ms, client_to_api_rtt_ms: Math.round(client_rtt * 1000) / 1000 });
   }
   if (out.json) {
-    printJson({ regions: rows });
+    // The client's own round trip at the top too: it is measured when no region is available.
+    printJson({ client_to_api_rtt_ms: Math.round(client_rtt * 1000) / 1000, regions: rows });
     return;
   }
   if (rows.length === 0) {

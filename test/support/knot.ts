@@ -16,6 +16,8 @@ export interface Knot {
   queries(): number;
   /** Of those, the ones that came over TCP. */
   tcpQueries(): number;
+  /** Replaces the A records of `owner` (in example.test) with `address`, TTL `ttl`, through a knotc zone transaction. */
+  setAddress(owner: string, address: string, ttl: number): void;
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -117,6 +119,18 @@ ${zones.map((z) => `  - domain: ${z.replace(/\.zone$/, '')}\n    file: ${z}`).jo
     port,
     queries: () => base + (child === undefined ? 0 : counter()),
     tcpQueries: () => Number(/request-protocol\[tcp4\] = (\d+)/.exec(stats())?.[1] ?? 0),
+    setAddress: (owner, address, ttl) => {
+      const knotc = (...args: string[]) => execFileSync('knotc', ['-c', conf, ...args], { encoding: 'utf8' });
+      knotc('zone-begin', 'example.test');
+      try {
+        knotc('zone-unset', 'example.test', owner, 'A');
+        knotc('zone-set', 'example.test', owner, String(ttl), 'A', address);
+        knotc('zone-commit', 'example.test');
+      } catch (err) {
+        knotc('zone-abort', 'example.test');
+        throw err;
+      }
+    },
     start,
     stop,
     close: async () => {

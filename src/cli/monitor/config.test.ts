@@ -41,10 +41,10 @@ describe("the monitor's configuration", () => {
     const [speed, rpm] = c.checks;
     expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', mode: 'light', schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
     // 70% of 500 is 350.
-    expect(speed?.expect.map((e) => (e.kind === 'number' ? [e.figure, e.op, e.value] : [e.figure, e.op, e.grade]))).toEqual([
+    expect(speed?.expect.map((e) => (e.kind === 'number' ? [e.figure, e.op, e.value] : [e.figure, e.text]))).toEqual([
       ['download_mbps', '>=', 350],
       ['upload_mbps', '>=', 40],
-      ['bufferbloat_grade', '<=', 'B'],
+      ['bufferbloat_grade', '<= B'],
     ]);
     expect(rpm).toMatchObject({ run: 'rpm', schedule: { kind: 'cron', expression: '0 */2 * * *' }, spreadMs: 90_000, alertAfter: 3, expect: [] });
   });
@@ -53,7 +53,11 @@ describe("the monitor's configuration", () => {
     ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
     ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, checks, notify\)$/],
     ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
-    ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm\)$/],
+    ['a dns check without its query', GOOD.replace('run: rpm', 'run: dns'), /^monitor\.yaml:9: checks\[1\]: a dns check names what it resolves: query: example\.net/],
+    ['a query on a speed test', GOOD.replace('    mode: light\n', '    query: example.net\n'), /^monitor\.yaml:5: checks\[0\]\.query: only a dns check has a query$/],
+    ['a record type netdiag does not resolve', GOOD.replace('run: rpm', 'run: dns\n    query: example.net\n    type: SRV'), /^monitor\.yaml:12: checks\[1\]\.type: "SRV" is not a record type netdiag resolves \(A, AAAA, CNAME, MX, NS, TXT, PTR\)$/],
+    ['a family state that is not one', GOOD.replace('run: rpm', 'run: families\n    expect: { ipv6: "= up" }'), /^monitor\.yaml:11: checks\[1\]\.expect\.ipv6: "up" is not a value ipv6 takes/],
+    ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm, latency, dns, families\)$/],
     ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
     ['an interval under a minute', GOOD.replace('every: 30m', 'every: 20s'), /^monitor\.yaml:6: checks\[0\]\.every: 20s is more often than once a minute/],
     ['both every and cron', GOOD.replace('    cron: "0 */2 * * *"', '    cron: "0 */2 * * *"\n    every: 1h'), /^monitor\.yaml:9: checks\[1\]: give either every .* or cron/],

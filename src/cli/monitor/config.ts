@@ -4,12 +4,18 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLMap } from 'yaml';
 import { FIGURES, parseExpectation, type CheckKind, type Expectation } from './expect.js';
 import { cronProblem, type Schedule } from './schedule.js';
+import { DNS_TYPES, type DnsType } from '../../common/dns-types.js';
 
 export interface MonitorCheck {
   name: string;
   run: CheckKind;
   /** The speed test's mode (speedtest only). */
   mode: 'light' | 'full';
+  /** The name a dns check resolves, and its record type. */
+  query?: string;
+  type: DnsType;
+  /** The region a latency check asks for (all available ones when none). */
+  region?: string;
   schedule: Schedule;
   /** Each run starts up to this much after its slot, ms (a random offset fixed per check). */
   spreadMs: number;
@@ -35,7 +41,7 @@ export class ConfigError extends Error {}
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const KINDS = Object.keys(FIGURES) as CheckKind[];
-const CHECK_KEYS = ['name', 'run', 'mode', 'every', 'cron', 'spread', 'expect', 'alert_after'];
+const CHECK_KEYS = ['name', 'run', 'mode', 'query', 'type', 'region', 'every', 'cron', 'spread', 'expect', 'alert_after'];
 const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'checks', 'notify'];
 /** Where /metrics is served when the file does not say: this machine only. */
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
@@ -122,6 +128,7 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
   const modeText = doc.hasIn(at('mode')) ? string(doc, at('mode'), fail) : 'full';
   if (modeText !== 'light' && modeText !== 'full') return fail(at('mode'), `"${modeText}" is not a mode (light, full)`);
   if (doc.hasIn(at('mode')) && run !== 'speedtest') fail(at('mode'), 'only a speedtest check has a mode');
+  const { query, type, region } = checkTarget(doc, i, run, fail);
 
   let schedule: Schedule;
   const hasEvery = doc.hasIn(at('every'));
@@ -169,7 +176,34 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) fail(at('alert_after'), `${String(value)} is not a whole number of breaches in a row from 1 to 1000`);
     alertAfter = value;
   }
-  return { name, run, mode: modeText, schedule, spreadMs, expect, alertAfter };
+  return { name, run, mode: modeText, query, type, region, schedule, spreadMs, expect, alertAfter };
+}
+
+/** What a dns check asks (query, type) and a latency check's region; each refused on other checks. */
+function checkTarget(doc: Document, i: number, run: CheckKind, fail: (path: (string | number)[], message: string) => never): Pick<MonitorCheck, 'query' | 'type' | 'region'> {
+  const at = (key: string): (string | number)[] => ['checks', i, key];
+  for (const [key, kind] of [['query', 'dns'], ['type', 'dns'], ['region', 'latency']] as const) {
+    if (doc.hasIn(at(key)) && run !== kind) fail(at(key), `only a ${kind} check has a ${key}`);
+  }
+  let query: string | undefined;
+  let type: DnsType = 'A';
+  if (run === 'dns') {
+    if (!doc.hasIn(at('query'))) fail(['checks', i], 'a dns check names what it resolves: query: example.net (and type: A, the default)');
+    query = string(doc, at('query'), fail);
+    if (doc.hasIn(at('type'))) {
+      const text = string(doc, at('type'), fail).toUpperCase();
+      const known = DNS_TYPES.find((t) => t === text);
+      if (known === undefined) return fail(at('type'), `"${text}" is not a record type netdiag resolves (${DNS_TYPES.join(', ')})`);
+      type = known;
+    }
+  }
+  let region: string | undefined;
+  if (doc.hasIn(at('region'))) {
+    region = string(doc, at('region'), fail);
+    // The deployment names its regions (GET /v1/latency/regions); only the shape is checked here.
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(region)) fail(at('region'), `"${region}" is not a region id (wnam, weur, apac-ne, ...)`);
+  }
+  return { query, type, region };
 }
 
 function unknownKeys(map: YAMLMap, known: readonly string[], path: (string | number)[], fail: (path: (string | number)[], message: string) => never): void {

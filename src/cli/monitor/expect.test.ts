@@ -39,4 +39,22 @@ describe('monitor expectations', () => {
     expect(parseExpectation('download_mbps', '>= fast')).toMatch(/^"fast" is not a number/);
     expect(parseExpectation('download_mbps', 'fast')).toMatch(/^"fast" is not a condition/);
   });
+
+  it('hold a text figure to a value: ipv6 "= ok" is met by ok and not by failed; "!= name_error" the other way', () => {
+    const e = parsed('ipv6', '= ok');
+    expect([meets(e, 'ok'), meets(e, 'failed'), meets(e, undefined)]).toEqual([true, false, false]);
+    const n = parsed('response_code', '!= name_error');
+    expect([meets(n, 'no_error'), meets(n, 'name_error')]).toEqual([true, false]);
+    expect(parseExpectation('ipv6', '= up')).toBe('"up" is not a value ipv6 takes (ok, failed, timeout, unchecked)');
+    expect(parseExpectation('answers', '>= 3')).toMatch(/^">= 3" is not a condition for answers: write "= value", "!= value" or "unchanged"$/);
+  });
+
+  it('hold a DNS answer unchanged from the last run that met every expectation, and say both answers when it changed', () => {
+    const e = parsed('answers', 'unchanged');
+    expect(meets(e, '192.0.2.1', undefined)).toBe(true);
+    expect(meets(e, '192.0.2.1', '192.0.2.1')).toBe(true);
+    expect(meets(e, '192.0.2.9', '192.0.2.1')).toBe(false);
+    expect(breaches([e], { answers: '192.0.2.9' }, { answers: '192.0.2.1' })).toEqual(['answers "192.0.2.9" (expected unchanged from "192.0.2.1")']);
+    expect(breaches([e], { answers: '192.0.2.1' }, { answers: '192.0.2.1' })).toEqual([]);
+  });
 });

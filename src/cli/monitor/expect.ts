@@ -1,16 +1,31 @@
-// What a monitor check expects of its figures (docs/monitor.md, "Expectations"): a threshold on a
-// figure the check's `--json` output reports, absolute (">= 40") or relative to the rate the
-// contract promises (">= 70% of 500"), or a bufferbloat grade at least as good as one ("<= B").
-// A breach is a figure on the wrong side, or missing: a test that could not take the figure did
-// not show it was met.
+// What a monitor check expects of its figures (docs/monitor.md, "Checks and their figures"): a
+// threshold on a number, absolute (">= 40") or relative to the rate the contract promises
+// (">= 70% of 500"); a bufferbloat grade at least as good as one ("<= B"); a text figure equal to
+// a value ("= ok") or unchanged from the last run that met every expectation ("unchanged": a DNS
+// answer that changes). A breach is a figure on the wrong side, or missing: a test that could not
+// take the figure did not show it was met.
 
-/** The figures a check's JSON reports that an expectation may name, by check. */
+/** The figures of each check that an expectation may name (run-check.ts reads them from the command's JSON). */
 export const FIGURES = {
   speedtest: ['download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'download_loaded_latency_ms', 'upload_loaded_latency_ms', 'loaded_latency_increase_ms', 'packet_loss_percent', 'bufferbloat_grade'],
   rpm: ['rpm', 'rpm_p90'],
+  latency: ['client_to_api_rtt_ms', 'edge_to_region_rtt_ms'],
+  dns: ['response_code', 'answers', 'answer_count'],
+  families: ['ipv4', 'ipv6', 'ipv4_ms', 'ipv6_ms'],
 } as const;
 
 export type CheckKind = keyof typeof FIGURES;
+
+/** The figures that are text, with the values each may take (null: any text). */
+const TEXT_FIGURES: Readonly<Record<string, readonly string[] | null>> = {
+  // The API's response codes (openapi.yaml, DnsData.response_code).
+  response_code: ['no_error', 'name_error', 'refused', 'server_failure', 'other'],
+  // The answers' data, sorted and joined with ", " ("192.0.2.1, 192.0.2.2").
+  answers: null,
+  // `netdiag ip --both`'s states: ok, or why the family did not answer.
+  ipv4: ['ok', 'failed', 'timeout', 'unchecked'],
+  ipv6: ['ok', 'failed', 'timeout', 'unchecked'],
+};
 
 /** Bufferbloat grades, best first (src/common/speedtest/bufferbloat.ts). */
 const GRADES = ['A+', 'A', 'B', 'C', 'D', 'F'] as const;
@@ -19,11 +34,25 @@ type Operator = '>=' | '>' | '<=' | '<';
 
 export type Expectation =
   | { figure: string; kind: 'number'; op: Operator; value: number; text: string }
-  | { figure: string; kind: 'grade'; op: '<=' | '<'; grade: (typeof GRADES)[number]; text: string };
+  | { figure: string; kind: 'grade'; op: '<=' | '<'; grade: (typeof GRADES)[number]; text: string }
+  | { figure: string; kind: 'text'; op: '=' | '!='; value: string; text: string }
+  | { figure: string; kind: 'unchanged'; text: string };
+
+/** A text figure's condition: "= value", "!= value" or "unchanged". */
+function parseTextExpectation(figure: string, text: string, values: readonly string[] | null): Expectation | string {
+  if (text === 'unchanged') return { figure, kind: 'unchanged', text };
+  const match = /^(!=|=)\s*(.+)$/.exec(text);
+  if (match === null) return `"${text}" is not a condition for ${figure}: write "= value", "!= value" or "unchanged"`;
+  const value = (match[2] ?? '').trim();
+  if (values !== null && !values.includes(value)) return `"${value}" is not a value ${figure} takes (${values.join(', ')})`;
+  return { figure, kind: 'text', op: match[1] as '=' | '!=', value, text };
+}
 
 /** A figure and the condition it must meet, or a message that says what is wrong with the condition. */
 export function parseExpectation(figure: string, condition: string): Expectation | string {
   const text = condition.trim();
+  const values = TEXT_FIGURES[figure];
+  if (values !== undefined) return parseTextExpectation(figure, text, values);
   const match = /^(>=|>|<=|<)\s*(.+)$/.exec(text);
   if (match === null) return `"${condition}" is not a condition: write an operator (>=, >, <=, <) and a value, e.g. ">= 40" or ">= 70% of 500"`;
   const op = match[1] as Operator;
@@ -40,8 +69,13 @@ export function parseExpectation(figure: string, condition: string): Expectation
   return { figure, kind: 'number', op, value, text };
 }
 
-/** Whether `actual` meets the expectation; a missing figure does not. */
-export function meets(e: Expectation, actual: unknown): boolean {
+/**
+ * Whether `actual` meets the expectation; a missing figure does not. `known` is the figure of the
+ * last run that met every expectation, what "unchanged" compares with (none yet: met).
+ */
+export function meets(e: Expectation, actual: unknown, known?: unknown): boolean {
+  if (e.kind === 'unchanged') return typeof actual === 'string' && (known === undefined || known === null || actual === known);
+  if (e.kind === 'text') return typeof actual === 'string' && (actual === e.value) === (e.op === '=');
   if (e.kind === 'grade') {
     const at = GRADES.indexOf(actual as (typeof GRADES)[number]);
     const bound = GRADES.indexOf(e.grade);
@@ -60,7 +94,19 @@ export function meets(e: Expectation, actual: unknown): boolean {
   }
 }
 
-/** Each expectation the figures miss, as "download_mbps 12.3 (expected >= 70% of 500)". */
-export function breaches(expectations: readonly Expectation[], figures: Readonly<Record<string, unknown>>): string[] {
-  return expectations.filter((e) => !meets(e, figures[e.figure])).map((e) => `${e.figure} ${figures[e.figure] === undefined || figures[e.figure] === null ? 'not measured' : String(figures[e.figure])} (expected ${e.text})`);
+/**
+ * Each expectation the figures miss, as "download_mbps 12.3 (expected >= 70% of 500)" or
+ * 'answers "192.0.2.9" (expected unchanged from "192.0.2.1")'; `known` holds the figures of the
+ * last run that met every expectation.
+ */
+export function breaches(expectations: readonly Expectation[], figures: Readonly<Record<string, unknown>>, known: Readonly<Record<string, unknown>> = {}): string[] {
+  return expectations
+    .filter((e) => !meets(e, figures[e.figure], known[e.figure]))
+    .map((e) => {
+      const actual = figures[e.figure];
+      // A grade as it is written (B), other text quoted ("192.0.2.9"), a number as it is.
+      const shown = actual === undefined || actual === null ? 'not measured' : typeof actual === 'string' && e.kind === 'grade' ? actual : JSON.stringify(actual);
+      const expected = e.kind === 'unchanged' ? `unchanged from ${JSON.stringify(known[e.figure])}` : e.text;
+      return `${e.figure} ${shown} (expected ${expected})`;
+    });
 }

@@ -61,7 +61,7 @@ async function open(path: string): Promise<Store | undefined> {
 /** The figures a line of the log shows for a run. */
 function summary(r: RunRecord): string {
   if (!r.ok) return `failed: ${r.error ?? ''}`;
-  const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 4));
+  const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 40));
   return shown
     .slice(0, 6)
     .map(([k, v]) => `${k} ${String(v)}`)
@@ -107,7 +107,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
       const startedAt = Date.now();
       const outcome = await runCheck(ctx.entry, check, server, stop);
       if (stop.aborted) return;
-      const missed = outcome.ok ? breaches(check.expect, outcome.figures) : [`the check did not run: ${outcome.error ?? ''}`];
+      const missed = outcome.ok ? breaches(check.expect, outcome.figures, store.lastMet(check.name, server)) : [`the check did not run: ${outcome.error ?? ''}`];
       const record: RunRecord = { check: check.name, server, startedAt, durationMs: outcome.durationMs, ok: outcome.ok, error: outcome.error, figures: outcome.figures, breaches: missed };
       store.addRun(record);
       const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);

@@ -3,6 +3,8 @@
 // fault in a test never takes the monitor down. A command that fails (the server down, a refused
 // test) is a run that did not run, with the command's own reason.
 import { spawn } from 'node:child_process';
+import { answerText } from '../../common/answer-text.js';
+import type { DnsAnswer } from '../../common/dns-types.js';
 import type { MonitorCheck } from './config.js';
 
 interface CheckOutcome {
@@ -22,6 +24,44 @@ function checkArgs(check: MonitorCheck, server: string): string[] {
       return ['speedtest', '--mode', check.mode, '--json', '--no-analytics', '--url', server];
     case 'rpm':
       return ['rpm', '--json', '--url', server];
+    case 'latency':
+      return ['latency', ...(check.region === undefined ? [] : [check.region]), '--json', '--url', server];
+    case 'dns':
+      return ['dns', check.query ?? '', check.type, '--json', '--url', server];
+    case 'families':
+      return ['ip', '--both', '--json', '--url', server];
+  }
+}
+
+const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * The figures of a run, flat, by the names expectations use (expect.ts FIGURES), from the
+ * command's JSON: a speed test's and an RPM test's top level as they are; the others' read out of
+ * the API's shapes (docs/command-line.md).
+ */
+export function figuresOf(kind: MonitorCheck['run'], json: Record<string, unknown>): Record<string, unknown> {
+  switch (kind) {
+    case 'speedtest':
+    case 'rpm':
+      return json;
+    case 'latency': {
+      const regions = Array.isArray(json.regions) ? json.regions.map(record) : [];
+      const edge = regions.map((r) => finite(r.edge_to_region_rtt_ms)).filter((v) => v !== null);
+      // The client's own round trip (at the top, and in every row); the regions' worst is the one to watch.
+      return { client_to_api_rtt_ms: finite(json.client_to_api_rtt_ms ?? regions[0]?.client_to_api_rtt_ms), edge_to_region_rtt_ms: edge.length === 0 ? null : Math.max(...edge) };
+    }
+    case 'dns': {
+      const answers = Array.isArray(json.answers) ? json.answers.map(record) : [];
+      // As `netdiag dns` shows each answer; a type this netdiag does not know shows empty.
+      const data = answers.map((a) => (answerText(a as unknown as DnsAnswer) as string | undefined) ?? '').sort();
+      return { response_code: typeof json.response_code === 'string' ? json.response_code : null, answers: data.join(', '), answer_count: answers.length };
+    }
+    case 'families': {
+      const family = (name: string) => record(json[name]);
+      return { ipv4: family('ipv4').state ?? null, ipv6: family('ipv6').state ?? null, ipv4_ms: finite(family('ipv4').ms), ipv6_ms: finite(family('ipv6').ms) };
+    }
   }
 }
 
@@ -58,7 +98,7 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       try {
         const parsed = JSON.parse(stdout) as unknown;
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) done('the command printed no JSON object');
-        else done(null, parsed as Record<string, unknown>);
+        else done(null, figuresOf(check.run, parsed as Record<string, unknown>));
       } catch {
         done('the command printed no JSON');
       }

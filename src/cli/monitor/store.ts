@@ -62,6 +62,8 @@ export interface Store {
   runs(since?: number): RunRecord[];
   /** Deletes the runs that started before `beforeMs`; how many. */
   prune(beforeMs: number): number;
+  /** The figures of the last run of the check against the server that met every expectation, if any. */
+  lastMet(check: string, server: string): Record<string, unknown> | undefined;
   alertState(check: string, server: string): AlertState;
   setAlertState(check: string, server: string, state: AlertState): void;
   close(): void;
@@ -84,6 +86,7 @@ export async function openStore(path: string): Promise<Store> {
   }
   const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches FROM runs WHERE started_at >= ? ORDER BY started_at, id');
+  const selectMet = db.prepare("SELECT figures FROM runs WHERE check_name = ? AND server = ? AND ok = 1 AND breaches = '[]' ORDER BY started_at DESC, id DESC LIMIT 1");
   const deleteBefore = db.prepare('DELETE FROM runs WHERE started_at < ?');
   const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
   const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
@@ -110,6 +113,10 @@ export async function openStore(path: string): Promise<Store> {
         figures: JSON.parse(row.figures) as Record<string, unknown>,
         breaches: JSON.parse(row.breaches) as string[],
       })),
+    lastMet: (check, server) => {
+      const row = selectMet.get(check, server) as { figures: string } | undefined;
+      return row === undefined ? undefined : (JSON.parse(row.figures) as Record<string, unknown>);
+    },
     prune: (beforeMs) => Number(write('delete old runs', () => deleteBefore.run(beforeMs)).changes),
     alertState: (check, server) => {
       const row = getState.get(check, server) as { streak: number; alerting: number } | undefined;
