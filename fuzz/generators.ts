@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import type { SharedResult } from '../src/common/speedtest/share.js';
 import { encodeResult } from '../src/common/speedtest/share.js';
-import { historyCsv, historyJson } from '../web/history.js';
+import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
 import type { WatchSummary } from '../web/watch-history.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -142,8 +142,8 @@ const watch: fc.Arbitrary<WatchSummary> = fc.record({
 });
 const results = fc.array(sharedResult, { maxLength: 4 });
 const history = fc.oneof(
-  fc.tuple(results, fc.array(watch, { maxLength: 2 })).map(([r, w]) => historyJson(r, w)),
-  results.map((r) => historyCsv(r)),
+  fc.tuple(results, fc.array(watch, { maxLength: 2 })).map(([r, w]) => historyFileJson(r, w)),
+  results.map((r) => historyFileCsv(r)),
   fc.json({ maxDepth: 3 }).map((text) => `{"netdiag_history":1,"results":[${text}]}`),
   fc.stringMatching(/^tested_at,mode,download_mbps\n(?:[0-9T:.Z-]{0,24},(?:full|light|),[0-9.eE+-]{0,8}\n){0,3}$/),
 );

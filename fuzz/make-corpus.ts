@@ -1,5 +1,5 @@
 // Writes the seed corpus, fuzz/corpus/<target>/<what it is>, from the project's own encoders
-// where it has them (encodeQuery, encodeResult, historyJson, historyCsv) and from the formats'
+// where it has them (encodeQuery, encodeResult, historyFileJson, historyFileCsv) and from the formats'
 // specifications otherwise. Deterministic: rerun it after changing a seed, and commit the files.
 //   node --experimental-transform-types --import ./fuzz/register.ts fuzz/make-corpus.ts
 // Regression inputs (regression-*) are written by hand from findings and left alone here.
@@ -9,7 +9,7 @@ import dnsPacket from 'dns-packet';
 import type { DnsType } from '../src/common/dns-types.js';
 import { encodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { encodeQuery } from '../src/features/dns/wire.js';
-import { historyCsv, historyJson } from '../web/history.js';
+import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
 import type { WatchSummary } from '../web/watch-history.js';
 import { CORPUS_ROOT } from './corpus.js';
 
@@ -133,8 +133,8 @@ const WATCH: WatchSummary = {
     { label: 'this server → Western Europe', polls: 120, failed: 0, limited: 2, median_ms: null, p95_ms: null, jitter_ms: null },
   ],
 };
-write('history', 'export.json', historyJson([FULL, LIGHT, { ...FULL, at: FULL.at + 60_000, rpm: 900 }], [WATCH]));
-write('history', 'export-no-watches.json', historyJson([LIGHT]));
-write('history', 'export.csv', historyCsv([FULL, LIGHT]));
-write('history', 'export-crlf.csv', historyCsv([FULL, LIGHT]).replaceAll('\n', '\r\n'));
-write('history', 'empty.json', historyJson([]));
+write('history', 'export.json', historyFileJson([FULL, LIGHT, { ...FULL, at: FULL.at + 60_000, rpm: 900 }], [WATCH]));
+write('history', 'export-no-watches.json', historyFileJson([LIGHT]));
+write('history', 'export.csv', historyFileCsv([FULL, LIGHT]));
+write('history', 'export-crlf.csv', historyFileCsv([FULL, LIGHT]).replaceAll('\n', '\r\n'));
+write('history', 'empty.json', historyFileJson([]));

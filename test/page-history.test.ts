@@ -1,9 +1,10 @@
 // The history the page keeps in the browser (web/history.ts): what it stores (no address), what
 // it does with storage it cannot read (leaves it alone and says why), and export and import, which
 // must give back the same results and refuse a file with a wrong one, naming it.
+import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
 import { describe, expect, it } from 'vitest';
 import type { SharedResult } from '../src/common/speedtest/share.js';
-import { HISTORY_KEY, HISTORY_MAX, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../web/history.js';
+import { HISTORY_KEY, HISTORY_MAX, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../web/history.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, WATCH_HISTORY_MAX, writeWatches } from '../web/watch-history.js';
 
 /** Web Storage over a Map: the part of localStorage the history uses. */
@@ -75,7 +76,7 @@ describe('the history kept in the browser', () => {
 
 describe('history export and import', () => {
   it('JSON: the figures by name with their units, and the grade derived from the latencies', () => {
-    const json = JSON.parse(historyJson([FULL])) as { netdiag_history: number; results: Record<string, unknown>[] };
+    const json = JSON.parse(historyFileJson([FULL])) as { netdiag_history: number; results: Record<string, unknown>[] };
     expect(json.netdiag_history).toBe(1);
     expect(json.results).toEqual([
       {
@@ -95,20 +96,20 @@ describe('history export and import', () => {
   });
 
   it('CSV: a header naming the columns, a row per result, an unmeasured figure empty', () => {
-    expect(historyCsv([LIGHT])).toBe(
+    expect(historyFileCsv([LIGHT])).toBe(
       'tested_at,mode,download_mbps,upload_mbps,latency_ms,jitter_ms,loaded_latency_down_ms,loaded_latency_up_ms,packet_loss_percent,bufferbloat_grade\n' +
         '2026-11-26T09:05:00.000Z,light,18,9,20,,,,,\n',
     );
   });
 
   it('reads back what it exported, in either format: the same results', () => {
-    for (const text of [historyJson([FULL, LIGHT]), historyCsv([FULL, LIGHT])]) {
+    for (const text of [historyFileJson([FULL, LIGHT]), historyFileCsv([FULL, LIGHT])]) {
       expect(parseHistory(text)).toEqual({ ok: true, results: [FULL, LIGHT], watches: [] });
     }
   });
 
   it('refuses a file with one wrong result, naming it, rather than importing the rest', () => {
-    const rows = JSON.parse(historyJson([FULL, LIGHT])) as { results: Record<string, unknown>[] };
+    const rows = JSON.parse(historyFileJson([FULL, LIGHT])) as { results: Record<string, unknown>[] };
     const bad = (change: Record<string, unknown>) => JSON.stringify({ netdiag_history: 1, results: [rows.results[0], { ...rows.results[1], ...change }] });
     expect(parseHistory(bad({ download_mbps: -1 }))).toEqual({ ok: false, reason: 'result 2: its download_mbps is not a number of zero or more' });
     expect(parseHistory(bad({ download_mbps: 'fast' }))).toEqual({ ok: false, reason: 'result 2: its download_mbps is not a number of zero or more' });
@@ -121,7 +122,7 @@ describe('history export and import', () => {
 
   // Issue 50 asks these to keep holding, each with a test: a file is hostile input.
   it('takes nothing from prototype keys: a __proto__ or constructor in the file reaches no object', () => {
-    const rows = JSON.parse(historyJson([FULL])) as { results: Record<string, unknown>[] };
+    const rows = JSON.parse(historyFileJson([FULL])) as { results: Record<string, unknown>[] };
     const text = `{"netdiag_history": 1, "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "results": [${JSON.stringify(rows.results[0]).replace('{', '{"__proto__": {"polluted": true}, ')}]}`;
     const parsed = parseHistory(text);
     expect(parsed).toEqual({ ok: true, results: [FULL], watches: [] });
@@ -130,10 +131,10 @@ describe('history export and import', () => {
   });
 
   it('keeps no markup: a string where a figure belongs is refused, naming the field', () => {
-    const rows = JSON.parse(historyJson([FULL])) as { results: Record<string, unknown>[] };
+    const rows = JSON.parse(historyFileJson([FULL])) as { results: Record<string, unknown>[] };
     const text = JSON.stringify({ netdiag_history: 1, results: [{ ...rows.results[0], mode: '<img src=x onerror=alert(1)>' }] });
     expect(parseHistory(text)).toEqual({ ok: false, reason: 'result 1: its mode is neither light nor full' });
-    const [header = '', row = ''] = historyCsv([FULL]).split('\n');
+    const [header = '', row = ''] = historyFileCsv([FULL]).split('\n');
     expect(row).toContain(',full,');
     expect(parseHistory(`${header}\n${row.replace(',full,', ',<script>alert(1)</script>,')}\n`)).toMatchObject({ ok: false, reason: 'result 1: its mode is neither light nor full' });
   });
@@ -172,10 +173,10 @@ describe('watch summaries kept in the history', () => {
   });
 
   it('go out with the JSON export and come back with its import; a CSV has none', () => {
-    const json = historyJson([FULL], [WATCH]);
+    const json = historyFileJson([FULL], [WATCH]);
     expect((JSON.parse(json) as { watches: unknown[] }).watches).toEqual([WATCH]);
     expect(parseHistory(json)).toEqual({ ok: true, results: [FULL], watches: [WATCH] });
-    expect(parseHistory(historyCsv([FULL]))).toEqual({ ok: true, results: [FULL], watches: [] });
+    expect(parseHistory(historyFileCsv([FULL]))).toEqual({ ok: true, results: [FULL], watches: [] });
   });
 
   it('a wrong one is refused, naming it and what is wrong, and stored ones that cannot be read are said', () => {

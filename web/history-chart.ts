@@ -1,9 +1,10 @@
 // The history's trend: download and upload (Mbit/s) over the tests kept, and under them the
 // latency under load (ms), one point per test in the order they ran. Drawn in the SVG's own pixel
 // size, as the speed test's chart is, so its text stays legible on a phone.
+import { worseLoaded } from '../src/common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';
 import { num, t } from './i18n/locale.js';
-import { axisScale, tickText, worseLoaded } from './report.js';
+import { axisScale, tickText } from './report.js';
 import { drawToWidth, element } from './svg.js';
 
 const PANEL = 120;

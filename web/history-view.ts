@@ -1,13 +1,14 @@
 // "Your history": the results this browser kept (web/history.ts), as a table with a delete button
 // each, a trend chart, export and import, and delete all. Nothing here makes a request: the
 // history goes from this browser's storage to the screen or to a file the person saves.
+import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';
-import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
+import { bufferbloat, worseLoaded } from '../src/common/speedtest/bufferbloat.js';
 import { $, labelCells } from './dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
-import { HISTORY_KEY, historyCsv, historyJson, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
-import { formatMbps, formatMs, worseLoaded } from './report.js';
+import { HISTORY_KEY, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
+import { formatMbps, formatMs } from './report.js';
 import { dateTime, num, t } from './i18n/locale.js';
 import type { MessageKey } from './i18n/en.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from './watch-history.js';
@@ -246,11 +247,11 @@ export function setUpHistory(): void {
   };
   $('#history-export-csv').addEventListener('click', () => {
     const k = kept();
-    if (k !== undefined) download(fileName('history', Date.now(), 'csv'), 'text/csv', historyCsv(k.results));
+    if (k !== undefined) download(fileName('history', Date.now(), 'csv'), 'text/csv', historyFileCsv(k.results));
   });
   $('#history-export-json').addEventListener('click', () => {
     const k = kept();
-    if (k !== undefined) download(fileName('history', Date.now(), 'json'), 'application/json', historyJson(k.results, k.watches));
+    if (k !== undefined) download(fileName('history', Date.now(), 'json'), 'application/json', historyFileJson(k.results, k.watches));
   });
   $('#history-clear').addEventListener('click', () => {
     // Removed, not read and rewritten: this also clears a history that cannot be read.

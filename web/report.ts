@@ -18,14 +18,6 @@ export function formatMbps(bps: number | undefined): string {
   return t('unit.mbps', { value: num(mbps, mbps < 10 ? 2 : 0) });
 }
 
-/**
- * The worse direction's latency under load, as the engine's loaded-latency increase takes it;
- * undefined when neither direction has one.
- */
-export function worseLoaded(downMs: number | undefined, upMs: number | undefined): number | undefined {
-  return downMs === undefined && upMs === undefined ? undefined : Math.max(downMs ?? -Infinity, upMs ?? -Infinity);
-}
-
 /** Latency under load per direction, as the result and a shared copy of it both show it. */
 export function loadedText(downMs: number | undefined, upMs: number | undefined): string {
   if (downMs === undefined) return t('figure.loaded-down-missing', { up: upMs === undefined ? '' : formatMs(upMs) });

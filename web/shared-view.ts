@@ -1,11 +1,11 @@
 // A shared result, opened from a link whose fragment carries it (`#r=…`, src/common/speedtest/share.ts):
 // shown read-only, labelled as a shared copy with its date and mode, beside an offer to run a new
 // test. The fragment never reaches the server; this page reads it where it is, in the browser.
-import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
+import { bufferbloat, worseLoaded } from '../src/common/speedtest/bufferbloat.js';
 import { decodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { $, showFigure, text } from './dom.js';
 import { dateTime, t } from './i18n/locale.js';
-import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText, worseLoaded } from './report.js';
+import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText } from './report.js';
 
 /** Each figure by the result's own formatters (web/report.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {

@@ -5,12 +5,12 @@
 // no engine), so the rules are unit-tested on their own (test/page-speed-result.test.ts);
 // web/speedtest.ts draws it and sends what it must.
 import { loadedRpmEstimate } from '../src/common/responsiveness/rpm.js';
-import { bufferbloat } from '../src/common/speedtest/bufferbloat.js';
+import { bufferbloat, worseLoaded } from '../src/common/speedtest/bufferbloat.js';
 import { qualities, type Quality } from '../src/common/speedtest/metrics.js';
 import { sharedBps, sharedMs, type SharedResult } from '../src/common/speedtest/share.js';
 import type { Burst, DirectionMeasure, RoundTrip } from '../src/common/speedtest/working.js';
 import { num, t } from './i18n/locale.js';
-import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, worseLoaded, type Classes, type LossSending, type Spread } from './report.js';
+import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, type Classes, type LossSending, type Spread } from './report.js';
 
 /** A direction as the load ran it (web/working-load.ts): what the rules read, and the round trips taken beside it. */
 export interface Measured {

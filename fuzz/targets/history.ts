@@ -2,8 +2,9 @@
 // or CSV as the page exports them, or any other file they pick. Its contract: a total function;
 // `{ ok: false, reason }` names what is wrong; what it accepts holds only results the share codec
 // would hand out (its bounds and precision, no address) and valid watch summaries, and exporting
-// them again (historyJson, historyCsv) and importing that gives the same history back.
-import { historyCsv, historyJson, parseHistory } from '../../web/history.js';
+// them again (historyFileJson, historyFileCsv) and importing that gives the same history back.
+import { historyFileCsv, historyFileJson } from '../../src/common/speedtest/history-file.js';
+import { parseHistory } from '../../web/history.js';
 import { checkWatches } from '../../web/watch-history.js';
 import { check, json, total } from '../invariant.js';
 import { checkSharedResult } from '../shared-result.js';
@@ -25,8 +26,8 @@ export function fuzz(data: Buffer): void {
   check(rechecked.ok && json(rechecked.watches) === json(watches), 'history/watches-valid', () => json(rechecked));
 
   // Exported again and imported, the same history (CSV carries the results only).
-  const fromJson = parseHistory(historyJson(results, watches));
+  const fromJson = parseHistory(historyFileJson(results, watches));
   check(fromJson.ok && json(fromJson.results) === json(results) && json(fromJson.watches) === json(watches), 'history/round-trip', () => `JSON export of ${json(parsed)} reads back as ${json(fromJson)}`);
-  const fromCsv = parseHistory(historyCsv(results));
+  const fromCsv = parseHistory(historyFileCsv(results));
   check(fromCsv.ok && json(fromCsv.results) === json(results), 'history/round-trip', () => `CSV export of ${json(results)} reads back as ${json(fromCsv)}`);
 }

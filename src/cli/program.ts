@@ -170,7 +170,7 @@ function addMonitorCommand(root: Command): void {
     .description('run checks on their schedules against your netdiag servers, keep every run in a local history, and alert after repeated breaches')
     .addOption(configOption())
     .action(async (options: { config?: string }) => {
-      const { defaultConfigPath, monitorCommand } = await import('./monitor/monitor-command.js');
+      const [{ monitorCommand }, { defaultConfigPath }] = await Promise.all([import('./monitor/monitor-command.js'), import('./monitor/setup.js')]);
       process.exitCode = await monitorCommand(options.config ?? defaultConfigPath(), process.argv[1] ?? '');
     });
   monitor
@@ -183,8 +183,32 @@ function addMonitorCommand(root: Command): void {
     .action(async (_: unknown, command: Command) => {
       // --config may come before `history` (the monitor's option) or after it.
       const options = command.optsWithGlobals<{ config?: string; since?: string; json?: boolean; csv?: boolean }>();
-      const { defaultConfigPath, historyCommand } = await import('./monitor/monitor-command.js');
+      const [{ historyCommand }, { defaultConfigPath }] = await Promise.all([import('./monitor/history-commands.js'), import('./monitor/setup.js')]);
       process.exitCode = await historyCommand(options.config ?? defaultConfigPath(), outputFor(options.json === true), { ...(options.since === undefined ? {} : { since: options.since }), csv: options.csv === true });
+    });
+  monitor
+    .command('export')
+    .description("the speed tests recorded, as the page's history file (JSON, or CSV with --csv), for the page's Import")
+    .addOption(configOption())
+    .option('--check <name>', 'only the runs of this check')
+    .option('--since <duration>', 'only runs this recent (90s, 30m, 6h, 7d)')
+    .option('--csv', 'as CSV')
+    .action(async (_: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ config?: string; check?: string; since?: string; csv?: boolean }>();
+      const [{ exportCommand }, { defaultConfigPath }] = await Promise.all([import('./monitor/history-commands.js'), import('./monitor/setup.js')]);
+      process.exitCode = await exportCommand(options.config ?? defaultConfigPath(), { ...(options.check === undefined ? {} : { check: options.check }), ...(options.since === undefined ? {} : { since: options.since }), csv: options.csv === true });
+    });
+  monitor
+    .command('import')
+    .description("a history file the page exported (JSON or CSV), recorded as runs")
+    .argument('<file>', "the page's history file")
+    .addOption(configOption())
+    .option('--check <name>', 'the check the results are recorded under', 'page')
+    .option('--server <name>', 'the server they are recorded against', 'page')
+    .action(async (file: string, _: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ config?: string; check: string; server: string }>();
+      const [{ importCommand }, { defaultConfigPath }] = await Promise.all([import('./monitor/history-commands.js'), import('./monitor/setup.js')]);
+      process.exitCode = await importCommand(options.config ?? defaultConfigPath(), file, { check: options.check, server: options.server });
     });
 }
 

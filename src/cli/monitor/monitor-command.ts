@@ -1,72 +1,16 @@
 // `netdiag monitor` (docs/monitor.md): the checks of one configuration file on their schedules,
 // each run recorded in the history and judged against its expectations, alerts and recoveries
-// sent; and `netdiag monitor history`. Runs against one server never overlap (a speed test and a
+// sent. Runs against one server never overlap (a speed test and a
 // responsiveness test at once would each measure the other), nor do a check's own runs.
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { print, printJson, table, type Output } from '../output.js';
-import { terminalText } from '../terminal-text.js';
 import { afterRun, delivery, noticeFor, type Delivery } from './alerts.js';
-import { ConfigError, durationMs, parseMonitorConfig, type MonitorCheck, type MonitorConfig } from './config.js';
+import type { MonitorCheck, MonitorConfig } from './config.js';
 import { breaches } from './expect.js';
 import { runCheck } from './run-check.js';
 import { nextRun, plan } from './schedule.js';
-import { openStore, StoreError, type RunRecord, type Store } from './store.js';
+import { loadConfig, log, openHistory, summary } from './setup.js';
+import { StoreError, type RunRecord, type Store } from './store.js';
 import { startMetricsEndpoint, type MetricsEndpoint } from './metrics-endpoint.js';
-
-/** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'netdiag', 'monitor.yaml');
-}
-
-/** The history when the configuration names none: $XDG_DATA_HOME/netdiag/monitor.db. */
-function defaultDatabase(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'netdiag', 'monitor.db');
-}
-
-const log = (line: string): void => {
-  process.stderr.write(`netdiag monitor: ${terminalText(line)}\n`);
-};
-
-/** The configuration at `path`, or exit 2 with the fault's line and field. */
-function loadConfig(path: string): MonitorConfig | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    log(`cannot read the configuration ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (docs/monitor.md in the netdiag repository has an example)' : err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  }
-  try {
-    return parseMonitorConfig(text, path, defaultDatabase());
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    log(err.message);
-    return undefined;
-  }
-}
-
-async function open(path: string): Promise<Store | undefined> {
-  try {
-    return await openStore(path);
-  } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
-    log(err.message);
-    return undefined;
-  }
-}
-
-/** The figures a line of the log shows for a run. */
-function summary(r: RunRecord): string {
-  if (!r.ok) return `failed: ${r.error ?? ''}`;
-  const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 40));
-  return shown
-    .slice(0, 6)
-    .map(([k, v]) => `${k} ${String(v)}`)
-    .join(', ');
-}
 
 /** What a check's loop needs from the command. */
 interface LoopContext {
@@ -128,7 +72,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
 export async function monitorCommand(configPath: string, entry: string): Promise<number> {
   let config = loadConfig(configPath);
   if (config === undefined) return 2;
-  let store = await open(config.database);
+  let store = await openHistory(config.database);
   if (store === undefined) return 1;
   let metrics: MetricsEndpoint | undefined;
   let metricsUrl: string | undefined;
@@ -198,7 +142,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
       next = undefined;
       reload = new AbortController();
       if (taken.database !== current.database) {
-        const opened = await open(taken.database);
+        const opened = await openHistory(taken.database);
         if (opened === undefined) {
           log(`the new configuration's history could not be opened; the one running is kept`);
           continue;
@@ -224,40 +168,5 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     await metrics?.close();
     store.close();
   }
-  return 0;
-}
-
-/** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
-export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
-  const config = loadConfig(configPath);
-  if (config === undefined) return 2;
-  let since = 0;
-  if (options.since !== undefined) {
-    const ms = durationMs(options.since);
-    if (ms === undefined) {
-      log(`--since "${options.since}" is not a duration (90s, 30m, 6h, 7d)`);
-      return 2;
-    }
-    since = Date.now() - ms;
-  }
-  const store = await open(config.database);
-  if (store === undefined) return 1;
-  const runs = store.runs(since);
-  store.close();
-  if (out.json) {
-    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures })));
-    return 0;
-  }
-  if (options.csv === true) {
-    const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-    const lines = ['started_at,check,server,ok,error,breaches,figures', ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)].map(cell).join(','))];
-    process.stdout.write(`${lines.join('\n')}\n`);
-    return 0;
-  }
-  if (runs.length === 0) {
-    print(`no runs recorded in ${config.database}`);
-    return 0;
-  }
-  print(table(out, [['when', 'check', 'server', 'result', 'breaches'], ...runs.map((r) => [new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19), r.check, r.server, summary(r), String(r.breaches.length)])]));
   return 0;
 }

@@ -17,7 +17,7 @@ afterAll(() => {
 const run = (startedAt: number, ok = true): RunRecord => ({ check: 'speed', server: 'http://a', startedAt, durationMs: 1000, ok, error: ok ? null : 'down', figures: ok ? { download_mbps: 93.5 } : {}, breaches: ok ? [] : ['the check did not run: down'] });
 
 describe("the monitor's history", () => {
-  it('creates a WAL file at schema version 1, in a folder it makes, and keeps runs and alert state across opens', async () => {
+  it('creates a WAL file at the latest schema version (2), in a folder it makes, and keeps runs and alert state across opens', async () => {
     const path = join(dir, 'deep', 'er', 'monitor.db');
     const store = await openStore(path);
     store.addRun(run(1000));
@@ -26,7 +26,7 @@ describe("the monitor's history", () => {
     store.close();
     const raw = new DatabaseSync(path, { readOnly: true });
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
     raw.close();
     const again = await openStore(path);
     expect(again.runs().map((r) => [r.startedAt, r.ok, r.figures, r.breaches])).toEqual([
@@ -42,12 +42,47 @@ describe("the monitor's history", () => {
     again.close();
   });
 
+  it('migrates a version 1 file in place: its runs and alert state kept, its runs the monitor\'s own', async () => {
+    const path = join(dir, 'v1.db');
+    // Version 1's schema as it shipped, with one run and one alert state.
+    const raw = new DatabaseSync(path);
+    raw.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, check_name TEXT NOT NULL, server TEXT NOT NULL, started_at INTEGER NOT NULL, duration_ms INTEGER NOT NULL, ok INTEGER NOT NULL, error TEXT, figures TEXT NOT NULL, breaches TEXT NOT NULL);
+      CREATE INDEX runs_by_time ON runs (started_at);
+      CREATE TABLE alert_state (check_name TEXT NOT NULL, server TEXT NOT NULL, streak INTEGER NOT NULL, alerting INTEGER NOT NULL, PRIMARY KEY (check_name, server));
+      INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES ('speed', 'http://a', 5000, 900, 1, NULL, '{"download_mbps":50}', '[]');
+      INSERT INTO alert_state VALUES ('speed', 'http://a', 2, 1);
+      PRAGMA user_version = 1;`);
+    raw.close();
+    const store = await openStore(path);
+    expect(store.runs()).toEqual([{ check: 'speed', server: 'http://a', startedAt: 5000, durationMs: 900, ok: true, error: null, figures: { download_mbps: 50 }, breaches: [], source: 'monitor' }]);
+    expect(store.alertState('speed', 'http://a')).toEqual({ streak: 2, alerting: true });
+    expect(store.lastMet('speed', 'http://a')).toEqual({ download_mbps: 50 });
+    store.close();
+    const after = new DatabaseSync(path, { readOnly: true });
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    after.close();
+  });
+
+  it('imports runs once: a result already there, or twice in one file, is added once; imported runs set no known answer', async () => {
+    const store = await openStore(join(dir, 'import.db'));
+    const page = (at: number): RunRecord => ({ ...run(at), check: 'page', server: 'page', figures: { answers: 'imported' } });
+    expect(store.importRuns([page(1000), page(2000), page(2000)])).toBe(2);
+    expect(store.importRuns([page(2000), page(3000)])).toBe(1);
+    expect(store.runs().map((r) => [r.startedAt, r.source])).toEqual([
+      [1000, 'import'],
+      [2000, 'import'],
+      [3000, 'import'],
+    ]);
+    expect(store.lastMet('page', 'page')).toBeUndefined();
+    store.close();
+  });
+
   it('refuses a file a newer netdiag wrote, saying so, and leaves it as it was', async () => {
     const path = join(dir, 'newer.db');
     const raw = new DatabaseSync(path);
     raw.exec('PRAGMA user_version = 7');
     raw.close();
-    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (1): a newer netdiag wrote it`));
+    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (2): a newer netdiag wrote it`));
     const after = new DatabaseSync(path, { readOnly: true });
     expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 7 });
     after.close();

@@ -22,6 +22,8 @@ export interface RunRecord {
   figures: Record<string, unknown>;
   /** Each expectation it missed, in words. */
   breaches: string[];
+  /** Where it came from: a run of the monitor, or a result imported from the page's history file. */
+  source?: 'monitor' | 'import';
 }
 
 export interface AlertState {
@@ -52,12 +54,17 @@ const MIGRATIONS: readonly string[] = [
      alerting INTEGER NOT NULL,
      PRIMARY KEY (check_name, server)
    );`,
+  // Version 2: results imported from the page's history file, told from the monitor's own runs
+  // (they were never judged, so they set no known answer and count in no streak).
+  `ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT 'monitor';`,
 ];
 
 export class StoreError extends Error {}
 
 export interface Store {
   addRun(run: RunRecord): void;
+  /** Records imported runs in one transaction, each unless a run of its check and server started at the same time; how many were new. */
+  importRuns(runs: readonly RunRecord[]): number;
   /** Runs, oldest first; `since` ms since the epoch. */
   runs(since?: number): RunRecord[];
   /** Deletes the runs that started before `beforeMs`; how many. */
@@ -72,7 +79,7 @@ export interface Store {
 /** Opens (creating when missing) and migrates the history at `path`. */
 export async function openStore(path: string): Promise<Store> {
   // Loaded here, not at the top: node:sqlite exists on Node 22 only, and the client runs on 20.
-  const sqlite = await import('node:sqlite').catch(() => {
+  const sqlite = await quietly(() => import('node:sqlite')).catch(() => {
     throw new StoreError(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${process.versions.node})`);
   });
   let db: DatabaseSync;
@@ -84,9 +91,10 @@ export async function openStore(path: string): Promise<Store> {
   } catch (err) {
     throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches FROM runs WHERE started_at >= ? ORDER BY started_at, id');
-  const selectMet = db.prepare("SELECT figures FROM runs WHERE check_name = ? AND server = ? AND ok = 1 AND breaches = '[]' ORDER BY started_at DESC, id DESC LIMIT 1");
+  const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const exists = db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1');
+  const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source FROM runs WHERE started_at >= ? ORDER BY started_at, id');
+  const selectMet = db.prepare("SELECT figures FROM runs WHERE check_name = ? AND server = ? AND ok = 1 AND breaches = '[]' AND source = 'monitor' ORDER BY started_at DESC, id DESC LIMIT 1");
   const deleteBefore = db.prepare('DELETE FROM runs WHERE started_at < ?');
   const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
   const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
@@ -98,12 +106,31 @@ export async function openStore(path: string): Promise<Store> {
       throw new StoreError(`cannot ${what} in the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor');
   return {
     addRun: (r) => {
-      write('record a run', () => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches)));
+      write('record a run', () => insertRun(r));
     },
+    importRuns: (runs) =>
+      write('import runs', () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          let added = 0;
+          for (const r of runs) {
+            // Checked row by row, so a file that holds one result twice adds it once.
+            if (exists.get(r.check, r.server, r.startedAt) !== undefined) continue;
+            insertRun({ ...r, source: 'import' });
+            added++;
+          }
+          db.exec('COMMIT');
+          return added;
+        } catch (err) {
+          db.exec('ROLLBACK');
+          throw err;
+        }
+      }),
     runs: (since = 0) =>
-      (select.all(since) as { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string }[]).map((row) => ({
+      (select.all(since) as { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string }[]).map((row) => ({
         check: row.check_name,
         server: row.server,
         startedAt: row.started_at,
@@ -112,6 +139,7 @@ export async function openStore(path: string): Promise<Store> {
         error: row.error,
         figures: JSON.parse(row.figures) as Record<string, unknown>,
         breaches: JSON.parse(row.breaches) as string[],
+        source: row.source === 'import' ? 'import' : 'monitor',
       })),
     lastMet: (check, server) => {
       const row = selectMet.get(check, server) as { figures: string } | undefined;
@@ -129,6 +157,24 @@ export async function openStore(path: string): Promise<Store> {
       db.close();
     },
   };
+}
+
+/**
+ * Loads node:sqlite without its "SQLite is an experimental feature" warning, which Node 22 prints
+ * on loading it: it speaks of how the history is kept, not of anything the person did, and would
+ * end up in every `netdiag monitor` log. Any other warning passes.
+ */
+async function quietly<T>(load: () => Promise<T>): Promise<T> {
+  const emit = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (/SQLite is an experimental feature/.test(typeof warning === 'string' ? warning : warning.message)) return;
+    (emit as (...args: unknown[]) => void)(warning, ...rest);
+  });
+  try {
+    return await load();
+  } finally {
+    process.emitWarning = emit;
+  }
 }
 
 function migrate(db: DatabaseSync): void {

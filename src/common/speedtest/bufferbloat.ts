@@ -32,3 +32,11 @@ export function bufferbloat(idleMs: number | undefined, loadedMs: number | undef
     ? { increaseMs, grade: 'F', meaning: 'a busy line makes calls and games unusable' }
     : { increaseMs, grade: band[1], meaning: band[2] };
 }
+
+/**
+ * The worse direction's latency under load, as the engine's loaded-latency increase takes it;
+ * undefined when neither direction has one.
+ */
+export function worseLoaded(downMs: number | undefined, upMs: number | undefined): number | undefined {
+  return downMs === undefined && upMs === undefined ? undefined : Math.max(downMs ?? -Infinity, upMs ?? -Infinity);
+}

@@ -1,0 +1,106 @@
+// `netdiag monitor history`, `export` and `import` (docs/monitor.md, "History" and "The page's
+// history file"): the recorded runs as a table, JSON or CSV; the speed tests among them as the
+// page's history file; and a page's history file taken in as runs, so a person moves between the
+// browser and the monitor.
+import { readFileSync } from 'node:fs';
+import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
+import { print, printJson, table, type Output } from '../output.js';
+import { durationMs } from './config.js';
+import { resultOfRun, runOfResult } from './page-history.js';
+import { loadConfig, log, openHistory, summary } from './setup.js';
+import { StoreError } from './store.js';
+
+/** The --since bound in ms since the epoch (0 for none), or undefined having said what is wrong. */
+function sinceOf(text: string | undefined): number | undefined {
+  if (text === undefined) return 0;
+  const ms = durationMs(text);
+  if (ms === undefined) {
+    log(`--since "${text}" is not a duration (90s, 30m, 6h, 7d)`);
+    return undefined;
+  }
+  return Date.now() - ms;
+}
+
+/** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
+export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
+  const config = loadConfig(configPath);
+  if (config === undefined) return 2;
+  const since = sinceOf(options.since);
+  if (since === undefined) return 2;
+  const store = await openHistory(config.database);
+  if (store === undefined) return 1;
+  const runs = store.runs(since);
+  store.close();
+  if (out.json) {
+    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor' })));
+    return 0;
+  }
+  if (options.csv === true) {
+    const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+    const lines = ['started_at,check,server,ok,error,breaches,figures', ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)].map(cell).join(','))];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    print(`no runs recorded in ${config.database}`);
+    return 0;
+  }
+  print(table(out, [['when', 'check', 'server', 'result', 'breaches'], ...runs.map((r) => [new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19), r.check, r.server, summary(r), String(r.breaches.length)])]));
+  return 0;
+}
+
+/**
+ * `netdiag monitor export`: the speed tests that ran (of one check, or all), as the page's history
+ * file on standard output, JSON or CSV; how many runs were left out, and why, on standard error.
+ */
+export async function exportCommand(configPath: string, options: { check?: string; since?: string; csv?: boolean }): Promise<number> {
+  const config = loadConfig(configPath);
+  if (config === undefined) return 2;
+  const since = sinceOf(options.since);
+  if (since === undefined) return 2;
+  const store = await openHistory(config.database);
+  if (store === undefined) return 1;
+  const runs = store.runs(since).filter((r) => options.check === undefined || r.check === options.check);
+  store.close();
+  const results = runs.map(resultOfRun).filter((r) => r !== undefined);
+  process.stdout.write(options.csv === true ? historyFileCsv(results) : historyFileJson(results));
+  const left = runs.length - results.length;
+  log(`${String(results.length)} speed test${results.length === 1 ? '' : 's'} exported${left === 0 ? '' : `; ${String(left)} run${left === 1 ? '' : 's'} left out (failed, or not speed tests: the page's history holds speed tests only)`}`);
+  return 0;
+}
+
+/**
+ * `netdiag monitor import FILE`: a page's history file (JSON or CSV) taken in as runs of `check`
+ * against `server`, in one transaction; a file with a fault is refused whole, naming it, and a
+ * result already there (the same check, server and time) is not added twice.
+ */
+export async function importCommand(configPath: string, file: string, options: { check: string; server: string }): Promise<number> {
+  const config = loadConfig(configPath);
+  if (config === undefined) return 2;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    log(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
+  const parsed = parseHistoryFile(text);
+  if (!parsed.ok) {
+    log(`${file} was not imported: ${parsed.reason}`);
+    return 2;
+  }
+  const store = await openHistory(config.database);
+  if (store === undefined) return 1;
+  try {
+    const added = store.importRuns(parsed.results.map((r) => runOfResult(r, options.check, options.server)));
+    const known = parsed.results.length - added;
+    log(`${String(added)} result${added === 1 ? '' : 's'} of ${file} imported as runs of "${options.check}" on ${options.server}${known === 0 ? '' : `; ${String(known)} already there`}${parsed.watches.length === 0 ? '' : `; its ${String(parsed.watches.length)} watch summar${parsed.watches.length === 1 ? 'y' : 'ies'} left out (the monitor keeps no watches)`}`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    log(err.message);
+    return 1;
+  } finally {
+    store.close();
+  }
+}
