@@ -79,8 +79,9 @@ const RUNTIME_MODULES = [
 /** What a client may import of src/, as its import strings say it (`prefixes`: how it names src/). */
 const clientPatterns = (/** @type {string} */ where, /** @type {string[]} */ prefixes) => [
   {
-    group: prefixes.flatMap((at) => [`${at}*/**`, `${at}*.js`, `!${at}common/**`, `!${at}generated/openapi-types.js`, `!${at}cli/**`]),
-    message: `${where} may import only src/common/ and the contract's types (docs/design.md, "Layout")`,
+    // The monitor's page (generated from web/monitor/) is the command line's own, served by `netdiag monitor`.
+    group: prefixes.flatMap((at) => [`${at}*/**`, `${at}*.js`, `!${at}common/**`, `!${at}generated/openapi-types.js`, `!${at}generated/monitor-page-assets.js`, `!${at}cli/**`]),
+    message: `${where} may import only src/common/, the contract's types and the monitor's page (docs/design.md, "Layout")`,
   },
 ];
 

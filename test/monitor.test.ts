@@ -186,7 +186,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
     const monitor = startMonitor(file);
     try {
       await until('a run', () => runLines(monitor.lines).length >= 1, 60_000);
-      expect(monitor.lines.find((l) => l.startsWith('netdiag monitor: 1 check'))).toBe(`netdiag monitor: 1 check against ${server.url}; history in ${join(dir, 'metrics.db')}; metrics on http://127.0.0.1:${String(metricsPort)}/metrics`);
+      expect(monitor.lines.find((l) => l.startsWith('netdiag monitor: 1 check'))).toBe(`netdiag monitor: 1 check against ${server.url}; history in ${join(dir, 'metrics.db')}; page on http://127.0.0.1:${String(metricsPort)}/, metrics on http://127.0.0.1:${String(metricsPort)}/metrics`);
       const text = await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text();
       const labels = `check="line speed",server="${server.url}"`;
       const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}()[\]|.*+?^$\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
@@ -198,7 +198,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
       // The exposition format, as Prometheus's own tool reads it.
       const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
       expect(check.status, check.stdout + check.stderr).toBe(0);
-      expect(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/other`)).text()).toBe('Not found: the monitor serves /metrics\n');
+      expect(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/other`)).text()).toBe('Not found: the monitor serves its page at /, its history at /history.json and its metrics at /metrics\n');
     } finally {
       monitor.child.kill('SIGTERM');
       await once(monitor.child, 'exit');

@@ -41,7 +41,7 @@ const RTL_LETTER = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
 const ownDirection = (text: string): string => (RTL_LETTER.test(text) ? text : isolated(text));
 
 /** Messages that are a figure as a whole, like a unit's: a grade with its increase, a rate of round trips. */
-const FIGURES: ReadonlySet<MessageKey> = new Set(['figure.bloat', 'figure.rpm']);
+const FIGURES: ReadonlySet<MessageKey> = new Set(['figure.bloat', 'figure.rpm', 'monitor.figure']);
 
 /**
  * A message in the page's language, its placeholders filled. On a right-to-left page each value

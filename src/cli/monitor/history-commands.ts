@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
 import { print, printJson, table, type Output } from '../output.js';
 import { durationMs } from './config.js';
-import { resultOfRun, runOfResult } from './page-history.js';
+import { resultOfRun } from '../../common/speedtest/run-result.js';
+import { runOfResult } from './page-history.js';
 import { loadConfig, log, openHistory, summary } from './setup.js';
 import { StoreError } from './store.js';
 

@@ -10,7 +10,8 @@ import { runCheck } from './run-check.js';
 import { nextRun, plan } from './schedule.js';
 import { loadConfig, log, openHistory, summary } from './setup.js';
 import { StoreError, type RunRecord, type Store } from './store.js';
-import { startMetricsEndpoint, type MetricsEndpoint } from './metrics-endpoint.js';
+import { startLocalServer, type LocalServer } from './local-server.js';
+import { monitorMetrics, type MonitorMetrics } from './monitor-metrics.js';
 
 /** What a check's loop needs from the command. */
 interface LoopContext {
@@ -22,7 +23,7 @@ interface LoopContext {
   reload: AbortSignal;
   /** Ends everything, a run under way included. */
   stop: AbortSignal;
-  metrics: MetricsEndpoint | undefined;
+  metrics: MonitorMetrics;
 }
 
 /** A jump of the wall clock against the monotonic one larger than this is said in the log. */
@@ -36,7 +37,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
   const ended = () => reload.aborted || stop.aborted;
   while (!ended()) {
     const at = nextRun(planned, Date.now());
-    ctx.metrics?.scheduled(check.name, server, at);
+    ctx.metrics.scheduled(check.name, server, at);
     // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
     // or a machine that slept, is followed, and a slept-through run happens once on waking.
     while (!ended() && Date.now() < at) {
@@ -56,7 +57,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
       store.addRun(record);
       const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);
       store.setAlertState(check.name, server, state);
-      ctx.metrics?.observe(record, state);
+      ctx.metrics.observe(record, state);
       store.prune(Date.now() - ctx.keepMs);
       log(`${check.name} on ${server}: ${summary(record)}${missed.length > 0 ? `; breach ${String(state.streak)} in a row: ${missed.join('; ')}` : ''}`);
       if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? missed : [summary(record)]));
@@ -70,18 +71,21 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
  * for a configuration at fault at start, 1 for a history that cannot be opened or written.
  */
 export async function monitorCommand(configPath: string, entry: string): Promise<number> {
-  let config = loadConfig(configPath);
-  if (config === undefined) return 2;
-  let store = await openHistory(config.database);
-  if (store === undefined) return 1;
-  let metrics: MetricsEndpoint | undefined;
-  let metricsUrl: string | undefined;
+  const first = loadConfig(configPath);
+  if (first === undefined) return 2;
+  const opened = await openHistory(first.database);
+  if (opened === undefined) return 1;
+  let config: MonitorConfig = first;
+  let store: Store = opened;
+  const metrics = monitorMetrics();
+  let local: LocalServer | undefined;
+  let localUrl: string | undefined;
   if (config.listen !== null) {
     const { host, port } = config.listen;
     try {
-      const started = await startMetricsEndpoint(host, port);
-      metrics = started;
-      metricsUrl = `http://${host.includes(':') ? `[${host}]` : host}:${String(started.port)}/metrics`;
+      // Read through getters: a reload swaps the configuration and may swap the history.
+      local = await startLocalServer(host, port, { store: () => store, config: () => config, metrics });
+      localUrl = `http://${host.includes(':') ? `[${host}]` : host}:${String(local.port)}`;
     } catch (err) {
       log(err instanceof Error ? err.message : String(err));
       store.close();
@@ -117,7 +121,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
   try {
     for (;;) {
       const current: MonitorConfig = config;
-      log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}${metricsUrl === undefined ? '' : `; metrics on ${metricsUrl}`}`);
+      log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}${localUrl === undefined ? '' : `; page on ${localUrl}/, metrics on ${localUrl}/metrics`}`);
       store.prune(Date.now() - current.keepMs);
       const ctx: LoopContext = { entry, store, notices, keepMs: current.keepMs, reload: reload.signal, stop: stop.signal, metrics };
       const stopOnReload = () => {
@@ -142,17 +146,17 @@ export async function monitorCommand(configPath: string, entry: string): Promise
       next = undefined;
       reload = new AbortController();
       if (taken.database !== current.database) {
-        const opened = await openHistory(taken.database);
-        if (opened === undefined) {
+        const reopened = await openHistory(taken.database);
+        if (reopened === undefined) {
           log(`the new configuration's history could not be opened; the one running is kept`);
           continue;
         }
         store.close();
-        store = opened;
+        store = reopened;
       }
       await notices.settled();
       notices = delivery(taken.notify, log);
-      if (JSON.stringify(taken.listen) !== JSON.stringify(current.listen)) log('listen changed: the metrics endpoint moves at the next start, not on a reload');
+      if (JSON.stringify(taken.listen) !== JSON.stringify(current.listen)) log('listen changed: the page and metrics move at the next start, not on a reload');
       config = taken;
       log(`the configuration ${configPath} is read again`);
     }
@@ -165,7 +169,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     process.removeListener('SIGTERM', end);
     process.removeListener('SIGHUP', hup);
     await notices.settled();
-    await metrics?.close();
+    await local?.close();
     store.close();
   }
   return 0;

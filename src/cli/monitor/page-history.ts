@@ -1,34 +1,9 @@
-// The monitor's runs and the page's history file (src/common/speedtest/history-file.ts), each way,
-// so a person moves between the two (docs/monitor.md, "The page's history file"): a speed-test run
-// that ran becomes one of the page's results, and a page result becomes a run, its figures named
-// as `netdiag speedtest --json` names them.
+// A page result as a monitor run (docs/monitor.md, "The page's history file"), its figures named
+// as `netdiag speedtest --json` names them; the other way is src/common/speedtest/run-result.ts,
+// which the monitor's page uses too.
 import { bufferbloat, worseLoaded } from '../../common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../../common/speedtest/share.js';
 import type { RunRecord } from './store.js';
-
-const number = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-/** A run as a page result, or undefined when it is no speed test that ran (an RPM, DNS, ... check, or a failed run). */
-export function resultOfRun(run: RunRecord): SharedResult | undefined {
-  const f = run.figures;
-  if (!run.ok || (f.mode !== 'light' && f.mode !== 'full')) return undefined;
-  const result: SharedResult = { at: run.startedAt, mode: f.mode };
-  const mbps = (v: unknown) => {
-    const n = number(v);
-    return n === undefined ? undefined : n * 1e6;
-  };
-  const fields: [keyof SharedResult, number | undefined][] = [
-    ['downloadBps', mbps(f.download_mbps)],
-    ['uploadBps', mbps(f.upload_mbps)],
-    ['latencyMs', number(f.latency_ms)],
-    ['jitterMs', number(f.jitter_ms)],
-    ['loadedDownMs', number(f.download_loaded_latency_ms)],
-    ['loadedUpMs', number(f.upload_loaded_latency_ms)],
-    ['lossPercent', number(f.packet_loss_percent)],
-  ];
-  for (const [key, value] of fields) if (value !== undefined) (result as unknown as Record<string, number>)[key] = value;
-  return result;
-}
 
 /** A page result as a run of `check` against `server`: it ran, it reported these figures, nothing judged it. */
 export function runOfResult(result: SharedResult, check: string, server: string): RunRecord {

@@ -1,21 +1,25 @@
-// The monitor's Prometheus endpoint (docs/monitor.md, "Prometheus"): the latest figure of each
-// check against each server, its run counts by outcome, its breaches in a row, whether an alert is
-// out, and when it last ran and runs next. Served on 127.0.0.1 by default: the history is the
-// user's, and so are its figures.
-import { createServer, type Server } from 'node:http';
+// The monitor's Prometheus metrics (docs/monitor.md, "Prometheus"), served by its local server
+// (local-server.ts): the latest figure of each check against each server, its run counts by
+// outcome, its breaches in a row, whether an alert is out, and when it last ran and runs next.
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { AlertState, RunRecord } from './store.js';
 
-export interface MetricsEndpoint {
+export interface MonitorMetrics {
   /** Notes a finished run and the alert state after it. */
   observe(run: RunRecord, state: AlertState): void;
   /** Notes when a check runs next. */
   scheduled(check: string, server: string, atMs: number): void;
-  close(): Promise<void>;
+  /** When each check against each server runs next, ms since the epoch. */
+  nextRuns(): ReadonlyMap<string, number>;
+  /** The exposition text, and its content type. */
+  text(): Promise<{ body: string; contentType: string }>;
 }
 
-/** Serves /metrics on `host:port`; resolves once it listens (rejects saying why it cannot). */
-export async function startMetricsEndpoint(host: string, port: number): Promise<MetricsEndpoint & { port: number }> {
+/** The key nextRuns() holds a check and server under. */
+export const checkKey = (check: string, server: string): string => `${check}\n${server}`;
+
+/** A fresh registry of the monitor's metrics. */
+export function monitorMetrics(): MonitorMetrics {
   const registry = new Registry();
   const labels = ['check', 'server'] as const;
   const runs = new Counter({ name: 'netdiag_monitor_runs_total', help: 'Runs of a check against a server, by outcome (ok: it ran and reported; failed: it did not run).', labelNames: [...labels, 'outcome'], registers: [registry] });
@@ -27,29 +31,8 @@ export async function startMetricsEndpoint(host: string, port: number): Promise<
 
   /** The figure names each check and server last showed, so a later run can remove those it lacks. */
   const shown = new Map<string, Set<string>>();
-  const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found: the monitor serves /metrics\n');
-      return;
-    }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
-      },
-      () => {
-        res.writeHead(500).end();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new Error(`cannot serve metrics on ${host}:${String(port)}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`));
-    });
-    server.listen(port, host, resolve);
-  });
-  const address = server.address();
+  const upcoming = new Map<string, number>();
   return {
-    port: typeof address === 'object' && address !== null ? address.port : port,
     observe: (run, state) => {
       const l = { check: run.check, server: run.server };
       runs.inc({ ...l, outcome: run.ok ? 'ok' : 'failed' });
@@ -58,21 +41,17 @@ export async function startMetricsEndpoint(host: string, port: number): Promise<
       last.set(l, run.startedAt / 1000);
       // The last run's figures only: one it did not take (or all, from a run that failed) is
       // removed rather than left to read as current.
-      const key = `${run.check}\n${run.server}`;
+      const key = checkKey(run.check, run.server);
       const numbers = Object.entries(run.figures).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]));
       for (const name of shown.get(key) ?? []) if (!numbers.some(([n]) => n === name)) figure.remove({ ...l, figure: name });
       for (const [name, value] of numbers) figure.set({ ...l, figure: name }, value);
       shown.set(key, new Set(numbers.map(([name]) => name)));
     },
-    scheduled: (check, serverUrl, atMs) => {
-      next.set({ check, server: serverUrl }, atMs / 1000);
+    scheduled: (check, server, atMs) => {
+      next.set({ check, server }, atMs / 1000);
+      upcoming.set(checkKey(check, server), atMs);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
+    nextRuns: () => upcoming,
+    text: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
   };
 }

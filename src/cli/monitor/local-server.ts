@@ -1,0 +1,115 @@
+// The monitor's own listener (docs/monitor.md, "The local page" and "Prometheus"), on
+// 127.0.0.1:9465 unless the configuration says otherwise: the local page (web/monitor/) with the
+// page's CSS and catalogues, the history it reads (/history.json: the last PAGE_DAYS days), and
+// /metrics for Prometheus. The history is the user's: a request that names this machine by any
+// name but an address or `localhost` is refused, so a web page the user visits cannot read it
+// through a name it points at 127.0.0.1 (DNS rebinding); a listener on every address (0.0.0.0,
+// ::) was opened to the network on purpose and answers any name.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { MONITOR_CATALOGUES, MONITOR_CSS, MONITOR_HTML, MONITOR_JS } from '../../generated/monitor-page-assets.js';
+import type { MonitorConfig } from './config.js';
+import { checkKey, type MonitorMetrics } from './monitor-metrics.js';
+import type { Store } from './store.js';
+
+/** How far back the page reads the history; `netdiag monitor history` has it all. */
+const PAGE_DAYS = 30;
+
+/** The page's policy: its own script, style and requests, nothing else (as the server's page). */
+const POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** What the listener reads from the monitor as it runs: the configuration is swapped by a reload. */
+interface Sources {
+  store: () => Store;
+  config: () => MonitorConfig;
+  metrics: MonitorMetrics;
+}
+
+/** The scalar figures of a run (numbers and text): the page shows no arrays or objects (a speed test's measured series). */
+const scalars = (figures: Readonly<Record<string, unknown>>) => Object.fromEntries(Object.entries(figures).filter(([, v]) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))));
+
+/** /history.json: each configured check against each server (and any only the history names) with its state, and the runs since `sinceMs`. */
+function history(sources: Sources, sinceMs: number): string {
+  const store = sources.store();
+  const config = sources.config();
+  const runs = store.runs(sinceMs);
+  const pairs = new Map<string, { check: string; server: string }>();
+  for (const check of config.checks) for (const server of config.servers) pairs.set(checkKey(check.name, server), { check: check.name, server });
+  for (const run of runs) if (!pairs.has(checkKey(run.check, run.server))) pairs.set(checkKey(run.check, run.server), { check: run.check, server: run.server });
+  const next = sources.metrics.nextRuns();
+  const checks = [...pairs.entries()].map(([key, pair]) => {
+    const at = next.get(key);
+    return { ...pair, ...store.alertState(pair.check, pair.server), next_run_at: at === undefined ? null : new Date(at).toISOString() };
+  });
+  return JSON.stringify({
+    checks,
+    runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor' })),
+    since: new Date(sinceMs).toISOString(),
+  });
+}
+
+/** Whether a request names this machine as the page allows (above): an address or localhost, or any name on a listener open to every address. */
+function allowedHost(req: IncomingMessage, listenHost: string): boolean {
+  if (listenHost === '0.0.0.0' || listenHost === '::') return true;
+  const host = /^(\[[^\]]*\]|[^:]*)(?::[0-9]*)?$/.exec(req.headers.host ?? '')?.[1]?.replace(/^\[|\]$/g, '').toLowerCase() ?? '';
+  return host === 'localhost' || isIP(host) !== 0;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', ...extra }).end(body);
+}
+
+async function answer(req: IncomingMessage, res: ServerResponse, sources: Sources, listenHost: string): Promise<void> {
+  if (!allowedHost(req, listenHost)) {
+    send(res, 403, 'text/plain; charset=utf-8', 'Forbidden: the monitor answers requests that name it by address or as localhost (its history is yours; another name may be a web page reaching it through DNS rebinding)\n');
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed: the monitor serves GET\n', { Allow: 'GET, HEAD' });
+    return;
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  const catalogue = /^\/i18n\/([a-z]{2})\.json$/.exec(path ?? '')?.[1];
+  if (path === '/') send(res, 200, 'text/html; charset=utf-8', MONITOR_HTML, { 'Content-Security-Policy': POLICY });
+  else if (path === '/monitor.js') send(res, 200, 'text/javascript; charset=utf-8', MONITOR_JS);
+  else if (path === '/app.css') send(res, 200, 'text/css; charset=utf-8', MONITOR_CSS);
+  else if (catalogue !== undefined && catalogue in MONITOR_CATALOGUES) send(res, 200, 'application/json; charset=utf-8', MONITOR_CATALOGUES[catalogue as keyof typeof MONITOR_CATALOGUES]);
+  else if (path === '/history.json') send(res, 200, 'application/json; charset=utf-8', history(sources, Date.now() - PAGE_DAYS * 86_400_000));
+  else if (path === '/metrics') {
+    const { body, contentType } = await sources.metrics.text();
+    send(res, 200, contentType, body);
+  } else send(res, 404, 'text/plain; charset=utf-8', 'Not found: the monitor serves its page at /, its history at /history.json and its metrics at /metrics\n');
+}
+
+export interface LocalServer {
+  /** The port it listens on (the one given, or the one the system chose for 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on `host:port`; resolves once it does (rejects saying why it cannot). */
+export async function startLocalServer(host: string, port: number, sources: Sources): Promise<LocalServer> {
+  const server: Server = createServer((req, res) => {
+    answer(req, res, sources, host).catch((err: unknown) => {
+      // A history that cannot be read (the disk gone) is said to the page, never a stack trace.
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `The monitor could not answer: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new Error(`cannot serve the page and metrics on ${host}:${String(port)}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`));
+    });
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

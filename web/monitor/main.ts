@@ -1,0 +1,141 @@
+// The monitor's page (docs/monitor.md, "The local page"): served by `netdiag monitor` on this
+// machine, it reads the history once (/history.json) and shows each check's state at a glance, the
+// speed tests over time with the page's own trend chart, and the runs as a table that folds into
+// cards on a narrow screen, in the page's languages.
+import { $, labelCells } from '../dom.js';
+import { drawTrend } from '../history-chart.js';
+import { dateTime, num, t } from '../i18n/locale.js';
+import { setUpLanguage } from '../i18n/page-text.js';
+import { checkHistory, lastRunOf, shownFigures, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
+
+/** The most runs the table lists (newest first); the charts take every run read. */
+const TABLE_ROWS = 500;
+
+const when = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'medium', timeStyle: 'short' });
+const shortWhen = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'short', timeStyle: 'short' });
+
+/** "download_mbps 91.4, upload_mbps 18.3", each pair isolated by t() on a right-to-left page. */
+const figuresText = (run: MonitorRun): string => shownFigures(run).map(([name, value]) => t('monitor.figure', { name, value })).join(t('monitor.figure-separator'));
+
+const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t('monitor.failed', { reason: run.error ?? '' }));
+
+function stateText(state: CheckState, last: MonitorRun | undefined): string {
+  switch (stateOf(state, last)) {
+    case 'none':
+      return t('monitor.state-none');
+    case 'alerting':
+      return t('monitor.state-alerting', { count: num(state.streak) });
+    case 'breaching':
+      return t('monitor.state-breaching', { count: num(state.streak) });
+    case 'ok':
+      return t('monitor.state-ok');
+  }
+}
+
+/** One card per check against a server: its name, server, state, last run and next. */
+function showChecks(history: MonitorHistory): void {
+  $('#monitor-checks').replaceChildren(
+    ...history.checks.map((state) => {
+      const last = lastRunOf(state, history.runs);
+      const item = document.createElement('li');
+      item.dataset.state = stateOf(state, last);
+      const name = document.createElement('h3');
+      name.textContent = state.check;
+      name.dir = 'auto';
+      const server = document.createElement('code');
+      server.textContent = state.server;
+      const status = document.createElement('p');
+      status.className = 'state';
+      status.textContent = stateText(state, last);
+      const lines = [status];
+      if (last !== undefined) {
+        const lastLine = document.createElement('p');
+        lastLine.textContent = t('monitor.last-run', { when: when(last.started_at), result: resultText(last) });
+        lines.push(lastLine);
+      }
+      if (state.next_run_at !== null) {
+        const next = document.createElement('p');
+        next.className = 'note';
+        next.textContent = t('monitor.next-run', { when: when(state.next_run_at) });
+        lines.push(next);
+      }
+      item.append(name, server, ...lines);
+      return item;
+    }),
+  );
+}
+
+/** The page's trend chart for each check against a server that ran speed tests. */
+function showCharts(history: MonitorHistory): void {
+  const series = speedSeries(history.runs).filter((s) => s.results.length >= 2);
+  $('#monitor-charts-section').hidden = series.length === 0;
+  $('#monitor-charts').replaceChildren(
+    ...series.map((s) => {
+      const figure = document.createElement('figure');
+      const caption = document.createElement('figcaption');
+      caption.textContent = t('monitor.chart-caption', { check: s.check, server: s.server });
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      svg.setAttribute('class', 'chart');
+      svg.setAttribute('role', 'img');
+      svg.setAttribute('aria-label', t('monitor.chart-label', { check: s.check, count: num(s.results.length) }));
+      figure.append(caption, svg);
+      // Drawn once in the document: the chart takes its width from the SVG's own box.
+      queueMicrotask(() => {
+        drawTrend(svg, s.results);
+      });
+      return figure;
+    }),
+  );
+}
+
+function cell(text: string, dir?: 'ltr' | 'auto'): HTMLTableCellElement {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (dir !== undefined) td.dir = dir;
+  return td;
+}
+
+/** The runs, newest first, at most TABLE_ROWS. */
+function showRuns(history: MonitorHistory): void {
+  const newest = history.runs.slice(-TABLE_ROWS).reverse();
+  $('#monitor-runs-section').hidden = newest.length === 0;
+  $('#monitor-shown').textContent = history.runs.length > TABLE_ROWS ? t('monitor.shown-some', { shown: num(TABLE_ROWS), count: num(history.runs.length), since: when(history.since) }) : t('monitor.shown-all', { count: num(history.runs.length), since: when(history.since) });
+  const table = $<HTMLTableElement>('#monitor-runs');
+  // One server (the usual case) is named on every card above: its column would only crowd the table.
+  table.classList.toggle('one-server', new Set(history.runs.map((r) => r.server)).size <= 1);
+  table.tBodies[0]?.replaceChildren(
+    ...newest.map((run) => {
+      const row = document.createElement('tr');
+      row.dataset.ok = String(run.ok);
+      const result = cell(resultText(run) + (run.source === 'import' ? ` (${t('monitor.imported')})` : ''));
+      if (!run.ok) result.className = 'error';
+      row.append(cell(shortWhen(run.started_at)), cell(run.check, 'auto'), cell(run.server, 'ltr'), result, cell(run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
+      return row;
+    }),
+  );
+  labelCells(table);
+}
+
+async function load(): Promise<void> {
+  const status = $('#monitor-status');
+  const error = $('#monitor-error');
+  try {
+    const res = await fetch('/history.json', { cache: 'no-store' });
+    if (!res.ok) throw new Error(t('monitor.answered', { status: String(res.status) }));
+    const history = checkHistory(await res.json());
+    if (typeof history === 'string') throw new Error(history);
+    status.textContent = history.runs.length === 0 ? t('monitor.empty') : '';
+    status.hidden = history.runs.length > 0;
+    showChecks(history);
+    showCharts(history);
+    showRuns(history);
+  } catch (err) {
+    status.textContent = '';
+    error.textContent = t('monitor.load-failed', { reason: err instanceof Error ? err.message : String(err) });
+    error.hidden = false;
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  void setUpLanguage().then(load);
+});
