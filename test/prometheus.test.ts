@@ -18,6 +18,7 @@ import { send } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { requireCommands } from './support/system.js';
 import { eventually, freePort } from './support/wait.js';
+import { dashboardTargets, exportedIn, problemsOf as checkExpression, readDashboard, type QueryReply } from './support/prometheus.js';
 
 const ready = requireCommands('prometheus rules', ['prometheus', 'promtool'], 'prometheus');
 
@@ -46,31 +47,6 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
       resolve({ code, output: stdout + stderr });
     });
   });
-}
-
-/** Aggregation and matching clauses whose parentheses hold label names, not series. */
-const LABEL_LISTS = /\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g;
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset']);
-
-/**
- * The series selectors of a PromQL expression, each with its label matchers: `up{job="netdiag"}`,
- * `netdiag_events_dropped_total`. Function names (followed by a parenthesis), keywords, label
- * lists, range durations and numbers are not selectors.
- */
-function selectorsOf(expr: string): string[] {
-  const text = expr.replace(LABEL_LISTS, ' ').replace(/\[[^\]]*\]/g, ' ');
-  const found = new Set<string>();
-  for (const [, name = '', matchers = '', call] of text.matchAll(/(?<![\w:.])([a-zA-Z_:][\w:]*)\s*(\{[^}]*\})?(\s*\()?/g)) {
-    if (call !== undefined || KEYWORDS.has(name)) continue;
-    found.add(`${name}${matchers}`);
-  }
-  return [...found];
-}
-
-interface QueryReply {
-  status: 'success' | 'error';
-  error?: string;
-  data?: { result: { metric: Record<string, string>; value: [number, string] }[] };
 }
 
 describe.skipIf(!ready)('the Prometheus rules file', () => {
@@ -119,21 +95,7 @@ describe.skipIf(!ready)('the rules and the dashboard against a live netdiag scra
   };
   const get = async <T>(path: string): Promise<T> => (await (await fetch(`${api}${path}`)).json()) as T;
 
-  /** What is wrong with an expression: it fails to run, or one of its selectors selects nothing. */
-  async function problemsOf(name: string, expr: string): Promise<string[]> {
-    const problems: string[] = [];
-    const whole = await query(expr);
-    if (whole.status !== 'success') problems.push(`${name}: the expression fails: ${whole.error ?? ''}`);
-    const selectors = selectorsOf(expr);
-    if (selectors.length === 0) problems.push(`${name}: no series selector found in ${expr}`);
-    // A value excluded with != must exist too: a misspelt one would exclude nothing, silently.
-    const excluded = selectors.flatMap((s) => [...s.matchAll(/(\w+)\s*!=\s*("[^"]*")/g)].map(([, label = '', value = '']) => `${s.replace(/\{.*$/s, '')}{${label}=${value}}`));
-    for (const selector of [...selectors, ...excluded]) {
-      const counted = await query(`count(${selector})`);
-      if (counted.status !== 'success' || (counted.data?.result.length ?? 0) === 0) problems.push(`${name}: ${selector} selects no series`);
-    }
-    return problems;
-  }
+  const problemsOf = (name: string, expr: string) => checkExpression({ query }, name, expr);
 
   beforeAll(async () => {
     // An upstream that answers every name but those of a dead zone and every reverse name (their
@@ -270,35 +232,13 @@ scrape_configs:
   });
 
   it("the dashboard's expressions name only metrics in the live /metrics output, and Prometheus runs each", async () => {
-    interface Panel {
-      title?: string;
-      datasource?: { uid?: string };
-      targets?: { expr?: string }[];
-      panels?: Panel[];
-    }
-    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { schemaVersion: number; templating: { list: { name: string; type: string; query: unknown }[] }; panels: Panel[] };
+    const dashboard = readDashboard(DASHBOARD);
     expect(dashboard.schemaVersion).toBe(39);
     expect(dashboard.templating.list.find((v) => v.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
-    const panelsOf = (panels: Panel[]): Panel[] => panels.flatMap((p) => [p, ...panelsOf(p.panels ?? [])]);
-    const targets = panelsOf(dashboard.panels).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title ?? '', uid: p.datasource?.uid, expr: t.expr ?? '' })));
+    const targets = dashboardTargets(dashboard);
     expect(targets.length).toBeGreaterThan(0);
     expect(targets.filter((t) => t.uid !== '${datasource}').map((t) => t.panel)).toEqual([]);
-
-    // The exposition's sample names, and each family's type: a histogram with no observation yet
-    // has only its # TYPE line, and its _bucket, _sum and _count are still what it exports.
-    const exposition = await (await fetch(metricsUrl)).text();
-    const samples = new Set<string>();
-    const types = new Map<string, string>();
-    for (const line of exposition.split('\n')) {
-      const type = /^# TYPE (\S+) (\S+)$/.exec(line);
-      if (type !== null) types.set(type[1] ?? '', type[2] ?? '');
-      else if (line !== '' && !line.startsWith('#')) samples.add(/^[a-zA-Z_:][\w:]*/.exec(line)?.[0] ?? '');
-    }
-    const exported = (name: string) => {
-      if (samples.has(name) || ['counter', 'gauge', 'untyped'].includes(types.get(name) ?? '')) return true;
-      const part = /^(.*)_(?:bucket|sum|count)$/.exec(name);
-      return part !== null && ['histogram', 'summary'].includes(types.get(part[1] ?? '') ?? '');
-    };
+    const exported = exportedIn(await (await fetch(metricsUrl)).text());
     // `up` is Prometheus's own series for the scrape, not in the exposition: asked of Prometheus.
     const up = await query('count(up{job="netdiag"})');
     const unknown = new Set<string>();

@@ -31,20 +31,32 @@ export function noticeFor(kind: Notice['kind'], check: string, server: string, s
   return { kind, title, body, check, server };
 }
 
+/**
+ * POSTs to `url`. Credentials in it (`https://user:token@hooks.example/`) go as Basic
+ * authentication (RFC 7617), which fetch will not take from a URL; a failure's words never repeat
+ * the URL, whose path or query may hold a token too (the log names the target by its host).
+ */
+async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<void> {
+  const parsed = new URL(url);
+  const auth = parsed.username === '' && parsed.password === '' ? {} : { Authorization: `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` };
+  parsed.username = '';
+  parsed.password = '';
+  const res = await fetch(parsed, { method: 'POST', headers: { ...headers, ...auth }, body, signal: AbortSignal.timeout(timeoutMs) });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`answered ${String(res.status)}`);
+}
+
 /** How a notice is sent to one target, by its scheme. */
 async function sendOnce(target: string, notice: Notice, timeoutMs: number): Promise<void> {
   const url = /^(https?|ntfys?):\/\//i.exec(target);
   const scheme = url?.[1]?.toLowerCase();
   if (scheme === 'http' || scheme === 'https') {
-    const res = await fetch(target, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(notice), signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) throw new Error(`${target} answered ${String(res.status)}`);
+    await post(target, { 'Content-Type': 'application/json' }, JSON.stringify(notice), timeoutMs);
     return;
   }
   if (scheme === 'ntfy' || scheme === 'ntfys') {
     // ntfy: the topic's URL takes the message as its body and the title as a header.
-    const http = target.replace(/^ntfy(s?):\/\//i, (_, s: string) => `http${s}://`);
-    const res = await fetch(http, { method: 'POST', headers: { Title: notice.title }, body: notice.body, signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) throw new Error(`${http} answered ${String(res.status)}`);
+    await post(target.replace(/^ntfy(s?):\/\//i, (_, s: string) => `http${s}://`), { Title: notice.title }, notice.body, timeoutMs);
     return;
   }
   // Any other scheme is an Apprise URL: the `apprise` command (Debian's apprise package) sends it.
