@@ -11,9 +11,9 @@ export interface MonitorProcess {
   lines: string[];
 }
 
-/** Starts `netdiag monitor --config <config>` with a HOME of its own. */
-export function startMonitor(config: string, home = tmpdir()): MonitorProcess {
-  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: home } });
+/** Starts `netdiag monitor --config <config>` with a HOME of its own, and `env` besides. */
+export function startMonitor(config: string, env: Record<string, string> = {}): MonitorProcess {
+  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env } });
   const lines: string[] = [];
   let partial = '';
   child.stderr.on('data', (d: Buffer) => {

@@ -57,7 +57,7 @@ describe.skipIf(!ready)('netdiag monitor on a link whose rate is lowered mid-run
       config,
       `servers: [${served.base}]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 25" }\n    alert_after: 3\nnotify: ["json://127.0.0.1:${String(port)}/alerts"]\n`,
     );
-    const { child, lines } = startMonitor(config, dir);
+    const { child, lines } = startMonitor(config, { HOME: dir });
     const runs = () => runLinesOf(lines, 'line speed');
     const wait = (what: string, ok: () => boolean, ms: number) => until(what, ok, ms, lines);
     try {

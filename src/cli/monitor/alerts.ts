@@ -38,7 +38,7 @@ export function noticeFor(kind: Notice['kind'], check: string, server: string, s
  */
 async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<void> {
   const parsed = new URL(url);
-  const auth = parsed.username === '' && parsed.password === '' ? {} : { Authorization: `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` };
+  const auth: Record<string, string> = parsed.username === '' && parsed.password === '' ? {} : { Authorization: `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` };
   parsed.username = '';
   parsed.password = '';
   const res = await fetch(parsed, { method: 'POST', headers: { ...headers, ...auth }, body, signal: AbortSignal.timeout(timeoutMs) });

@@ -28,6 +28,8 @@ interface LoopContext {
 
 /** A jump of the wall clock against the monotonic one larger than this is said in the log. */
 const CLOCK_JUMP_MS = 60_000;
+/** The longest single wait: a clock set, or a machine woken, is noticed within this. */
+const WAIT_STEP_MS = 10_000;
 
 /** Runs one check against one server on its schedule until a reload or the end. */
 async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serverTurn: (work: () => Promise<void>) => Promise<void>): Promise<void> {
@@ -38,12 +40,12 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
   while (!ended()) {
     const at = nextRun(planned, Date.now());
     ctx.metrics.scheduled(check.name, server, at);
-    // Waited in steps of at most a minute against the wall clock: a clock set forward or back,
+    // Waited in steps of at most WAIT_STEP_MS against the wall clock: a clock set forward or back,
     // or a machine that slept, is followed, and a slept-through run happens once on waking.
     while (!ended() && Date.now() < at) {
       const wall = Date.now();
       const mono = performance.now();
-      await sleep(Math.min(at - wall, 60_000), undefined, { signal: reload }).catch(() => undefined);
+      await sleep(Math.min(at - wall, WAIT_STEP_MS), undefined, { signal: reload }).catch(() => undefined);
       const jump = Date.now() - wall - (performance.now() - mono);
       if (Math.abs(jump) > CLOCK_JUMP_MS) log(`the clock moved ${jump > 0 ? 'forward' : 'back'} by ${String(Math.round(Math.abs(jump) / 1000))} s (set, or the machine slept): ${check.name} on ${server} runs next at ${new Date(nextRun(planned, Date.now())).toISOString()}`);
     }

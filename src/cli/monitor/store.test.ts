@@ -95,6 +95,29 @@ describe("the monitor's history", () => {
     await expect(openStore(join(blocked, 'monitor.db'))).rejects.toThrow(/^cannot open the history .*blocked\/monitor\.db: /);
   });
 
+  // A read-only file system: a tmpfs remounted read-only, which needs root (CI runs as root; root
+  // writes a file whatever its mode, so a mode would not show it).
+  it.skipIf(process.getuid?.() !== 0)('says which file it could not open when its file system is read-only, and leaves the runs in it', async () => {
+    const mount = join(dir, 'readonly');
+    mkdirSync(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount]);
+    try {
+      const path = join(mount, 'monitor.db');
+      const store = await openStore(path);
+      store.addRun(run(1000));
+      store.close();
+      execFileSync('mount', ['-o', 'remount,ro', mount]);
+      const escape = (text: string) => text.replace(/[.]/g, '\\.');
+      await expect(openStore(path)).rejects.toThrow(new RegExp(`^cannot open the history ${escape(path)}: unable to open database file \\(${escape(mount)} is on a read-only file system\\)$`));
+      execFileSync('mount', ['-o', 'remount,rw', mount]);
+      const again = await openStore(path);
+      expect(again.runs().map((r) => r.startedAt)).toEqual([1000]);
+      again.close();
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  });
+
   // A full disk: a 128 kB tmpfs, which needs root to mount (CI runs as root).
   it.skipIf(process.getuid?.() !== 0)('says which file it could not write when the disk is full, and keeps every run it had committed', async () => {
     const mount = join(dir, 'tiny');

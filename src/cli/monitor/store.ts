@@ -4,7 +4,7 @@
 // schema carries its version (PRAGMA user_version) and each newer version is a migration applied
 // in one transaction. Alert state (breaches in a row, alerting or not) lives beside the runs, so a
 // restart neither repeats an alert nor forgets a streak.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 
@@ -82,14 +82,16 @@ export async function openStore(path: string): Promise<Store> {
   const sqlite = await quietly(() => import('node:sqlite')).catch(() => {
     throw new StoreError(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${process.versions.node})`);
   });
-  let db: DatabaseSync;
+  let db: DatabaseSync | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
     db = new sqlite.DatabaseSync(path);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
     migrate(db);
   } catch (err) {
-    throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    // Closed, so a file that could not be taken is not held open (nor its file system busy).
+    if (db?.isOpen === true) db.close();
+    throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${unwritable(path)}`);
   }
   const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const exists = db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1');
@@ -157,6 +159,22 @@ export async function openStore(path: string): Promise<Store> {
       db.close();
     },
   };
+}
+
+/**
+ * Why the history's folder cannot be written, in words to add to SQLite's own ("unable to open
+ * database file" says nothing of a read-only file system), or nothing when it can.
+ */
+function unwritable(path: string): string {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return '';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return ` (${dirname(path)} is on a read-only file system)`;
+    if (code === 'EACCES') return ` (${dirname(path)} is not writable by this user)`;
+    return '';
+  }
 }
 
 /**
