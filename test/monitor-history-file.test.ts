@@ -20,9 +20,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const FULL: SharedResult = { at: Date.UTC(2026, 10, 20, 8, 30, 0), mode: 'full', downloadBps: 91_400_000, uploadBps: 18_250_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 48, loadedUpMs: 95.5, lossPercent: 0.5 };
-const LIGHT: SharedResult = { at: Date.UTC(2026, 10, 21, 19, 0, 0), mode: 'light', downloadBps: 40_000_000, latencyMs: 20 };
-const WATCH = { at: Date.UTC(2026, 10, 21, 20, 0, 0), interval_s: 5, duration_s: 60, targets: [{ target: 'server', label: 'server', median_ms: 10, p95_ms: 12, jitter_ms: 1, polls: 12, failed: 0, refused: 0 }] };
+/** A time `days` before now, to the second (a page result keeps seconds). */
+const daysAgo = (days: number) => Math.floor((Date.now() - days * 86_400_000) / 1000) * 1000;
+const FULL: SharedResult = { at: daysAgo(3), mode: 'full', downloadBps: 91_400_000, uploadBps: 18_250_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 48, loadedUpMs: 95.5, lossPercent: 0.5 };
+const LIGHT: SharedResult = { at: daysAgo(2), mode: 'light', downloadBps: 40_000_000, latencyMs: 20 };
+const WATCH = { at: daysAgo(1), interval_s: 5, duration_s: 60, targets: [{ target: 'server', label: 'server', median_ms: 10, p95_ms: 12, jitter_ms: 1, polls: 12, failed: 0, refused: 0 }] };
 
 describe("netdiag monitor import and export: the page's history file", () => {
   it('imports a page file once, exports it with a run of its own, and the page reads the export back as the same results', async () => {
@@ -73,6 +75,17 @@ describe("netdiag monitor import and export: the page's history file", () => {
     expect(onlyPage.stdout).toBe(historyFileCsv(original.results));
     expect(onlyPage.stderr).toBe('netdiag monitor: 2 speed tests exported\n');
   }, 90_000);
+
+  it('leaves out results older than keep, saying how many, rather than import what the next run deletes', async () => {
+    const config = join(dir, 'keep.yaml');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${join(dir, 'keep.db')}\nkeep: 30d\nlisten: off\nchecks:\n  - name: x\n    run: rpm\n    every: 1h\n`);
+    const file = join(dir, 'old.json');
+    writeFileSync(file, historyFileJson([{ ...FULL, at: daysAgo(40) }, LIGHT]));
+    const done = await runCli(['monitor', 'import', file, '--config', config]);
+    expect(done.stderr).toBe(`netdiag monitor: 1 result of ${file} imported as runs of "page" on page; 1 older than keep (30d) left out\n`);
+    const listed = JSON.parse((await runCli(['monitor', 'history', '--json', '--config', config])).stdout) as { started_at: string }[];
+    expect(listed.map((r) => Date.parse(r.started_at))).toEqual([LIGHT.at]);
+  });
 
   it('refuses a file with a fault whole, naming the result and the field, and adds nothing', async () => {
     const config = join(dir, 'bad.yaml');

@@ -21,8 +21,8 @@ import { freePort } from './support/wait.js';
 
 const ready = requireCommands("the monitor's page in chromium", ['chromium'], 'chromium');
 
-/** Four days of a page's history: a chart needs two results at least. */
-const imported = [0, 1, 2, 3].map((day) => ({ at: Date.UTC(2026, 10, 20 + day, 8), mode: 'full' as const, downloadBps: (80 + day) * 1e6, uploadBps: 20e6, latencyMs: 12, loadedDownMs: 40 + day, loadedUpMs: 50 }));
+/** A page's history of the four days before today (within the page's 30): a chart needs two results at least. */
+const imported = [4, 3, 2, 1].map((daysAgo) => ({ at: Math.floor((Date.now() - daysAgo * 86_400_000) / 1000) * 1000, mode: 'full' as const, downloadBps: (84 - daysAgo) * 1e6, uploadBps: 20e6, latencyMs: 12, loadedDownMs: 44 - daysAgo, loadedUpMs: 50 }));
 
 /** GET `path` of the monitor with `host` as its Host header; the status. */
 function statusWithHost(port: number, path: string, host: string): Promise<number> {
@@ -52,7 +52,7 @@ describe.skipIf(!ready)("the monitor's local page", () => {
     const config = join(dir, 'monitor.yaml');
     writeFileSync(
       config,
-      `servers: [${server.url}]\ndatabase: ${join(dir, 'monitor.db')}\nlisten: 127.0.0.1:${String(port)}\nchecks:\n` +
+      `servers: [${server.url}]\ndatabase: ${join(dir, 'monitor.db')}\nlisten: 127.0.0.1:${String(port)}\nhosts: [monitor.example.lan]\nchecks:\n` +
         `  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "*/2 * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 0.001" }\n` +
         // The test server has no IPv6 origin: IPv6 is "unchecked", a breach, and the alert goes out at once.
         `  - name: both families\n    run: families\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { ipv6: "= ok" }\n    alert_after: 1\n`,
@@ -134,10 +134,13 @@ describe.skipIf(!ready)("the monitor's local page", () => {
     }
   });
 
-  it('refuses a request that names the monitor by another name, so a web page cannot read the history through DNS rebinding', async () => {
+  it('refuses a request that names the monitor by a name it was not given, so a web page cannot read the history through DNS rebinding', async () => {
     expect(await statusWithHost(port, '/history.json', 'attacker.example')).toBe(403);
     expect(await statusWithHost(port, '/history.json', `attacker.example:${String(port)}`)).toBe(403);
     expect(await statusWithHost(port, '/history.json', `localhost:${String(port)}`)).toBe(200);
     expect(await statusWithHost(port, '/metrics', `127.0.0.1:${String(port)}`)).toBe(200);
+    // A name the configuration gives (hosts), for a scrape or a bookmark by name.
+    expect(await statusWithHost(port, '/metrics', `monitor.example.lan:${String(port)}`)).toBe(200);
+    expect(await statusWithHost(port, '/metrics', `other.example.lan:${String(port)}`)).toBe(403);
   });
 });

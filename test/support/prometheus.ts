@@ -96,16 +96,20 @@ ${Object.entries(targets)
     close,
     query: async (expr) => (await (await fetch(`${api}/api/v1/query`, { method: 'POST', body: new URLSearchParams({ query: expr }) })).json()) as QueryReply,
     settled: async () => {
-      const since = Date.now() / 1000;
-      const scrapedTwice = async () => {
+      // The latest scrape of every target, if all are up (0 otherwise).
+      const lastScrape = async () => {
         const active = (await get<{ data: { activeTargets: { health: string; lastScrape: string }[] } }>('/api/v1/targets')).data.activeTargets;
-        return active.length === Object.keys(targets).length && active.every((t) => t.health === 'up' && Date.parse(t.lastScrape) / 1000 > since + 1.5);
+        return active.length === Object.keys(targets).length && active.every((t) => t.health === 'up') ? Math.min(...active.map((t) => Date.parse(t.lastScrape))) : 0;
       };
-      if (!(await eventually(scrapedTwice, 20_000, 100))) return false;
-      const scraped = Date.now() / 1000;
+      // A scrape after now, then another after that one: two samples of every series.
+      let first = 0;
+      const now = Date.now();
+      if (!(await eventually(async () => (first = await lastScrape()) > now, 20_000, 100))) return false;
+      let second = 0;
+      if (!(await eventually(async () => (second = await lastScrape()) > first, 10_000, 100))) return false;
       return eventually(async () => {
         const groups = (await get<{ data: { groups: { lastEvaluation: string }[] } }>('/api/v1/rules')).data.groups;
-        return groups.every((g) => Date.parse(g.lastEvaluation) / 1000 > scraped);
+        return groups.every((g) => Date.parse(g.lastEvaluation) > second);
       }, 10_000, 100);
     },
   };

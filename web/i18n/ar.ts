@@ -320,5 +320,5 @@ export const ar: Catalogue = {
   'monitor.server': 'الخادم',
   'monitor.result': 'النتيجة',
   'monitor.breaches': 'الإخفاقات',
-  'monitor.footer': 'netdiag monitor: تُقدَّم هذه الصفحة وسجلها ومقاييسها على هذا الجهاز فقط.',
+  'monitor.footer': 'netdiag monitor: تأتي هذه الصفحة وسجلها ومقاييسها من المراقب العامل على هذا الجهاز، ولا يُرسَل شيء منها إلى أي مكان آخر.',
 };

@@ -320,5 +320,5 @@ export const de: Catalogue = {
   'monitor.server': 'Server',
   'monitor.result': 'Ergebnis',
   'monitor.breaches': 'Verfehlungen',
-  'monitor.footer': 'netdiag monitor: Diese Seite, ihr Verlauf und ihre Metriken werden nur auf diesem Rechner bereitgestellt.',
+  'monitor.footer': 'netdiag monitor: Diese Seite, ihr Verlauf und ihre Metriken kommen vom Monitor auf diesem Rechner, und nichts davon wird anderswohin gesendet.',
 };

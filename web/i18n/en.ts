@@ -302,7 +302,7 @@ export const en = {
   'monitor.server': 'Server',
   'monitor.result': 'Result',
   'monitor.breaches': 'Breaches',
-  'monitor.footer': 'netdiag monitor: this page, its history and its metrics are served on this machine only.',
+  'monitor.footer': 'netdiag monitor: this page, its history and its metrics come from the monitor running on this machine, and nothing on it is sent anywhere else.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -306,5 +306,5 @@ export const es: Catalogue = {
   'monitor.server': 'Servidor',
   'monitor.result': 'Resultado',
   'monitor.breaches': 'Incumplimientos',
-  'monitor.footer': 'netdiag monitor: esta página, su historial y sus métricas se sirven solo en este equipo.',
+  'monitor.footer': 'netdiag monitor: esta página, su historial y sus métricas vienen del monitor que se ejecuta en este equipo, y nada de ello se envía a ningún otro sitio.',
 };

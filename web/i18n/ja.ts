@@ -306,5 +306,5 @@ export const ja: Catalogue = {
   'monitor.server': 'サーバー',
   'monitor.result': '結果',
   'monitor.breaches': '未達',
-  'monitor.footer': 'netdiag monitor: このページ、その履歴とメトリクスはこのマシン上でのみ提供されます。',
+  'monitor.footer': 'netdiag monitor: このページ、その履歴とメトリクスはこのマシンで動くモニターから提供され、どこにも送信されません。',
 };

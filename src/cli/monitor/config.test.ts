@@ -38,6 +38,8 @@ describe("the monitor's configuration", () => {
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 9465 });
     expect(parse(`${GOOD}listen: "[::1]:9000"\n`).listen).toEqual({ host: '::1', port: 9000 });
     expect(parse(`${GOOD}listen: "off"\n`).listen).toBeNull();
+    expect(c.hosts).toEqual([]);
+    expect(parse(`${GOOD}hosts: [Monitor.Example.lan]\n`).hosts).toEqual(['monitor.example.lan']);
     const [speed, rpm] = c.checks;
     expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', mode: 'light', schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
     // 70% of 500 is 350.
@@ -51,9 +53,11 @@ describe("the monitor's configuration", () => {
 
   it.each([
     ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
-    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, checks, notify\)$/],
+    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, hosts, checks, notify\)$/],
     ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
     ['a dns check without its query', GOOD.replace('run: rpm', 'run: dns'), /^monitor\.yaml:9: checks\[1\]: a dns check names what it resolves: query: example\.net/],
+    ['a host that is no name', `${GOOD}hosts: ["evil.example/"]\n`, /^monitor\.yaml:14: hosts\[0\]: "evil\.example\/" is not a host name/],
+    ['a query that would read as an option', GOOD.replace('run: rpm', 'run: dns\n    query: "--url=http://elsewhere"'), /^monitor\.yaml:11: checks\[1\]\.query: "--url=http:\/\/elsewhere" is not a name or an address to resolve$/],
     ['a query on a speed test', GOOD.replace('    mode: light\n', '    query: example.net\n'), /^monitor\.yaml:5: checks\[0\]\.query: only a dns check has a query$/],
     ['a record type netdiag does not resolve', GOOD.replace('run: rpm', 'run: dns\n    query: example.net\n    type: SRV'), /^monitor\.yaml:12: checks\[1\]\.type: "SRV" is not a record type netdiag resolves \(A, AAAA, CNAME, MX, NS, TXT, PTR\)$/],
     ['a family state that is not one', GOOD.replace('run: rpm', 'run: families\n    expect: { ipv6: "= up" }'), /^monitor\.yaml:11: checks\[1\]\.expect\.ipv6: "up" is not a value ipv6 takes/],

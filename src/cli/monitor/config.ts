@@ -30,8 +30,10 @@ export interface MonitorConfig {
   database: string;
   /** Runs older than this are deleted, ms. */
   keepMs: number;
-  /** Where /metrics is served, or null (`listen: off`). */
+  /** Where the local page and /metrics are served, or null (`listen: off`). */
   listen: { host: string; port: number } | null;
+  /** Names the page and /metrics answer to besides addresses, localhost and the listen host (DNS rebinding: local-server.ts). */
+  hosts: string[];
   checks: MonitorCheck[];
   /** Where alerts go: http(s) URLs get a JSON POST, ntfy(s):// URLs an ntfy message, any other an Apprise URL handed to the `apprise` command. */
   notify: string[];
@@ -42,7 +44,7 @@ export class ConfigError extends Error {}
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const KINDS = Object.keys(FIGURES) as CheckKind[];
 const CHECK_KEYS = ['name', 'run', 'mode', 'query', 'type', 'region', 'every', 'cron', 'spread', 'expect', 'alert_after'];
-const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'checks', 'notify'];
+const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify'];
 /** Where /metrics is served when the file does not say: this machine only. */
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
 /** How long runs are kept when the file does not say: a year, for a trend across seasons. */
@@ -113,7 +115,14 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
       listen = { host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port };
     }
   }
-  return { servers, database, keepMs, listen, checks, notify };
+  const hosts = doc.hasIn(['hosts'])
+    ? list(doc, ['hosts'], fail).map((_, i) => {
+        const name = string(doc, ['hosts', i], fail).toLowerCase();
+        if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) fail(['hosts', i], `"${name}" is not a host name (monitor.example.lan)`);
+        return name;
+      })
+    : [];
+  return { servers, database, keepMs, listen, hosts, checks, notify };
 }
 
 function check(doc: Document, i: number, fail: (path: (string | number)[], message: string) => never): MonitorCheck {
@@ -190,6 +199,8 @@ function checkTarget(doc: Document, i: number, run: CheckKind, fail: (path: (str
   if (run === 'dns') {
     if (!doc.hasIn(at('query'))) fail(['checks', i], 'a dns check names what it resolves: query: example.net (and type: A, the default)');
     query = string(doc, at('query'), fail);
+    // A DNS name or an address (for PTR): no spaces, and never read as an option.
+    if (!/^[^\s-][^\s]{0,252}$/.test(query)) fail(at('query'), `"${query}" is not a name or an address to resolve`);
     if (doc.hasIn(at('type'))) {
       const text = string(doc, at('type'), fail).toUpperCase();
       const known = DNS_TYPES.find((t) => t === text);

@@ -92,10 +92,19 @@ export async function importCommand(configPath: string, file: string, options: {
   }
   const store = await openHistory(config.database);
   if (store === undefined) return 1;
+  // Results older than `keep` would be deleted at the next run: left out now, and said.
+  const cutoff = Date.now() - config.keepMs;
+  const kept = parsed.results.filter((r) => r.at >= cutoff);
+  const old = parsed.results.length - kept.length;
   try {
-    const added = store.importRuns(parsed.results.map((r) => runOfResult(r, options.check, options.server)));
-    const known = parsed.results.length - added;
-    log(`${String(added)} result${added === 1 ? '' : 's'} of ${file} imported as runs of "${options.check}" on ${options.server}${known === 0 ? '' : `; ${String(known)} already there`}${parsed.watches.length === 0 ? '' : `; its ${String(parsed.watches.length)} watch summar${parsed.watches.length === 1 ? 'y' : 'ies'} left out (the monitor keeps no watches)`}`);
+    const added = store.importRuns(kept.map((r) => runOfResult(r, options.check, options.server)));
+    const known = kept.length - added;
+    const notes = [
+      ...(known === 0 ? [] : [`${String(known)} already there`]),
+      ...(old === 0 ? [] : [`${String(old)} older than keep (${String(Math.round(config.keepMs / 86_400_000))}d) left out`]),
+      ...(parsed.watches.length === 0 ? [] : [`its ${String(parsed.watches.length)} watch summar${parsed.watches.length === 1 ? 'y' : 'ies'} left out (the monitor keeps no watches)`]),
+    ];
+    log(`${String(added)} result${added === 1 ? '' : 's'} of ${file} imported as runs of "${options.check}" on ${options.server}${notes.map((n) => `; ${n}`).join('')}`);
     return 0;
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;

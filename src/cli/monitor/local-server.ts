@@ -1,10 +1,10 @@
 // The monitor's own listener (docs/monitor.md, "The local page" and "Prometheus"), on
 // 127.0.0.1:9465 unless the configuration says otherwise: the local page (web/monitor/) with the
 // page's CSS and catalogues, the history it reads (/history.json: the last PAGE_DAYS days), and
-// /metrics for Prometheus. The history is the user's: a request that names this machine by any
-// name but an address or `localhost` is refused, so a web page the user visits cannot read it
-// through a name it points at 127.0.0.1 (DNS rebinding); a listener on every address (0.0.0.0,
-// ::) was opened to the network on purpose and answers any name.
+// /metrics for Prometheus. The history is the user's: a request must name the monitor by an
+// address, `localhost`, the listen host or a name the configuration's `hosts` gives, so a web page
+// the user visits cannot read it through a name of its own pointed at this machine (DNS
+// rebinding), on whatever address the monitor listens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { MONITOR_CATALOGUES, MONITOR_CSS, MONITOR_HTML, MONITOR_JS } from '../../generated/monitor-page-assets.js';
@@ -48,11 +48,10 @@ function history(sources: Sources, sinceMs: number): string {
   });
 }
 
-/** Whether a request names this machine as the page allows (above): an address or localhost, or any name on a listener open to every address. */
-function allowedHost(req: IncomingMessage, listenHost: string): boolean {
-  if (listenHost === '0.0.0.0' || listenHost === '::') return true;
+/** Whether a request names the monitor as it answers to (above). */
+function allowedHost(req: IncomingMessage, listenHost: string, hosts: readonly string[]): boolean {
   const host = /^(\[[^\]]*\]|[^:]*)(?::[0-9]*)?$/.exec(req.headers.host ?? '')?.[1]?.replace(/^\[|\]$/g, '').toLowerCase() ?? '';
-  return host === 'localhost' || isIP(host) !== 0;
+  return host === 'localhost' || isIP(host) !== 0 || host === listenHost.toLowerCase() || hosts.includes(host);
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
@@ -60,8 +59,8 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, sources: Sources, listenHost: string): Promise<void> {
-  if (!allowedHost(req, listenHost)) {
-    send(res, 403, 'text/plain; charset=utf-8', 'Forbidden: the monitor answers requests that name it by address or as localhost (its history is yours; another name may be a web page reaching it through DNS rebinding)\n');
+  if (!allowedHost(req, listenHost, sources.config().hosts)) {
+    send(res, 403, 'text/plain; charset=utf-8', "Forbidden: the monitor answers requests that name it by address, as localhost, by its listen host or by a name in its configuration's hosts (its history is yours; another name may be a web page reaching it through DNS rebinding)\n");
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {

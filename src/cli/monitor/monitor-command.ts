@@ -11,7 +11,7 @@ import { nextRun, plan } from './schedule.js';
 import { loadConfig, log, openHistory, summary } from './setup.js';
 import { StoreError, type RunRecord, type Store } from './store.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
-import { monitorMetrics, type MonitorMetrics } from './monitor-metrics.js';
+import { checkKey, monitorMetrics, type MonitorMetrics } from './monitor-metrics.js';
 
 /** What a check's loop needs from the command. */
 interface LoopContext {
@@ -160,6 +160,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
       notices = delivery(taken.notify, log);
       if (JSON.stringify(taken.listen) !== JSON.stringify(current.listen)) log('listen changed: the page and metrics move at the next start, not on a reload');
       config = taken;
+      metrics.retain(new Set(taken.checks.flatMap((c) => taken.servers.map((server) => checkKey(c.name, server)))));
       log(`the configuration ${configPath} is read again`);
     }
   } catch (err) {

@@ -11,6 +11,8 @@ export interface MonitorMetrics {
   scheduled(check: string, server: string, atMs: number): void;
   /** When each check against each server runs next, ms since the epoch. */
   nextRuns(): ReadonlyMap<string, number>;
+  /** Forgets the next run of every check and server not in `scheduled` (checkKey): after a reload, one no longer configured runs no more. */
+  retain(scheduled: ReadonlySet<string>): void;
   /** The exposition text, and its content type. */
   text(): Promise<{ body: string; contentType: string }>;
 }
@@ -52,6 +54,15 @@ export function monitorMetrics(): MonitorMetrics {
       upcoming.set(checkKey(check, server), atMs);
     },
     nextRuns: () => upcoming,
+    retain: (scheduled) => {
+      for (const key of [...upcoming.keys()]) {
+        if (scheduled.has(key)) continue;
+        upcoming.delete(key);
+        const [check = '', server = ''] = key.split('\n');
+        // Else NetdiagMonitorOverdue would fire for a check that no longer exists.
+        next.remove({ check, server });
+      }
+    },
     text: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
   };
 }

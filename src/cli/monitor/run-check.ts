@@ -27,7 +27,8 @@ function checkArgs(check: MonitorCheck, server: string): string[] {
     case 'latency':
       return ['latency', ...(check.region === undefined ? [] : [check.region]), '--json', '--url', server];
     case 'dns':
-      return ['dns', check.query ?? '', check.type, '--json', '--url', server];
+      // After `--`, the name is never read as an option, whatever it starts with.
+      return ['dns', '--json', '--url', server, '--', check.query ?? '', check.type];
     case 'families':
       return ['ip', '--both', '--json', '--url', server];
   }
@@ -60,7 +61,9 @@ export function figuresOf(kind: MonitorCheck['run'], json: Record<string, unknow
     }
     case 'families': {
       const family = (name: string) => record(json[name]);
-      return { ipv4: family('ipv4').state ?? null, ipv6: family('ipv6').state ?? null, ipv4_ms: finite(family('ipv4').ms), ipv6_ms: finite(family('ipv6').ms) };
+      // A time only for a family that answered: a refusal's or a deadline's time is no round trip.
+      const ms = (name: string) => (family(name).state === 'ok' ? finite(family(name).ms) : null);
+      return { ipv4: family('ipv4').state ?? null, ipv6: family('ipv6').state ?? null, ipv4_ms: ms('ipv4'), ipv6_ms: ms('ipv6') };
     }
   }
 }

@@ -77,6 +77,16 @@ describe("the monitor's history", () => {
     store.close();
   });
 
+  it("keeps the figures of a check's last run that met every expectation when old runs are deleted", async () => {
+    const store = await openStore(join(dir, 'known.db'));
+    store.addRun({ ...run(1000), figures: { answers: '192.0.2.1' } });
+    store.addRun({ ...run(2000), figures: { answers: '192.0.2.9' }, breaches: ['answers "192.0.2.9" (expected unchanged from "192.0.2.1")'] });
+    store.addRun(run(3000, false));
+    expect(store.prune(2500)).toBe(2);
+    expect(store.lastMet('speed', 'http://a')).toEqual({ answers: '192.0.2.1' });
+    store.close();
+  });
+
   it('refuses a file a newer netdiag wrote, saying so, and leaves it as it was', async () => {
     const path = join(dir, 'newer.db');
     const raw = new DatabaseSync(path);

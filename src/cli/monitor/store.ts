@@ -55,8 +55,19 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (check_name, server)
    );`,
   // Version 2: results imported from the page's history file, told from the monitor's own runs
-  // (they were never judged, so they set no known answer and count in no streak).
-  `ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT 'monitor';`,
+  // (they were never judged, so they set no known answer and count in no streak); and the figures
+  // of each check's last run that met every expectation ("unchanged" compares with them), kept
+  // apart from the runs so that deleting old runs never loses them.
+  `ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT 'monitor';
+   CREATE TABLE last_met (
+     check_name TEXT NOT NULL,
+     server TEXT NOT NULL,
+     figures TEXT NOT NULL,
+     PRIMARY KEY (check_name, server)
+   );
+   INSERT INTO last_met (check_name, server, figures)
+     SELECT check_name, server, figures FROM runs
+     WHERE id IN (SELECT max(id) FROM runs WHERE ok = 1 AND breaches = '[]' GROUP BY check_name, server);`,
 ];
 
 export class StoreError extends Error {}
@@ -96,7 +107,8 @@ export async function openStore(path: string): Promise<Store> {
   const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const exists = db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1');
   const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source FROM runs WHERE started_at >= ? ORDER BY started_at, id');
-  const selectMet = db.prepare("SELECT figures FROM runs WHERE check_name = ? AND server = ? AND ok = 1 AND breaches = '[]' AND source = 'monitor' ORDER BY started_at DESC, id DESC LIMIT 1");
+  const selectMet = db.prepare('SELECT figures FROM last_met WHERE check_name = ? AND server = ?');
+  const putMet = db.prepare('INSERT INTO last_met (check_name, server, figures) VALUES (?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET figures = excluded.figures');
   const deleteBefore = db.prepare('DELETE FROM runs WHERE started_at < ?');
   const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
   const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
@@ -111,7 +123,18 @@ export async function openStore(path: string): Promise<Store> {
   const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor');
   return {
     addRun: (r) => {
-      write('record a run', () => insertRun(r));
+      write('record a run', () => {
+        // The run and, when it met every expectation, its figures as the known ones: both or neither.
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          insertRun(r);
+          if (r.ok && r.breaches.length === 0 && (r.source ?? 'monitor') === 'monitor') putMet.run(r.check, r.server, JSON.stringify(r.figures));
+          db.exec('COMMIT');
+        } catch (err) {
+          rollback(db);
+          throw err;
+        }
+      });
     },
     importRuns: (runs) =>
       write('import runs', () => {
@@ -127,7 +150,7 @@ export async function openStore(path: string): Promise<Store> {
           db.exec('COMMIT');
           return added;
         } catch (err) {
-          db.exec('ROLLBACK');
+          rollback(db);
           throw err;
         }
       }),
@@ -195,6 +218,11 @@ async function quietly<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Rolls back the transaction under way, if SQLite has not already (a full disk ends it itself): the fault's own words stay the ones said. */
+function rollback(db: DatabaseSync): void {
+  if (db.isTransaction) db.exec('ROLLBACK');
+}
+
 function migrate(db: DatabaseSync): void {
   const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (version > MIGRATIONS.length) throw new Error(`its schema is version ${String(version)}, newer than this netdiag knows (${String(MIGRATIONS.length)}): a newer netdiag wrote it`);
@@ -205,7 +233,7 @@ function migrate(db: DatabaseSync): void {
       db.exec(`PRAGMA user_version = ${String(v + 1)}`);
       db.exec('COMMIT');
     } catch (err) {
-      db.exec('ROLLBACK');
+      rollback(db);
       throw err;
     }
   }
