@@ -177,20 +177,23 @@ export interface AfterTest {
   keep: (result: SharedResult) => void;
 }
 
-export async function runSpeedTest(after: AfterTest): Promise<void> {
-  const res = await api<Configuration>('/v1/speed-test/configuration');
-  const form = $<HTMLFormElement>('#speed-form');
-  const select = $<HTMLSelectElement>('#speed-mode');
-  const start = $<HTMLButtonElement>('#speed-start');
-  const cancel = $<HTMLButtonElement>('#speed-cancel');
-  const error = $('#speed-error');
-  if (!res.ok) {
-    error.textContent = t('speed.unavailable', { reason: problemText(res.problem) });
-    error.hidden = false;
-    start.disabled = true;
-    return;
-  }
-  const config = res.data;
+/** One test as it runs: the configuration and mode it runs, its event id, when it began, and what it is handed to. */
+interface TestRun {
+  config: Configuration;
+  mode: Configuration['modes'][number];
+  eventId: string;
+  /** performance.now() and Date.now() at its start. */
+  started: number;
+  startedAt: number;
+  after: AfterTest;
+}
+
+/** The form's controls. */
+const controls = () => ({ select: $<HTMLSelectElement>('#speed-mode'), start: $<HTMLButtonElement>('#speed-start'), cancel: $<HTMLButtonElement>('#speed-cancel'), error: $('#speed-error') });
+
+/** The modes in the selector, the full test chosen when there is one, and the chosen mode's hint under it. */
+function showModes(config: Configuration): void {
+  const { select } = controls();
   select.replaceChildren(
     ...config.modes.map((m) => {
       const option = document.createElement('option');
@@ -207,182 +210,236 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
   };
   select.addEventListener('change', describe);
   describe();
+}
 
-  form.addEventListener('submit', (event) => {
+/** The last result's figures cleared and the form shown busy, as a test starts. */
+function clearForRun(after: AfterTest): void {
+  const { select, start, cancel, error } = controls();
+  error.hidden = true;
+  after.share.offer(undefined);
+  for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'rpm', 'loss', 'classes']) metric(name, '–');
+  const lossElement = $('#speed-results [data-metric="loss"]');
+  delete lossElement.dataset.maxWaiting;
+  delete lossElement.dataset.datagrams;
+  $('#speed-chart-figure').hidden = true;
+  $('#speed-note').hidden = true;
+  $('#speed-verdict').hidden = true;
+  start.disabled = true;
+  select.disabled = true;
+  cancel.hidden = false;
+  text('#speed-status', t('speed.starting'));
+}
+
+type FailureReason = 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout';
+
+/** How a running test ends (finish, fail), watches for a stall, and what runs beside it until then. */
+interface Life {
+  /** The test ended, either way; the engine's part is over. */
+  readonly state: { settled: boolean; engineDone: boolean };
+  /** Aborts every request of the page's own load (cancel, stall, or the test over). */
+  readonly load: AbortController;
+  readonly live: Live;
+  readonly lossWatch: LossWatch | undefined;
+  engine: SpeedTest | undefined;
+  finish: () => void;
+  fail: (reason: FailureReason, message: string) => void;
+  /** Restarts the stall timer: progress was made. */
+  watch: () => void;
+}
+
+function lifeOf(run: TestRun, turn: Turn): Life {
+  const { select, start, cancel, error } = controls();
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  // The rate as it moves, five times a second, until the test ends (web/live-view.ts).
+  const live = startLive();
+  $('#speed-live').hidden = false;
+  const life: Life = {
+    state: { settled: false, engineDone: false },
+    load: new AbortController(),
+    live,
+    // How the browser sent the loss step's messages, from its own statistics: whether the
+    // figure is the network's (report.ts, lossUntrusted).
+    lossWatch: turn.ok ? watchLossStep() : undefined,
+    engine: undefined,
+    finish() {
+      life.state.settled = true;
+      live.stop();
+      life.lossWatch?.stop();
+      clearTimeout(stall);
+      life.load.abort();
+      start.disabled = false;
+      select.disabled = false;
+      cancel.hidden = true;
+    },
+    fail(reason, message) {
+      if (life.state.settled) return;
+      if (!life.state.engineDone) life.engine?.pause();
+      life.finish();
+      // One message per outcome: a cancel is said once, in the status; a failure is "did not
+      // finish" with its reason as the error.
+      if (reason === 'cancelled') text('#speed-status', message);
+      else {
+        text('#speed-status', t('speed.not-finished'));
+        error.textContent = message;
+        error.hidden = false;
+      }
+      sendEvent(run.config, 'speed_test_failed', run.eventId, { mode: run.mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - run.started) });
+    },
+    watch() {
+      clearTimeout(stall);
+      stall = setTimeout(() => {
+        life.fail('timeout', t('speed.stalled', { time: t('unit.s', { value: num(STALL_MS / 1000) }) }));
+      }, STALL_MS);
+    },
+  };
+  return life;
+}
+
+/** The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent. */
+function showDone(run: TestRun, runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss']): void {
+  const { config, mode, eventId, after } = run;
+  const result = speedResult({ mode: mode.id, startedAt: run.startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
+  showResult(result);
+  // The answer takes the live figure's place; the rate over time is in the details (below).
+  $('#speed-live').hidden = true;
+  // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
+  $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
+  drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });
+  text('#speed-status', t('speed.done'));
+  const record: RunRecord = {
+    eventId,
+    config,
+    shared: result.shared,
+    measured: { download: exportedOf(runs.download), upload: exportedOf(runs.upload) },
+    roundTrips: { idle: idlePoints, loadedDown: windowMs(runs.download), loadedUp: windowMs(runs.upload) },
+    loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
+    classes: result.classes,
+    bufferbloat: result.bufferbloat,
+  };
+  after.share.offer(record);
+  // Into the history this browser keeps (web/history.ts); nothing of it is sent.
+  after.keep(record.shared);
+  // A metric the test could not measure is left out, not sent as null (AnalyticsProperties).
+  sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - run.started)));
+}
+
+/**
+ * The engine's end: its errors (the packet-loss step's are the loss figure's, any other the
+ * test's), and once it finished, the page's idle round trips and load, then the result.
+ */
+function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): void {
+  const { config, mode } = run;
+  let lossError: string | undefined;
+  // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
+  // except the packet-loss step's, after which it goes on to the next step by itself.
+  engine.onError = (message: string, status?: number) => {
+    // Its figures are taken once it finished: a late error of its own is not the load's.
+    if (life.state.engineDone) return;
+    if (/packet loss/i.test(message)) {
+      lossError = /timeout/i.test(message) ? t('loss.turn-timeout') : message;
+      metric('loss', t('common.not-measured'), lossError);
+      return;
+    }
+    life.fail(status === undefined ? 'network_error' : 'engine_error', t('speed.failed', { reason: message }));
+  };
+  engine.onFinish = (results) => {
+    if (life.state.settled || life.state.engineDone) return;
+    life.state.engineDone = true;
+    const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
+    const sending = life.lossWatch?.sending();
+    const loss: Readings['loss'] = !turn.ok
+      ? { run: false, why: turn.reason }
+      : lossError !== undefined
+        ? { run: true, error: lossError }
+        : { run: true, ...stepLossCounts(lossDetails, sending?.messages), sending };
+    // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
+    life.lossWatch?.stop();
+    const maxBytes = config.limits.max_bytes_per_request ?? 0;
+    const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
+    // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
+    idleRoundTrips(idleCount, life.load.signal)
+      .then(async (idle) => ({ idle, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch) }))
+      .then(
+        ({ idle, runs }) => {
+          if (life.state.settled) return;
+          life.finish();
+          showDone(run, runs, idle, loss);
+        },
+        (err: unknown) => {
+          // A cancel or a stall has already said why the test ended.
+          if (life.state.settled) return;
+          const failure = err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
+          life.fail(failure.reason, t('speed.failed', { reason: failure.message }));
+        },
+      );
+  };
+}
+
+/** One test from its TURN credentials (or the reason there are none) to its end. */
+function runTest(run: TestRun, turn: Turn): void {
+  const life = lifeOf(run, turn);
+  let engine: SpeedTest;
+  try {
+    engine = new SpeedTest({
+      autoStart: false,
+      downloadApiUrl: '/__down',
+      uploadApiUrl: '/__up',
+      // The engine's defaults send results to its vendor; nothing leaves this origin here.
+      logAimApiUrl: null,
+      logMeasurementApiUrl: null,
+      measurements: enginePlan(turn.ok),
+      ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
+    });
+  } catch (err) {
+    life.state.engineDone = true;
+    life.fail('engine_load_error', t('speed.engine-start', { reason: err instanceof Error ? err.message : String(err) }));
+    return;
+  }
+  life.engine = engine;
+  sendEvent(run.config, 'speed_test_started', run.eventId, { mode: run.mode.id });
+  controls().cancel.onclick = () => {
+    life.fail('cancelled', t('speed.cancelled'));
+  };
+  // Progress is a round trip the engine finished, or bytes the load counted.
+  let finished = 0;
+  engine.onResultsChange = ({ type }) => {
+    // The engine can report after its end (each result is handed over on a timer of its own):
+    // taken then, it would write its status over the load's, or over "Done.".
+    if (life.state.settled || life.state.engineDone) return;
+    const now = engine.results.getUnloadedLatencyPoints().length;
+    if (now !== finished) {
+      finished = now;
+      life.watch();
+    }
+    // The engine's one round trip starts it; its figure is not the page's (idleRoundTrips).
+    text('#speed-status', t(type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
+  };
+  if (!turn.ok) metric('loss', t('common.not-measured'), turn.reason);
+  onEngineEnd(engine, run, turn, life);
+  life.watch();
+  engine.play();
+}
+
+export async function runSpeedTest(after: AfterTest): Promise<void> {
+  const res = await api<Configuration>('/v1/speed-test/configuration');
+  const { select, start, error } = controls();
+  if (!res.ok) {
+    error.textContent = t('speed.unavailable', { reason: problemText(res.problem) });
+    error.hidden = false;
+    start.disabled = true;
+    return;
+  }
+  const config = res.data;
+  showModes(config);
+  $<HTMLFormElement>('#speed-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const mode = config.modes.find((m) => m.id === select.value);
     if (mode === undefined) return;
-    const eventId = uuidV4();
-    const started = performance.now();
-    const startedAt = Date.now();
-    error.hidden = true;
-    after.share.offer(undefined);
-    for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'rpm', 'loss', 'classes']) metric(name, '–');
-    const lossElement = $('#speed-results [data-metric="loss"]');
-    delete lossElement.dataset.maxWaiting;
-    delete lossElement.dataset.datagrams;
-    $('#speed-chart-figure').hidden = true;
-    $('#speed-note').hidden = true;
-    $('#speed-verdict').hidden = true;
-    start.disabled = true;
-    select.disabled = true;
-    cancel.hidden = false;
-    text('#speed-status', t('speed.starting'));
-
+    const run: TestRun = { config, mode, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), after };
+    clearForRun(after);
     // Packet loss needs the deployment's TURN server: credentials first, or the reason it cannot run.
     void turnFor().then((turn) => {
-      let engine: SpeedTest;
-      let settled = false;
-      // The engine's part is over: anything it reports after (a late round trip) is not taken.
-      let engineDone = false;
-      let stall: ReturnType<typeof setTimeout> | undefined;
-      // Aborts every request of the page's own load (cancel, stall, or the test over).
-      const load = new AbortController();
-      // How the browser sent the loss step's messages, from its own statistics: whether the
-      // figure is the network's (report.ts, lossUntrusted).
-      const lossWatch: LossWatch | undefined = turn.ok ? watchLossStep() : undefined;
-      // The rate as it moves, five times a second, until the test ends (web/live-view.ts).
-      const live = startLive();
-      $('#speed-live').hidden = false;
-      const finish = () => {
-        settled = true;
-        live.stop();
-        lossWatch?.stop();
-        clearTimeout(stall);
-        load.abort();
-        start.disabled = false;
-        select.disabled = false;
-        cancel.hidden = true;
-      };
-      const fail = (reason: 'engine_error' | 'engine_load_error' | 'network_error' | 'cancelled' | 'timeout', message: string) => {
-        if (settled) return;
-        if (!engineDone) engine.pause();
-        finish();
-        // One message per outcome: a cancel is said once, in the status; a failure is "did not
-        // finish" with its reason as the error.
-        if (reason === 'cancelled') text('#speed-status', message);
-        else {
-          text('#speed-status', t('speed.not-finished'));
-          error.textContent = message;
-          error.hidden = false;
-        }
-        sendEvent(config, 'speed_test_failed', eventId, { mode: mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - started) });
-      };
-      const watch = () => {
-        clearTimeout(stall);
-        stall = setTimeout(() => {
-          fail('timeout', t('speed.stalled', { time: t('unit.s', { value: num(STALL_MS / 1000) }) }));
-        }, STALL_MS);
-      };
-
-      try {
-        engine = new SpeedTest({
-          autoStart: false,
-          downloadApiUrl: '/__down',
-          uploadApiUrl: '/__up',
-          // The engine's defaults send results to its vendor; nothing leaves this origin here.
-          logAimApiUrl: null,
-          logMeasurementApiUrl: null,
-          measurements: enginePlan(turn.ok),
-          ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
-        });
-      } catch (err) {
-        engineDone = true;
-        fail('engine_load_error', t('speed.engine-start', { reason: err instanceof Error ? err.message : String(err) }));
-        return;
-      }
-      sendEvent(config, 'speed_test_started', eventId, { mode: mode.id });
-      cancel.onclick = () => {
-        fail('cancelled', t('speed.cancelled'));
-      };
-      // Progress is a round trip the engine finished, or bytes the load counted.
-      let finished = 0;
-      engine.onResultsChange = ({ type }) => {
-        // The engine can report after its end (each result is handed over on a timer of its own):
-        // taken then, it would write its status over the load's, or over "Done.".
-        if (settled || engineDone) return;
-        const r = engine.results;
-        const now = r.getUnloadedLatencyPoints().length;
-        if (now !== finished) {
-          finished = now;
-          watch();
-        }
-        // The engine's one round trip starts it; its figure is not the page's (idleRoundTrips).
-        text('#speed-status', t(type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
-      };
-      if (!turn.ok) metric('loss', t('common.not-measured'), turn.reason);
-      let lossError: string | undefined;
-      // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
-      // except the packet-loss step's, after which it goes on to the next step by itself.
-      engine.onError = (message: string, status?: number) => {
-        // Its figures are taken once it finished: a late error of its own is not the load's.
-        if (engineDone) return;
-        if (/packet loss/i.test(message)) {
-          lossError = /timeout/i.test(message) ? t('loss.turn-timeout') : message;
-          metric('loss', t('common.not-measured'), lossError);
-          return;
-        }
-        fail(status === undefined ? 'network_error' : 'engine_error', t('speed.failed', { reason: message }));
-      };
-      engine.onFinish = (results) => {
-        if (settled || engineDone) return;
-        engineDone = true;
-        const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
-        const sending = lossWatch?.sending();
-        const loss: Readings['loss'] = !turn.ok
-          ? { run: false, why: turn.reason }
-          : lossError !== undefined
-            ? { run: true, error: lossError }
-            : { run: true, ...stepLossCounts(lossDetails, sending?.messages), sending };
-        // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
-        lossWatch?.stop();
-        const maxBytes = config.limits.max_bytes_per_request ?? 0;
-        const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
-        // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-        idleRoundTrips(idleCount, load.signal)
-          .then(async (idle) => ({ idle, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, load.signal, live, watch) }))
-          .then(
-          ({ idle, runs }) => {
-            if (settled) return;
-            finish();
-            done(runs, idle, loss);
-          },
-          (err: unknown) => {
-            // A cancel or a stall has already said why the test ended.
-            if (settled) return;
-            const failure = err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
-            fail(failure.reason, t('speed.failed', { reason: failure.message }));
-          },
-        );
-      };
-      /** The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent. */
-      const done = (runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss']) => {
-        const result = speedResult({ mode: mode.id, startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
-        showResult(result);
-        // The answer takes the live figure's place; the rate over time is in the details (below).
-        $('#speed-live').hidden = true;
-        // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
-        $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
-        drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });
-        text('#speed-status', t('speed.done'));
-        const record: RunRecord = {
-          eventId,
-          config,
-          shared: result.shared,
-          measured: { download: exportedOf(runs.download), upload: exportedOf(runs.upload) },
-          roundTrips: { idle: idlePoints, loadedDown: windowMs(runs.download), loadedUp: windowMs(runs.upload) },
-          loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
-          classes: result.classes,
-          bufferbloat: result.bufferbloat,
-        };
-        after.share.offer(record);
-        // Into the history this browser keeps (web/history.ts); nothing of it is sent.
-        after.keep(record.shared);
-        // A metric the test could not measure is left out, not sent as null (AnalyticsProperties).
-        sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - started)));
-      };
-      watch();
-      engine.play();
+      runTest(run, turn);
     });
   });
 }

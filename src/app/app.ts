@@ -81,17 +81,9 @@ function pipeline(path: string, method: string, declared: RouteMethod, limiting:
   };
 }
 
-/**
- * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
- * runtime passes its ports and its operator's options in and serves `handle` or `fetch` (one
- * core, thin runtimes); each route is given only the part it uses. Every
- * request takes one path: request id and clock → route and method gate → the route's checks →
- * the caller's limit for the route's declared operation → handler → reply or problem, with the
- * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
- * `extraRoutes` lets a test add a route through the same pipeline.
- */
-export function createApp({ ports, options }: Services, extraRoutes: RouteDefinition[] = []): App {
-  const { clock, logger, metrics } = ports;
+/** Every route of the app, each method behind the pipeline (its checks and the caller's limit), and `extraRoutes` after them. */
+function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]): Router {
+  const { clock, metrics } = ports;
   const callerRule = { trust: options.trust, trustHeader: options.trustHeader };
   const limiting: LimitPorts = { ...callerRule, limits: options.limits, limiter: ports.limiter, clock, metrics, keyedHash: ports.keyedHash };
   const router = new Router();
@@ -123,6 +115,22 @@ export function createApp({ ports, options }: Services, extraRoutes: RouteDefini
       POST: route.POST === undefined ? undefined : pipeline(route.path, 'POST', route.POST, limiting),
     });
   }
+  return router;
+}
+
+/**
+ * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
+ * runtime passes its ports and its operator's options in and serves `handle` or `fetch` (one
+ * core, thin runtimes); each route is given only the part it uses. Every
+ * request takes one path: request id and clock → route and method gate → the route's checks →
+ * the caller's limit for the route's declared operation → handler → reply or problem, with the
+ * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
+ * `extraRoutes` lets a test add a route through the same pipeline.
+ */
+export function createApp(services: Services, extraRoutes: RouteDefinition[] = []): App {
+  const { ports, options } = services;
+  const { clock, logger, metrics } = ports;
+  const router = routeTable(services, extraRoutes);
   const { accessLog, publicUrl } = options;
 
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {

@@ -204,26 +204,17 @@ class LoadConnection {
   }
 }
 
-/** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
-export async function runDirection(urls: RpmUrls, direction: Direction, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
-  const started = performance.now();
-  const elapsed = () => performance.now() - started;
-  const connections: LoadConnection[] = [];
-  /** Each interval's probe times (a probe counts in the interval it started in). */
-  const intervals: ProbeTimes[] = [];
-  const rates: number[] = [];
-  const rpmSeries: number[] = [];
-  let goodputStable = false;
-  let rpmStable = false;
-  let probing = false;
-  let probingFrom = 0;
-  let probeTimer: NodeJS.Timeout | undefined;
+/**
+ * One direction's probes (the draft's responsiveness probes): every PROBE_GAP_MS a foreign probe
+ * on a connection of its own (its TCP, TLS and HTTP times) and a self probe on one of the loaded
+ * connections, at most PROBES_IN_FLIGHT of each kind at once.
+ */
+function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal) {
   const inFlight = { foreign: 0, self: 0 };
   let lost = 0;
-  let probeFailure: Error | undefined;
-  const current = () => intervals.at(-1) ?? noProbes();
-  // The last MAD intervals' probes: read after an interval's sleep, the newest one is whole.
-  const lastProbes = () => joinProbes(intervals.slice(-MAD));
+  let failure: Error | undefined;
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
 
   const foreignProbe = async (into: ProbeTimes) => {
     inFlight.foreign++;
@@ -268,17 +259,54 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
       inFlight.self--;
     }
   };
-  const probePair = () => {
-    const into = current();
+  const pair = (into: ProbeTimes) => {
     const settle = (p: Promise<void>) => {
       p.catch((err: unknown) => {
         // A probe the direction's end cut off is no failure; any other is the run's.
-        if (!options.signal.aborted && probing) probeFailure ??= err instanceof Error ? err : new Error(String(err));
+        if (!signal.aborted && running) failure ??= err instanceof Error ? err : new Error(String(err));
       });
     };
     if (inFlight.foreign < PROBES_IN_FLIGHT) settle(foreignProbe(into));
     if (inFlight.self < PROBES_IN_FLIGHT) settle(selfProbe(into));
   };
+  return {
+    /** Sends a pair now and every PROBE_GAP_MS, each into the interval `current` gives at the time. */
+    start(current: () => ProbeTimes): void {
+      running = true;
+      timer = setInterval(() => {
+        pair(current());
+      }, PROBE_GAP_MS);
+      pair(current());
+    },
+    stop(): void {
+      if (timer !== undefined) clearInterval(timer);
+      running = false;
+    },
+    /** Probes that got no answer within PROBE_DEADLINE_MS. */
+    lost: () => lost,
+    /** The first probe that failed otherwise, if any: the run's failure. */
+    failure: () => failure,
+  };
+
+}
+
+/** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
+export async function runDirection(urls: RpmUrls, direction: Direction, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const connections: LoadConnection[] = [];
+  /** Each interval's probe times (a probe counts in the interval it started in). */
+  const intervals: ProbeTimes[] = [];
+  const rates: number[] = [];
+  const rpmSeries: number[] = [];
+  let goodputStable = false;
+  let rpmStable = false;
+  let probing = false;
+  let probingFrom = 0;
+  const current = () => intervals.at(-1) ?? noProbes();
+  // The last MAD intervals' probes: read after an interval's sleep, the newest one is whole.
+  const lastProbes = () => joinProbes(intervals.slice(-MAD));
+  const probes = prober(urls, connections, options.signal);
 
   try {
     connections.push(await LoadConnection.open(urls, direction, options.deadlineMs));
@@ -288,7 +316,7 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
       intervals.push(noProbes());
       await sleepUntil(started + k * INTERVAL_MS, options.signal);
       if (options.signal.aborted) throw new RpmFailure('cancelled');
-      const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probeFailure;
+      const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probes.failure();
       if (failed !== undefined) throw failed instanceof RpmFailure ? failed : new RpmFailure(`a connection failed: ${failed.message}`);
       const total = connections.reduce((sum, c) => sum + c.bytes, 0);
       if (total > counted) lastMoved = performance.now();
@@ -309,17 +337,15 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
       if (!probing && (goodputStable || elapsed() >= MAX_DIRECTION_MS / 2)) {
         probing = true;
         probingFrom = intervals.length;
-        probeTimer = setInterval(probePair, PROBE_GAP_MS);
-        probePair();
+        probes.start(current);
       }
     }
   } finally {
-    if (probeTimer !== undefined) clearInterval(probeTimer);
-    probing = false;
+    probes.stop();
     for (const c of connections) c.close();
   }
   // The figure: the probes of the last MAD intervals.
-  const probes = lastProbes();
+  const measured = lastProbes();
   // The goodput while the responsiveness was measured: every interval since probing began (four
   // at least), not only the last four, which on a link whose rate never settles swing with it (a
   // 300 ms queue at 20 Mbit/s read 14.9 over its last four seconds where curl read 18.0).
@@ -328,10 +354,10 @@ export async function runDirection(urls: RpmUrls, direction: Direction, options:
   return {
     direction,
     goodputBps: goodput,
-    rpm: responsiveness(probes),
-    rpmP90: responsiveness(probes, p90),
-    probes,
-    lost,
+    rpm: responsiveness(measured),
+    rpmP90: responsiveness(measured, p90),
+    probes: measured,
+    lost: probes.lost(),
     connections: connections.length,
     intervals: intervals.length,
     goodputStable,

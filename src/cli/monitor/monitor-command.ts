@@ -67,6 +67,19 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
   }
 }
 
+/** The local page and /metrics where `listen` says (none for `listen: off`), or undefined having said why they cannot be served. */
+async function startListener(listen: MonitorConfig['listen'], sources: Parameters<typeof startLocalServer>[2]): Promise<{ server: LocalServer | undefined; url: string | undefined } | undefined> {
+  if (listen === null) return { server: undefined, url: undefined };
+  const { host, port } = listen;
+  try {
+    const server = await startLocalServer(host, port, sources);
+    return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${String(server.port)}` };
+  } catch (err) {
+    log(err instanceof Error ? err.message : String(err));
+    return undefined;
+  }
+}
+
 /**
  * `netdiag monitor`: until SIGINT or SIGTERM. SIGHUP reads the configuration again: a valid one
  * takes over once the runs under way end, an invalid one is said and the running one kept. Exit 2
@@ -80,20 +93,13 @@ export async function monitorCommand(configPath: string, entry: string): Promise
   let config: MonitorConfig = first;
   let store: Store = opened;
   const metrics = monitorMetrics();
-  let local: LocalServer | undefined;
-  let localUrl: string | undefined;
-  if (config.listen !== null) {
-    const { host, port } = config.listen;
-    try {
-      // Read through getters: a reload swaps the configuration and may swap the history.
-      local = await startLocalServer(host, port, { store: () => store, config: () => config, metrics });
-      localUrl = `http://${host.includes(':') ? `[${host}]` : host}:${String(local.port)}`;
-    } catch (err) {
-      log(err instanceof Error ? err.message : String(err));
-      store.close();
-      return 1;
-    }
+  // Read through getters: a reload swaps the configuration and may swap the history.
+  const listening = await startListener(config.listen, { store: () => store, config: () => config, metrics });
+  if (listening === undefined) {
+    store.close();
+    return 1;
   }
+  const { server: local, url: localUrl } = listening;
   const stop = new AbortController();
   const end = () => {
     stop.abort();

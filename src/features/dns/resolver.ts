@@ -92,13 +92,12 @@ const missedDeadline = () => new DnsFailure('timeout', 'deadline', 'deadline');
 
 const SILENT: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, maxOutstandingUncached = ptrBudgetOf(maxOutstanding), logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
-  const inflight = new Coalescer<DnsResult>(defer);
-  // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
-  const inflightUncached = new Coalescer<DnsResult>(defer);
-  let outstanding = 0;
-  let outstandingUncached = 0;
-
+/**
+ * The upstream as the resolver talks to it: each exchange with its reply checked against the
+ * question (and a truncated one retried on the fallback), when the upstream last answered
+ * anything, and the circuit that its health question opens and closes.
+ */
+function upstreamOf(transport: DnsTransport, timeoutMs: number, logger: Logger, defer: NonNullable<ResolverOptions['defer']>, clock: Clock) {
   /** A reply checked against its query: the same ID, then decoded and matched to the question. */
   function checked(reply: Uint8Array, query: Uint8Array, name: string, type: DnsType) {
     if (messageId(reply) !== messageId(query)) throw new DnsFailure('invalid', 'its ID does not match the query');
@@ -170,6 +169,18 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
     if (again.truncated) throw new DnsFailure('invalid', 'it is truncated on a stream transport');
     return again.result;
   }
+
+  return { circuit, exchange, afterTimeout };
+}
+
+export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, maxOutstandingUncached = ptrBudgetOf(maxOutstanding), logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
+  const inflight = new Coalescer<DnsResult>(defer);
+  // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
+  const inflightUncached = new Coalescer<DnsResult>(defer);
+  let outstanding = 0;
+  let outstandingUncached = 0;
+
+  const { circuit, exchange, afterTimeout } = upstreamOf(transport, timeoutMs, logger, defer, clock);
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
     const refusal = !circuit.admits()
