@@ -56,6 +56,8 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     await expect.poll(() => page.textContent('#address')).toBe('127.0.0.1');
     await expect.poll(() => page.textContent('#connection [data-field="ip_version"]')).toBe('IPv4');
 
+    // The selector offers the contract's record types, in its order (filled from the one list).
+    expect(await page.$$eval('#dns-type option', (options) => options.map((o) => o.textContent))).toEqual(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'PTR']);
     await page.fill('#dns-name', 'www.example.test');
     await page.selectOption('#dns-type', 'A');
     await page.click('#dns-form button[type=submit]');

@@ -1,6 +1,7 @@
 // "DNS lookup": a name and type asked of this server's resolver (/v1/dns/resolve), its answers as
 // a view (the status line and the table's rows, pure and unit-tested) and one render of them.
 import { answerText } from '../src/common/answer-text.js';
+import { DNS_TYPES } from '../src/common/dns-types.js';
 import type { Schemas } from '../src/generated/openapi-types.js';
 import { $, api, problemText, text } from './dom.js';
 import { num, t } from './i18n/locale.js';
@@ -42,6 +43,14 @@ function render(view: { status: string; rows: string[][] } | { problem: string }
 }
 
 export function setUpDns(): void {
+  // The record types from the one list (src/common/dns-types.ts), A first and chosen.
+  $<HTMLSelectElement>('#dns-type').replaceChildren(
+    ...DNS_TYPES.map((type) => {
+      const option = document.createElement('option');
+      option.textContent = type;
+      return option;
+    }),
+  );
   $<HTMLFormElement>('#dns-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const name = $<HTMLInputElement>('#dns-name').value.trim();

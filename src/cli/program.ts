@@ -2,6 +2,7 @@
 // package: the servers and the client) and client-main.ts (the netdiag-client package that
 // scripts/pack-client.mjs bundles: the client alone). Nothing here imports a server module, so
 // the client's bundle holds none; the servers are registered by main.ts only.
+import { DNS_TYPES } from '../common/dns-types.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
 import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';
@@ -101,7 +102,7 @@ export function addClientCommands(root: Command): void {
     });
   clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')
     .argument('<name>', 'the name to resolve')
-    .argument('[type]', 'A, AAAA, CNAME, MX, NS, TXT or PTR (for PTR, give an address as the name)', 'A')
+    .argument('[type]', `${DNS_TYPES.slice(0, -1).join(', ')} or ${DNS_TYPES.at(-1) ?? ''} (for PTR, give an address as the name)`, 'A')
     .action(act((client, out, name: string, type: string) => dnsCommand(client, out, name, type)));
   clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
     .argument('[region]', 'one region id (all available regions when none is named)')

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/ports.js';
-import type { DnsAnswer, DnsResult } from '../../common/dns-types.js';
+import { answerText } from '../../common/answer-text.js';
+import type { DnsResult } from '../../common/dns-types.js';
 
 interface Entry {
   result: DnsResult;
@@ -38,20 +39,6 @@ interface CacheBounds {
 const ANSWER_OVERHEAD = 320;
 const ENTRY_OVERHEAD = 560;
 
-function answerText(answer: DnsAnswer): number {
-  switch (answer.type) {
-    case 'A':
-    case 'AAAA':
-      return answer.name.length + answer.address.length;
-    case 'MX':
-      return answer.name.length + answer.exchange.length;
-    case 'TXT':
-      return answer.name.length + answer.value.length;
-    default:
-      return answer.name.length + answer.target.length;
-  }
-}
-
 /**
  * An estimate of the memory an entry holds: its key and its answers' text twice (the decoded
  * result and the JSON the DNS route serialises from it), plus the fixed costs above; within
@@ -59,7 +46,7 @@ function answerText(answer: DnsAnswer): number {
  */
 function entryBytes(key: string, result: DnsResult): number {
   let text = key.length;
-  for (const answer of result.answers) text += answerText(answer);
+  for (const answer of result.answers) text += answer.name.length + answerText(answer).length;
   return ENTRY_OVERHEAD + result.answers.length * ANSWER_OVERHEAD + 2 * text;
 }
 
