@@ -2,7 +2,8 @@ import type { DnsAnswer } from './dns-types.js';
 
 /**
  * An answer's data as the last column of a table shows it, as dig does: the address, the target,
- * `preference exchange` for MX, the text for TXT. Shared by the page's table and the CLI's.
+ * `preference exchange` for MX, the text for TXT. Shared by the page's table, the CLI's, the
+ * monitor's dns check and the DNS cache's size estimate.
  */
 export function answerText(a: DnsAnswer): string {
   // By shape, not by type: a new type of an existing shape needs nothing here.
