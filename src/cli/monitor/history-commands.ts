@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
 import { print, printJson, table, type Output } from '../output.js';
-import { durationMs } from './config.js';
+import { durationMs, type MonitorConfig } from './config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';
 import { loadConfig, log, openHistory, summary } from './setup.js';
-import { StoreError } from './store.js';
+import { StoreError, type RunRecord } from './store.js';
 
 /** The --since bound in ms since the epoch (0 for none), or undefined having said what is wrong. */
 function sinceOf(text: string | undefined): number | undefined {
@@ -22,16 +22,24 @@ function sinceOf(text: string | undefined): number | undefined {
   return Date.now() - ms;
 }
 
-/** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
-export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
+/** The configuration and the runs since `--since`, or the exit status having said what stopped it (2 bad input, 1 the history). */
+async function recordedRuns(configPath: string, sinceText: string | undefined): Promise<{ config: MonitorConfig; runs: RunRecord[] } | number> {
   const config = loadConfig(configPath);
   if (config === undefined) return 2;
-  const since = sinceOf(options.since);
+  const since = sinceOf(sinceText);
   if (since === undefined) return 2;
   const store = await openHistory(config.database);
   if (store === undefined) return 1;
   const runs = store.runs(since);
   store.close();
+  return { config, runs };
+}
+
+/** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
+export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
+  const read = await recordedRuns(configPath, options.since);
+  if (typeof read === 'number') return read;
+  const { config, runs } = read;
   if (out.json) {
     printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor' })));
     return 0;
@@ -55,14 +63,9 @@ export async function historyCommand(configPath: string, out: Output, options: {
  * file on standard output, JSON or CSV; how many runs were left out, and why, on standard error.
  */
 export async function exportCommand(configPath: string, options: { check?: string; since?: string; csv?: boolean }): Promise<number> {
-  const config = loadConfig(configPath);
-  if (config === undefined) return 2;
-  const since = sinceOf(options.since);
-  if (since === undefined) return 2;
-  const store = await openHistory(config.database);
-  if (store === undefined) return 1;
-  const runs = store.runs(since).filter((r) => options.check === undefined || r.check === options.check);
-  store.close();
+  const read = await recordedRuns(configPath, options.since);
+  if (typeof read === 'number') return read;
+  const runs = read.runs.filter((r) => options.check === undefined || r.check === options.check);
   const results = runs.map(resultOfRun).filter((r) => r !== undefined);
   process.stdout.write(options.csv === true ? historyFileCsv(results) : historyFileJson(results));
   const left = runs.length - results.length;

@@ -98,6 +98,14 @@ describe("the monitor's history", () => {
     after.close();
   });
 
+  it("says which file it could not open when its tables are not its version's (another program's, or damaged), as no bare SQL error", async () => {
+    const path = join(dir, 'foreign.db');
+    const raw = new DatabaseSync(path);
+    raw.exec('CREATE TABLE notes (text TEXT); PRAGMA user_version = 2');
+    raw.close();
+    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: no such table: runs`));
+  });
+
   it('says which file it could not open when its folder cannot be made', async () => {
     const blocked = join(dir, 'blocked');
     // A file where the folder should be.

@@ -87,6 +87,20 @@ export interface Store {
   close(): void;
 }
 
+/** The statements the history runs, prepared once. */
+function prepared(db: DatabaseSync) {
+  return {
+    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    exists: db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1'),
+    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
+    selectMet: db.prepare('SELECT figures FROM last_met WHERE check_name = ? AND server = ?'),
+    putMet: db.prepare('INSERT INTO last_met (check_name, server, figures) VALUES (?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET figures = excluded.figures'),
+    deleteBefore: db.prepare('DELETE FROM runs WHERE started_at < ?'),
+    getState: db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?'),
+    putState: db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting'),
+  };
+}
+
 /** Opens (creating when missing) and migrates the history at `path`. */
 export async function openStore(path: string): Promise<Store> {
   // Loaded here, not at the top: node:sqlite exists on Node 22 only, and the client runs on 20.
@@ -94,24 +108,21 @@ export async function openStore(path: string): Promise<Store> {
     throw new StoreError(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${process.versions.node})`);
   });
   let db: DatabaseSync | undefined;
+  let statements: ReturnType<typeof prepared>;
   try {
     mkdirSync(dirname(path), { recursive: true });
     db = new sqlite.DatabaseSync(path);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
     migrate(db);
+    // Prepared here, so a file whose tables are not the schema its version says (another
+    // program's, or damaged) is said as a history that cannot be opened, not as a bare SQL error.
+    statements = prepared(db);
   } catch (err) {
     // Closed, so a file that could not be taken is not held open (nor its file system busy).
     if (db?.isOpen === true) db.close();
     throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${unwritable(path)}`);
   }
-  const insert = db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const exists = db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1');
-  const select = db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source FROM runs WHERE started_at >= ? ORDER BY started_at, id');
-  const selectMet = db.prepare('SELECT figures FROM last_met WHERE check_name = ? AND server = ?');
-  const putMet = db.prepare('INSERT INTO last_met (check_name, server, figures) VALUES (?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET figures = excluded.figures');
-  const deleteBefore = db.prepare('DELETE FROM runs WHERE started_at < ?');
-  const getState = db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?');
-  const putState = db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting');
+  const { insert, exists, select, selectMet, putMet, deleteBefore, getState, putState } = statements;
   const write = <T>(what: string, fn: () => T): T => {
     try {
       return fn();
