@@ -50,7 +50,7 @@ export default tseslint.config(
   {
     // The one platform requirement of the core: dns-packet reads and writes Node's Buffer, which
     // Workers provide with `nodejs_compat`. The codec's one adapter hands it one; nothing else may.
-    files: ['src/features/dns/wire.ts'],
+    files: ['src/engines/dns/wire.ts'],
     rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS.filter((g) => g.name !== 'Buffer')] },
   },
   {

@@ -2,17 +2,20 @@
 /**
  * The layers of src/ and what each may import (docs/design.md, "Layout"). The folders name them:
  *
- *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/ and the ports
+ *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/, and ports/ (each
+ *                  port's contract and its conformance suite)
  *   src/common/    the rules the clients (the page, the command line) share with the server
- *   src/features/  one capability each, with its routes: ip/, dns/, latency/, events/, speedtest/,
+ *   src/engines/   the machinery a feature runs on, behind no route: dns/ (the resolver: wire,
+ *                  cache, circuit, DoH) and events/ (delivery: batching, the queue, the HTTP sink)
+ *   src/features/  one capability each, its routes: ip/, dns/, latency/, events/, speedtest/,
  *                  page, health, openapi, problem-docs, client-package
  *   src/app/       the assembly: createApp and the Services it is built from
  *   src/runtime/   each runtime's adapter and its implementations of the core's ports: node/, workers/
  *   src/cli/       the command line (its client code a client like the page)
  *
- * Every arrow runs one way: runtime → app → features → core, common. LAYERS below is checked on
+ * Every arrow runs one way: runtime → app → features → engines → core, common. LAYERS below is checked on
  * the resolved import graph by test/layers.test.ts (an import string cannot tell
- * core/metrics.ts from common/speedtest/metrics.ts once folders nest, a resolved path can);
+ * core/ports/metrics.ts from common/speedtest/metrics.ts once folders nest, a resolved path can);
  * ESLint (layerConfigs) refuses the imports that an import string does tell: Node's and
  * Cloudflare's modules outside their runtime, one runtime in the other, and a client reaching
  * past src/common/.
@@ -29,39 +32,41 @@ export function unitOf(path) {
   const parts = path.split('/');
   if (parts[0] === 'web') return 'web';
   if (parts[1] === 'runtime') return parts.slice(1, 3).join('/');
-  if (parts[1] === 'core' || parts[1] === 'features') return parts.length > 3 ? parts.slice(1, 3).join('/') : parts.slice(1).join('/').replace(/\.ts$/, '');
+  if (parts[1] === 'core' || parts[1] === 'features' || parts[1] === 'engines') return parts.length > 3 ? parts.slice(1, 3).join('/') : parts.slice(1).join('/').replace(/\.ts$/, '');
   return parts[1] ?? path;
 }
 
 const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs', 'features/client-package'];
-const CORE_LOW = ['core/ports', 'core/header-cap', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/metrics', 'core/config'];
+const ENGINES = ['engines/dns', 'engines/events'];
+const CORE_LOW = ['core/ports', 'core/header-cap', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/config'];
 const CORE = [...CORE_LOW, 'core/http'];
-const SERVER = ['app', ...CORE, ...FEATURES, 'common', 'generated'];
+const SERVER = ['app', ...CORE, ...ENGINES, ...FEATURES, 'common', 'generated'];
 
 /**
- * Unit → the units it may import (besides its own files). Two features lean on another: `ip` on
- * `dns` (/v1/ip asks the caller's PTR through the resolver and keeps DNS's name rules),
- * `speedtest` on `events` (its configuration names the analytics events a client may send). A
+ * Unit → the units it may import (besides its own files). No feature imports another: what two
+ * share is an engine (/v1/ip asks the caller's PTR through the DNS resolver and keeps its name
+ * rules) or common (the analytics event names the speed test's configuration lists). A
  * feature never sees `Services` (src/app/services.ts): the app hands each route only the ports
  * and options it reads. The clients (web/ and the command line's client code) take only what
  * src/common/ and the contract's generated types give.
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
-  'core/ports': [],
   'core/header-cap': [],
   'core/failure-reason': [],
   generated: [],
   common: [],
-  'core/net': ['core/ports', 'core/header-cap'],
+  'core/net': ['core/header-cap'],
+  // A port's contract may name the core's address type and the contract's own lists.
+  'core/ports': ['core/net', 'common', 'generated'],
   'core/coalescer': ['core/ports'],
   'core/deferred-timer': ['core/ports'],
   'core/ratelimit': ['core/ports', 'core/failure-reason', 'core/deferred-timer'],
-  'core/metrics': ['core/ratelimit', 'core/ports'],
   'core/config': ['core/net', 'core/ratelimit', 'core/ports', 'generated'],
-  'core/http': [...CORE_LOW, 'generated'],
-  ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, 'common', 'generated', ...({ 'features/ip': ['features/dns'], 'features/speedtest': ['features/events'] }[f] ?? [])]])),
-  app: [...CORE, ...FEATURES, 'common', 'generated'],
+  'core/http': [...CORE_LOW, 'common', 'generated'],
+  ...Object.fromEntries(ENGINES.map((e) => [e, [...CORE, 'common', 'generated']])),
+  ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, ...ENGINES, 'common', 'generated']])),
+  app: [...CORE, ...ENGINES, ...FEATURES, 'common', 'generated'],
   'runtime/node': SERVER,
   'runtime/workers': SERVER,
   // The command line: its two server starters (main.ts, server-process.ts) reach the Node runtime
@@ -92,7 +97,7 @@ const clientPatterns = (/** @type {string} */ where, /** @type {string[]} */ pre
 export function layerConfigs() {
   return [
     {
-      files: ['src/core/**/*.ts', 'src/common/**/*.ts', 'src/features/**/*.ts', 'src/app/**/*.ts'],
+      files: ['src/core/**/*.ts', 'src/common/**/*.ts', 'src/engines/**/*.ts', 'src/features/**/*.ts', 'src/app/**/*.ts'],
       ignores: ['src/**/*.test.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [...RUNTIME_MODULES, { group: ['**/runtime/**', '**/cli/**'], message: 'the core does not import a runtime or the command line (docs/design.md, "Layout")' }] }] },
     },

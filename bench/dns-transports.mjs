@@ -26,10 +26,10 @@ const { udpTransport } = await import(dist('runtime/node/dns/udp.js'));
 const { sharedUdpTransport } = await import(dist('runtime/node/dns/udp-shared.js'));
 const { tcpTransport } = await import(dist('runtime/node/dns/tcp.js'));
 const { pipelinedTcpTransport } = await import(dist('runtime/node/dns/tcp-pipelined.js'));
-const { dohTransport } = await import(dist('features/dns/doh.js'));
-const { encodeQuery } = await import(dist('features/dns/wire.js'));
-const { Deadline } = await import(dist('features/dns/deadline.js'));
-const { reverseName } = await import(dist('features/dns/names.js'));
+const { dohTransport } = await import(dist('engines/dns/doh.js'));
+const { encodeQuery } = await import(dist('engines/dns/wire.js'));
+const { Deadline } = await import(dist('core/ports/dns-transport.js'));
+const { reverseName } = await import(dist('engines/dns/names.js'));
 
 const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.url));
 const start = (...args) => startChild(process.execPath, [upstreamScript, ...args], {}, (line) => Number(line));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import type { DnsType } from '../src/common/dns-types.js';
 import { encodeResult, type SharedResult } from '../src/common/speedtest/share.js';
-import { encodeQuery } from '../src/features/dns/wire.js';
+import { encodeQuery } from '../src/engines/dns/wire.js';
 import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
 import type { WatchSummary } from '../web/watch-history.js';
 import { CORPUS_ROOT } from './corpus.js';

@@ -1,6 +1,6 @@
 // A second reading of a DNS message, written from RFC 1035 alone, for the DNS target to hold
 // decodeResponse's answers against: the question, then each answer record taken as long as its
-// own RDLENGTH says (§4.1.3), whatever its type. It shares no code with src/features/dns/, so a
+// own RDLENGTH says (§4.1.3), whatever its type. It shares no code with src/engines/dns/, so a
 // disagreement is a finding in one of the two readings.
 
 /** A name as its labels' octets, and the offset just past it where it is written (§4.1.4). */

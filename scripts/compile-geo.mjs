@@ -35,7 +35,7 @@ const inputs = [
   // The compilers, the readers whose layout they write, and the field rules records are shaped by.
   ...sourceFiles('scripts/geo'),
   ...sourceFiles('src/runtime/node/geo'),
-  join(root, 'src', 'core', 'net', 'geo.ts'),
+  join(root, 'src', 'core', 'ports', 'geo-lookup.ts'),
   join(root, 'scripts', 'compile-geo.mjs'),
   ...SOURCE_PACKAGES.map((p) => require.resolve(`${p}/package.json`)),
 ];

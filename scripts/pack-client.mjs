@@ -46,7 +46,7 @@ async function pack(stage) {
     bundle: true,
     platform: 'node',
     // The client's floor (engines below): esbuild lowers any newer syntax; Node APIs it cannot
-    // lower, so test/client-package.test.ts runs the installed command on Node 20 and 22.
+    // lower, so test/cli/client-package.test.ts runs the installed command on Node 20 and 22.
     target: 'node20',
     format: 'esm',
     // Without the package.json that src/cli/version.ts reads beside dist/, the version is written in.

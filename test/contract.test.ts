@@ -8,13 +8,13 @@
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app/app.js';
-import { DnsCache } from '../src/features/dns/cache.js';
-import { createResolver } from '../src/features/dns/resolver.js';
-import type { DnsTransport } from '../src/features/dns/transport.js';
-import type { LatencyProbes } from '../src/features/latency/probes.js';
+import { DnsCache } from '../src/engines/dns/cache.js';
+import { createResolver } from '../src/engines/dns/resolver.js';
+import type { DnsTransport } from '../src/core/ports/dns-transport.js';
+import type { LatencyProbes } from '../src/core/ports/probe-client.js';
 import { expectContract, openapi, type Observed } from './support/contract.js';
-import { ManualClock } from './support/limiter-conformance.js';
 import { loopback, testServices } from './support/services.js';
+import { ManualClock } from '../src/core/ports/clock.conformance.js';
 
 /** A FAKE upstream: answers A and MX for example.test from a table, NXDOMAIN for anything else. */
 const fakeUpstream: DnsTransport = {

@@ -24,7 +24,7 @@ async function problemsOf(filePath: string, code: string): Promise<string[]> {
 
 describe('what an import string tells: the runtimes, and the clients', () => {
   it.each([
-    ['src/features/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
+    ['src/engines/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
     ['src/core/http/respond.ts', "import { startServer } from '../../runtime/node/serve.js';", 'the core does not import a runtime'],
     ['src/runtime/node/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
     ['src/runtime/workers/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
@@ -32,7 +32,7 @@ describe('what an import string tells: the runtimes, and the clients', () => {
     ['web/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/common/'],
     ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/common/'],
     ['src/cli/watch.ts', "import { createApp } from '../app/app.js';", "The command line's client code may import only src/common/"],
-    ['src/cli/turn/loss.ts', "import { createResolver } from '../../features/dns/resolver.js';", "The command line's client code may import only src/common/"],
+    ['src/cli/turn/loss.ts', "import { createResolver } from '../../engines/dns/resolver.js';", "The command line's client code may import only src/common/"],
   ])('%s: %s is refused', async (file, code, message) => {
     const problems = await problemsOf(file, code);
     expect(problems).toHaveLength(1);
@@ -135,10 +135,16 @@ describe('the import graph of src/ and web/', () => {
     ]);
   });
 
+  it('no feature may import another: what two share is an engine, the core or common', () => {
+    const features = Object.keys(LAYERS).filter((unit) => unit.startsWith('features/'));
+    expect(features.length).toBeGreaterThan(5);
+    expect(features.flatMap((f) => (LAYERS[f] ?? []).filter((u) => u.startsWith('features/')).map((u) => `${f} -> ${u}`))).toEqual([]);
+  });
+
   it('the folders of src/ are the ones docs/design.md lays out', () => {
     const layout = readFileSync(new URL('../docs/design.md', import.meta.url), 'utf8');
     const src = fileURLToPath(new URL('../src/', import.meta.url));
-    const folders = ['', 'core/', 'features/', 'common/', 'runtime/'].flatMap((under) =>
+    const folders = ['', 'core/', 'engines/', 'features/', 'common/', 'runtime/'].flatMap((under) =>
       readdirSync(join(src, under), { withFileTypes: true })
         .filter((e) => e.isDirectory() && e.name !== 'generated')
         .map((e) => `src/${under}${e.name}/`),
@@ -149,7 +155,7 @@ describe('the import graph of src/ and web/', () => {
 
   it('the circle check finds a circle when there is one', () => {
     const edges = graph();
-    edges.set('src/core/ports.ts', ['src/app/services.ts']);
-    expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/core/ports.ts', 'src/app/services.ts']));
+    edges.set('src/core/ports/clock.ts', ['src/app/services.ts']);
+    expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/core/ports/clock.ts', 'src/app/services.ts']));
   });
 });

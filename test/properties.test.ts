@@ -7,20 +7,20 @@ import { once } from 'node:events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app/app.js';
-import { DnsCache } from '../src/features/dns/cache.js';
-import { DnsFailure } from '../src/features/dns/errors.js';
-import { createResolver } from '../src/features/dns/resolver.js';
+import { DnsCache } from '../src/engines/dns/cache.js';
+import { createResolver } from '../src/engines/dns/resolver.js';
 import type { DnsType } from '../src/common/dns-types.js';
-import { decodeResponse, encodeQuery, messageId } from '../src/features/dns/wire.js';
+import { decodeResponse, encodeQuery, messageId } from '../src/engines/dns/wire.js';
 import { parseAddress } from '../src/core/net/address.js';
 import { resolveCaller, type TrustedHeader } from '../src/core/net/caller-address.js';
 import { forwardedChain, xForwardedForChain } from '../src/core/net/forwarded.js';
 import { parseTrustList } from '../src/core/net/trust.js';
 import { parseProxyHeader } from '../src/runtime/node/http/proxy-protocol.js';
-import { ManualClock } from './support/limiter-conformance.js';
 import { startKnot, type Knot } from './support/knot.js';
 import { loopback, testServices } from './support/services.js';
 import { requireCommands } from './support/system.js';
+import { DnsFailure } from '../src/core/ports/dns-transport.js';
+import { ManualClock } from '../src/core/ports/clock.conformance.js';
 
 /** A DNS decode either answers or fails as a DnsFailure that the route maps to 502. */
 function decodesOr502(message: Uint8Array, name: string, type: DnsType): void {

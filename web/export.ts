@@ -1,6 +1,6 @@
 // What the page's Export buttons write, as plain text: a finished speed test (its figures, what
 // each direction's load counted and timed, and every round trip) and a watch's polls, as JSON and
-// CSV. No DOM here, so each format is unit-tested on its own (test/page-export.test.ts);
+// CSV. No DOM here, so each format is unit-tested on its own (test/page/export.test.ts);
 // `download` hands the text over.
 import type { Poll } from '../src/common/series.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';

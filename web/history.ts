@@ -2,7 +2,7 @@
 // the server stores no result (its promise), so a history can only live with the person. Each
 // result is kept in the share-link codec (src/common/speedtest/share.ts) without the address: compact,
 // already bounded and validated on the way back in, and read the same way a shared link is. No
-// DOM here, so the rules are unit-tested on their own (test/page-history.test.ts).
+// DOM here, so the rules are unit-tested on their own (test/page/history.test.ts).
 import { decodeResult, encodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { parseHistoryFile } from '../src/common/speedtest/history-file.js';
 import { checkWatches, type WatchSummary } from './watch-history.js';

@@ -2,7 +2,7 @@
 // and packet loss, and each direction's load as the rules measured it
 // (src/common/speedtest/working.ts): each figure's value, the line under it and its exact number,
 // the verdict line, and the record a share link, the history and the export keep. Pure (no DOM,
-// no engine), so the rules are unit-tested on their own (test/page-speed-result.test.ts);
+// no engine), so the rules are unit-tested on their own (test/page/speed-result.test.ts);
 // web/speedtest.ts draws it and sends what it must.
 import { loadedRpmEstimate } from '../src/common/responsiveness/rpm.js';
 import { bufferbloat, worseLoaded } from '../src/common/speedtest/bufferbloat.js';

@@ -2,7 +2,7 @@
 // polls stay in the tab, as before): when it ran, how often it polled, for how long, and per
 // target its median, p95 and jitter and how many polls failed or were refused. Stored beside the
 // speed-test results (web/history.ts), in its own key, as plain JSON checked on the way back in.
-// No DOM here (test/page-history.test.ts).
+// No DOM here (test/page/history.test.ts).
 import { readStored, type HistoryStorage } from './browser-storage.js';
 
 export const WATCH_HISTORY_KEY = 'netdiag.watch-history';

@@ -1,14 +1,14 @@
-// Fuzz target: an upstream's DNS message (src/features/dns/wire.ts). decodeResponse's contract:
+// Fuzz target: an upstream's DNS message (src/engines/dns/wire.ts). decodeResponse's contract:
 // an answer that is a response to the question asked, well formed and within the API's bounds,
 // or a DnsFailure of kind `invalid` or `too_large` (a 502); nothing else, whatever the bytes.
 import dnsPacket from 'dns-packet';
 import ipaddr from 'ipaddr.js';
 import { DNS_TYPES, MAX_ANSWERS, MAX_NAME_LENGTH, MAX_TTL, MAX_TXT_CHARACTERS, type DnsAnswer, type DnsType } from '../../src/common/dns-types.js';
-import { DnsFailure } from '../../src/features/dns/errors.js';
-import { presentedName } from '../../src/features/dns/presentation.js';
-import { decodeResponse, messageId } from '../../src/features/dns/wire.js';
+import { presentedName } from '../../src/engines/dns/presentation.js';
+import { decodeResponse, messageId } from '../../src/engines/dns/wire.js';
 import { check, json, outcome } from '../invariant.js';
 import { characterStrings, presentationLabels, readMessage, readName, sameName, soaMinimum, type WireRecord } from '../rfc1035.js';
+import { DnsFailure } from '../../src/core/ports/dns-transport.js';
 
 type Decoder = ((buf: Buffer, offset?: number) => unknown) & { bytes: number };
 

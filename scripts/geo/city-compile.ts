@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
-import { coordinate, countryCode, text } from '../../src/core/net/geo.js';
+import { coordinate, countryCode, text } from '../../src/core/ports/geo-lookup.js';
 import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
 import { NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
 import { layTable, TextTable, type Ranges } from './range-encode.js';

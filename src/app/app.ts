@@ -10,12 +10,11 @@ import type { Handler, HttpReply, HttpRequest, RequestContext } from '../core/ht
 import { ipFacts } from '../features/ip/facts.js';
 import { familiesRoute, ipRoute } from '../features/ip/route.js';
 import { rootRoute, textRoutes } from '../features/ip/text-routes.js';
-import { PORT_CHECK_OFF, portRoute } from '../features/ip/port-check.js';
+import { portRoute } from '../features/ip/port-route.js';
 import { latencyRoutes } from '../features/latency/routes.js';
 import { openApiRoute } from '../features/openapi.js';
 import type { ConnectionFacts } from '../core/http/connection.js';
 import type { Services } from './services.js';
-import type { Operation } from '../core/ratelimit/limits.js';
 import { speedTestRoute } from '../features/speedtest/route.js';
 import { speedTestTargets } from '../features/speedtest/targets.js';
 import { responsivenessRoutes } from '../features/speedtest/responsiveness.js';
@@ -23,7 +22,9 @@ import { turnCredentialsRoute } from '../features/speedtest/turn.js';
 import { pageAssetRoutes, pageHandler } from '../features/page.js';
 import { CLIENT_PACKAGE_PATH, clientPackageRoute } from '../features/client-package.js';
 import { problemDocsRoute } from '../features/problem-docs.js';
-import { methodLabel } from '../core/metrics.js';
+import { methodLabel } from '../core/ports/metrics.js';
+import { PORT_CHECK_OFF } from '../core/ports/port-check.js';
+import type { Operation } from '../core/ports/limiter-store.js';
 
 export interface App {
   /** The core: one request in, one reply out; synchronous where no route needs to wait. */

@@ -1,17 +1,18 @@
 import type { PrecompressedAsset, TextCompressor } from '../core/http/static-asset.js';
-import type { LimiterStore } from '../core/ratelimit/store.js';
+import type { LimiterStore } from '../core/ports/limiter-store.js';
 import type { Limits } from '../core/ratelimit/limits.js';
 import type { TrustPolicy } from '../core/net/trust.js';
 import type { TrustedHeader } from '../core/net/caller-address.js';
-import type { EventSink } from '../features/events/sink.js';
-import type { LatencyProbes } from '../features/latency/probes.js';
-import type { Resolver } from '../features/dns/resolver.js';
-import type { Metrics } from '../core/metrics.js';
-import type { AsnLookup, CityLookup } from '../core/net/geo.js';
-import type { Clock, Defer, Logger } from '../core/ports.js';
+import type { EventSink } from '../core/ports/event-sink.js';
+import type { LatencyProbes } from '../core/ports/probe-client.js';
+import type { Resolver } from '../engines/dns/resolver.js';
+import type { Metrics } from '../core/ports/metrics.js';
+import type { AsnLookup, CityLookup } from '../core/ports/geo-lookup.js';
+import type { Clock, Defer } from '../core/ports/clock.js';
 import type { TurnOptions } from '../features/speedtest/turn.js';
-import type { PortCheck } from '../features/ip/port-check.js';
 import type { ClientPackage } from '../features/client-package.js';
+import type { Logger } from '../core/ports/logger.js';
+import type { PortCheck } from '../core/ports/port-check.js';
 
 /**
  * What a runtime provides: time, identity, hashing, logging and every piece of I/O. Node builds

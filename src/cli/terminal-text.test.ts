@@ -1,5 +1,5 @@
 // The CLI's escaping of server text (terminal-text.ts) on the cases the whole-program suite
-// (test/cli-hostile-text.test.ts) does not reach: characters beyond U+FFFF, applying it twice,
+// (test/cli/hostile-text.test.ts) does not reach: characters beyond U+FFFF, applying it twice,
 // and what is left alone.
 import { describe, expect, it } from 'vitest';
 import { terminalJson, terminalText } from './terminal-text.js';

@@ -2,7 +2,7 @@
 // and the command line in English (src/common/families.ts, web/i18n/). A placeholder takes its value
 // already formatted for the language (a number through Intl by the caller), so a message never
 // formats a number itself; a message catalogue is checked for the same placeholders in every
-// language (test/i18n.test.ts).
+// language (test/page/catalogues.test.ts).
 
 export type Params = Readonly<Record<string, string>>;
 

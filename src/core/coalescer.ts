@@ -1,4 +1,4 @@
-import type { Defer } from './ports.js';
+import type { Defer } from './ports/clock.js';
 
 interface Waiter<T> {
   settle(outcome: { ok: true; value: T } | { ok: false; err: Error }): void;

@@ -1,4 +1,4 @@
-import type { Clock, Defer } from './ports.js';
+import type { Clock, Defer } from './ports/clock.js';
 
 /** After this long past its due time a timer is taken as lost (an edge runtime ended its work). */
 const LOST_AFTER_MS = 5_000;

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { readCorpus } from '../../fuzz/corpus.js';
 import { KNOWN_FINDINGS } from '../../fuzz/known-findings.js';
 import { TARGETS, type TargetName } from '../../fuzz/registry.js';
-import { DnsFailure } from '../../src/features/dns/errors.js';
-import { decodeResponse } from '../../src/features/dns/wire.js';
+import { decodeResponse } from '../../src/engines/dns/wire.js';
 import { parseProxyHeader } from '../../src/runtime/node/http/proxy-protocol.js';
+import { DnsFailure } from '../../src/core/ports/dns-transport.js';
 
 function input(target: TargetName, name: string): Buffer {
   const entry = readCorpus(target).find((e) => e.name === name);

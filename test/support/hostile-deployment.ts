@@ -1,7 +1,7 @@
 // A FAKE netdiag deployment, standing in for a malicious one: every string it sends holds
 // terminal controls (ESC sequences, OSC 52, CR, BEL, a C1 CSI, bidi overrides). The real server
 // never sends such text, so only a fake can test that the CLI escapes what a deployment says
-// (test/cli-hostile-text.test.ts). It answers the few routes the CLI's commands ask.
+// (test/cli/hostile-text.test.ts). It answers the few routes the CLI's commands ask.
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

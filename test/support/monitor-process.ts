@@ -1,4 +1,4 @@
-// `netdiag monitor` as a child process for the suites (test/monitor.test.ts, the timed
+// `netdiag monitor` as a child process for the suites (test/monitor/alerts-and-faults.test.ts, the timed
 // monitor-link suite): the built command with a configuration file, its log lines as they come.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // Debian's nginx and HAProxy as reverse proxies in front of the service, each started by the
-// suite from a configuration it writes (test/proxies.test.ts), in the foreground, stopped with it.
+// suite from a configuration it writes (test/operators/proxies.test.ts), in the foreground, stopped with it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,17 +1,18 @@
 // In-memory implementations of every port, for in-process tests of the core.
-import { DnsCache } from '../../src/features/dns/cache.js';
-import { createResolver } from '../../src/features/dns/resolver.js';
-import { DnsFailure } from '../../src/features/dns/errors.js';
-import { NONE_SINK } from '../../src/features/events/sink.js';
-import { NO_PROBES } from '../../src/features/latency/probes.js';
+import { DnsCache } from '../../src/engines/dns/cache.js';
+import { createResolver } from '../../src/engines/dns/resolver.js';
+import { NO_PROBES } from '../../src/core/ports/probe-client.js';
+import { NO_GEO } from '../../src/core/ports/geo-lookup.js';
 import { TRUST_NONE } from '../../src/core/net/trust.js';
 import { DEFAULT_LIMITS } from '../../src/core/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/core/ratelimit/memory-store.js';
 import type { OperatorOptions, RuntimePorts, Services } from '../../src/app/services.js';
-import type { Logger } from '../../src/core/ports.js';
-import { NO_METRICS } from '../../src/core/metrics.js';
+import { NO_METRICS } from '../../src/core/ports/metrics.js';
 import { loadOpenApi } from '../../src/runtime/node/openapi.js';
-import { ManualClock } from './limiter-conformance.js';
+import { DnsFailure } from '../../src/core/ports/dns-transport.js';
+import type { Logger } from '../../src/core/ports/logger.js';
+import { NONE_SINK } from '../../src/engines/events/sinks.js';
+import { ManualClock } from '../../src/core/ports/clock.conformance.js';
 
 export interface LogEntry {
   level: string;
@@ -19,10 +20,12 @@ export interface LogEntry {
   msg: string | undefined;
 }
 
-export function memoryLogger(): Logger & { entries: LogEntry[] } {
+/** A logger that keeps its records in memory; below `level` it keeps nothing (by default it keeps every one). */
+export function memoryLogger(level: 'debug' | 'info' = 'debug'): Logger & { entries: LogEntry[] } {
   const entries: LogEntry[] = [];
-  const at = (level: string) => (obj: object, msg?: string) => {
-    entries.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (name: string) => (obj: object, msg?: string) => {
+    if (name === 'debug' && level !== 'debug') return;
+    entries.push({ level: name, obj: obj as Record<string, unknown>, msg });
   };
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
@@ -49,7 +52,7 @@ export function testServices(overrides: Partial<RuntimePorts & OperatorOptions> 
       cache: new DnsCache(100, clock),
       clock,
     }),
-    geo: { city: { city: () => undefined }, asn: { asn: () => undefined } },
+    geo: NO_GEO,
     probes: NO_PROBES,
     events: NONE_SINK,
     metrics: NO_METRICS,

@@ -8,7 +8,7 @@ import type { WorkerEnv } from '../../src/runtime/workers/env.js';
 import { BindingLimiterStore } from '../../src/runtime/workers/limiter-binding.js';
 import { DurableObjectLimiterStore } from '../../src/runtime/workers/limiter-durable-object.js';
 import { expectContract } from '../support/contract.js';
-import { limiterConformance, verdictConformance } from '../support/limiter-conformance.js';
+import { limiterConformance, verdictConformance } from '../../src/core/ports/limiter-store.conformance.js';
 import { codeOf, workerWith } from './worker.js';
 
 const bound = env as unknown as WorkerEnv;

@@ -1,6 +1,6 @@
 // Problem types that lead somewhere, in workerd: the Worker serves the same
 // `/problems/<code>` documentation from the one catalogue, and the `type` of its own problems
-// dereferences there. What each form holds is tested over sockets on Node (test/problem-pages.test.ts).
+// dereferences there. What each form holds is tested over sockets on Node (test/http/problem-pages.test.ts).
 import { describe, expect, it } from 'vitest';
 import { PROBLEMS, type ProblemCode } from '../../src/core/http/problems.js';
 import { expectContract } from '../support/contract.js';

@@ -4,7 +4,7 @@
 // Each fixed text in the HTML names its message (`data-i18n`; `data-i18n-initial` for a text a
 // section replaces as it goes, such as a status line; `data-i18n-label` for an aria-label); the
 // HTML's own words are the English ones, checked equal to the catalogue by
-// test/i18n.test.ts, so a page whose script fails still reads in English.
+// test/page/catalogues.test.ts, so a page whose script fails still reads in English.
 import { en, type Catalogue, type MessageKey } from './en.js';
 import { chooseLanguage, LANGUAGE_KEY, LANGUAGES, type Language } from './languages.js';
 import { addCatalogue, t } from './locale.js';

@@ -1,6 +1,6 @@
 // What the monitor's page shows of its history (/history.json, src/cli/monitor/local-server.ts):
 // each check against each server with its state, and the runs. No DOM here, so the rules are
-// unit-tested on their own (test/monitor-page.test.ts runs the page whole).
+// unit-tested on their own (test/monitor/page.test.ts runs the page whole).
 import { resultOfRun } from '../../src/common/speedtest/run-result.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 

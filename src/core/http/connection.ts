@@ -1,6 +1,6 @@
 // What a runtime observed about the connection a request came in on: the one thing the core
 // takes from the transport, apart from the request itself.
-import type { LocationInformation, NetworkInformation } from '../net/geo.js';
+import type { LocationInformation, NetworkInformation } from '../ports/geo-lookup.js';
 
 /** What the runtime observed about the connection a request came in on. */
 export interface ConnectionFacts {

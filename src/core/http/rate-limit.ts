@@ -1,9 +1,9 @@
 import { callerOf, type CallerRule } from './caller.js';
 import { aggregatesOf, sourceOf } from '../net/address.js';
-import type { Metrics } from '../metrics.js';
-import type { Clock } from '../ports.js';
-import { AGGREGATES, WINDOW_MS, limiterKey, type AggregatePrefix, type Limits, type Operation } from '../ratelimit/limits.js';
-import type { LimiterStore, WindowHit, WindowVerdict } from '../ratelimit/store.js';
+import type { Metrics } from '../ports/metrics.js';
+import type { Clock } from '../ports/clock.js';
+import { AGGREGATES, WINDOW_MS, limiterKey, type AggregatePrefix, type Limits } from '../ratelimit/limits.js';
+import type { LimiterStore, WindowHit, WindowVerdict, Operation } from '../ports/limiter-store.js';
 import { problemReply } from './respond.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
 

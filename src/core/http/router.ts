@@ -1,8 +1,8 @@
 import { ALLOWED_REQUEST_HEADERS, PREFLIGHT_MAX_AGE } from './headers.js';
 import { Problem } from './problems.js';
 import { baseHeaders } from './respond.js';
-import type { Operation } from '../ratelimit/limits.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
+import type { Operation } from '../ports/limiter-store.js';
 
 /**
  * What a route declares about one method; the app (src/app/app.ts) runs it through the one pipeline:

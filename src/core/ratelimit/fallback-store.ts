@@ -1,6 +1,7 @@
 import { DeferredTimer } from '../deferred-timer.js';
-import type { Clock, Defer, Logger } from '../ports.js';
-import type { LimiterStore, WindowHit, WindowVerdict } from './store.js';
+import type { Clock, Defer } from '../ports/clock.js';
+import type { LimiterStore, WindowHit, WindowVerdict } from '../ports/limiter-store.js';
+import type { Logger } from '../ports/logger.js';
 
 /** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
 export interface SharedStore {

@@ -1,11 +1,6 @@
-/**
- * The limited operations and their per-source limits per 60 s window: the contract's four, and
- * four additions (docs/api.md, "Envelope, routes and limits"): `speedtest` for the speed-test
- * targets, `rpm` for the responsiveness endpoints, `turn` for TURN credentials and `port` for the
- * port check.
- */
-export const OPERATIONS = ['ip', 'dns', 'probe', 'events', 'speedtest', 'rpm', 'turn', 'port'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+import { OPERATIONS, type Operation } from '../ports/limiter-store.js';
+
+/** Requests per source per 60 s window, by operation (`NETDIAG_RATE_LIMITS`). */
 export type Limits = Readonly<Record<Operation, number>>;
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { limiterConformance, ManualClock } from '../../../test/support/limiter-conformance.js';
+import { limiterConformance } from '../ports/limiter-store.conformance.js';
 import { MemoryLimiterStore } from './memory-store.js';
+import { ManualClock } from '../ports/clock.conformance.js';
 
 limiterConformance('in-process', { create: (clock) => new MemoryLimiterStore(clock) });
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../ports.js';
-import type { LimiterStore, WindowHit } from './store.js';
+import type { Clock } from '../ports/clock.js';
+import type { LimiterStore, WindowHit } from '../ports/limiter-store.js';
 
 /** Slots a new table starts with; a power of two, so a slot is `hash & (capacity - 1)`. */
 const MIN_CAPACITY = 1024;

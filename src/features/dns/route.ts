@@ -4,10 +4,11 @@ import { queryParameters } from '../../core/http/query.js';
 import { envelopeSerialized, serialize, type Serialized } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { HttpReply, RequestContext } from '../../core/http/types.js';
-import { DnsFailure, problemFor } from './errors.js';
-import { canonicalName, reverseName } from './names.js';
-import type { Resolution, Resolver } from './resolver.js';
+import { problemFor } from './failure-problems.js';
+import { canonicalName, reverseName } from '../../engines/dns/names.js';
+import type { Resolution, Resolver } from '../../engines/dns/resolver.js';
 import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../common/dns-types.js';
+import { DnsFailure } from '../../core/ports/dns-transport.js';
 
 const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
 

@@ -3,7 +3,7 @@ import { bodyCutOffReply, envelopeSerialized, problemReply, serialize } from '..
 import type { RouteDefinition } from '../../core/http/router.js';
 import { isoTimestamp } from '../../core/http/timestamp.js';
 import type { Handler, HttpReply, RequestContext } from '../../core/http/types.js';
-import type { EventSink } from './sink.js';
+import type { EventSink } from '../../core/ports/event-sink.js';
 import { MAX_EVENT_BYTES, isJsonMediaType, readBoundedBody } from './body.js';
 import { validateAnalyticsEvent as validate } from './validate.js';
 

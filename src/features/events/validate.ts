@@ -1,13 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { DECLARED_PROPERTIES, validate as compiled } from '../../generated/event-validator.js';
-import type { EventName } from './names.js';
-
-/** A validated event: declared fields only, undeclared `properties` already dropped. */
-export interface AnalyticsEvent {
-  event: EventName;
-  event_id: string;
-  properties: Record<string, string | number>;
-}
+import type { EventName } from '../../common/event-names.js';
+import type { AnalyticsEvent } from '../../core/ports/event-sink.js';
 
 type Validation = { ok: true; event: AnalyticsEvent } | { ok: false; reason: string };
 

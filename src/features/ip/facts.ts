@@ -6,12 +6,12 @@ import type { DnsResult } from '../../common/dns-types.js';
 import { Problem } from '../../core/http/problems.js';
 import type { RequestContext } from '../../core/http/types.js';
 import type { EdgeFacts } from '../../core/http/connection.js';
-import type { Resolver } from '../dns/resolver.js';
+import type { Resolver } from '../../engines/dns/resolver.js';
 import type { ParsedAddress } from '../../core/net/address.js';
 import { callerOf, type CallerRule } from '../../core/http/caller.js';
 import type { Schemas } from '../../generated/openapi-types.js';
 import { countryName } from './country.js';
-import { NO_LOCATION, NO_NETWORK, type AsnLookup, type CityLookup, type LocationInformation, type NetworkInformation } from '../../core/net/geo.js';
+import { NO_LOCATION, NO_NETWORK, type AsnLookup, type CityLookup, type LocationInformation, type NetworkInformation } from '../../core/ports/geo-lookup.js';
 import { hostnameOrNull } from './hostname.js';
 import { isSpecialUse } from '../../core/net/special.js';
 

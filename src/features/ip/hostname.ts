@@ -1,4 +1,4 @@
-import { canonicalName } from '../dns/names.js';
+import { canonicalName } from '../../engines/dns/names.js';
 
 /** A PTR target as `reverse_hostname`: a valid host name, lower case, no trailing dot; else null. */
 export function hostnameOrNull(target: string): string | null {

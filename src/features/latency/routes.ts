@@ -3,8 +3,8 @@ import { Problem } from '../../core/http/problems.js';
 import { envelope, envelopeSerialized, serialize } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { Handler } from '../../core/http/types.js';
-import { ProbeUnavailable, type LatencyProbes } from './probes.js';
-import { REGIONS, REGION_IDS, isRegionId, type RegionId } from './regions.js';
+import { ProbeUnavailable, type LatencyProbes } from '../../core/ports/probe-client.js';
+import { REGIONS, REGION_IDS, isRegionId, type RegionId } from '../../common/regions.js';
 
 /** Reported to the microsecond: finer digits would be noise from the timer, not the network. */
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;

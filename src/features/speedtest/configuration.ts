@@ -1,4 +1,4 @@
-import { EVENT_NAMES } from '../events/names.js';
+import { EVENT_NAMES } from '../../common/event-names.js';
 
 /**
  * One step of a measurement plan, as the contract defines the configuration. The plans keep the

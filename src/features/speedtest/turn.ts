@@ -5,7 +5,7 @@ import { envelope } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { RequestContext } from '../../core/http/types.js';
 import { aggregatesOf, type ParsedAddress } from '../../core/net/address.js';
-import type { Clock } from '../../core/ports.js';
+import type { Clock } from '../../core/ports/clock.js';
 
 /** The operator's TURN server and the secret it shares with this service (coturn's `static-auth-secret`). */
 export interface TurnOptions {

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { systemClock } from './services.js';
 import { MemoryLimiterStore } from '../../core/ratelimit/memory-store.js';
-import type { Logger } from '../../core/ports.js';
 import { answerLimiterRequests } from './limits/cluster-store.js';
 import type { Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './metrics/server.js';
+import type { Logger } from '../../core/ports/logger.js';
 
 interface RunningCluster {
   port: number;

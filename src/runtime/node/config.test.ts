@@ -1,7 +1,7 @@
 // Unit tests of `netdiag serve`'s and `netdiag probe`'s configuration tables: every refusal by
 // its variable and exact message, bounds, defaults, a full good configuration, the order faults
 // are named in, the README's table held to the code's, and the start-up configuration line.
-// (test/config.test.ts keeps the few checks that need the built program.)
+// (test/operators/start-up-refusals.test.ts keeps the few checks that need the built program.)
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ function refusal(load: (env: Env) => unknown, env: Env): { variable: string; mes
   }
 }
 
-/** Every refusal test/config.test.ts checked by starting the program, by its exact words. */
+/** Every refusal test/operators/start-up-refusals.test.ts checked by starting the program, by its exact words. */
 const BAD: [string, Env, string][] = [
   ['PORT', { PORT: 'eighty' }, 'must be a whole number from 0 to 65535, got "eighty"'],
   ['PORT', { PORT: '70000' }, 'must be a whole number from 0 to 65535, got "70000"'],

@@ -10,7 +10,7 @@ import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser,
 import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../core/config/vars.js';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../core/net/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../core/net/trust.js';
-import { isRegionId, type RegionId } from '../../features/latency/regions.js';
+import { isRegionId, type RegionId } from '../../common/regions.js';
 import type { Limits } from '../../core/ratelimit/limits.js';
 
 export { ConfigError, type Env, type LogLevel };

@@ -3,7 +3,7 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseAddress, type ParsedAddress } from '../../core/net/address.js';
-import type { PortCheck } from '../../features/ip/port-check.js';
+import type { PortCheck } from '../../core/ports/port-check.js';
 
 /**
  * How long a connection may take to be accepted. A port forwarded to a live service answers

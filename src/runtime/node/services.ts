@@ -1,23 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type pino from 'pino';
 import type { OperatorOptions, RuntimePorts, Services } from '../../app/services.js';
-import type { Clock, Defer, Logger } from '../../core/ports.js';
+import type { Clock, Defer } from '../../core/ports/clock.js';
 import type { Config } from './config.js';
 import { nodeResolver } from './dns/resolver.js';
-import type { ResolverRuntime } from '../../features/dns/resolver.js';
+import type { ResolverRuntime } from '../../engines/dns/resolver.js';
 import { loadGeo } from './geo/load.js';
 import { nodeLimiter, type NodeLimiter } from './limits/limiter.js';
-import { HttpEventSink } from '../../features/events/http-sink.js';
+import { HttpEventSink } from '../../engines/events/http-sink.js';
 import { undiciPoster } from './events/batch-poster.js';
-import { NONE_SINK, logSink, type EventSink } from '../../features/events/sink.js';
+import { type EventSink } from '../../core/ports/event-sink.js';
 import { loadOpenApi } from './openapi.js';
 import { loadClientPackage } from './client-package.js';
 import { nodeCompress } from './compress.js';
 import { nodeProbes, type NodeProbes } from './probes/client.js';
 import type { NodeMetrics } from './metrics/metrics.js';
-import { NO_METRICS } from '../../core/metrics.js';
+import { NO_METRICS } from '../../core/ports/metrics.js';
 import { tcpPortCheck } from './port-check.js';
-import { PORT_CHECK_OFF } from '../../features/ip/port-check.js';
+import type { Logger } from '../../core/ports/logger.js';
+import { NONE_SINK, logSink } from '../../engines/events/sinks.js';
+import { PORT_CHECK_OFF } from '../../core/ports/port-check.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -25,7 +27,7 @@ export const systemClock: Clock = { now: () => Date.now() };
  * The process outlives every response, so deferred work needs nothing to keep it alive; what
  * must finish at shutdown (the events queue) is flushed by the drain (serve.ts).
  */
-const processDefer: Defer = () => undefined;
+export const processDefer: Defer = () => undefined;
 
 function eventSink(config: Config, logger: Logger, clock: Clock): EventSink {
   const sink = config.eventsSink;

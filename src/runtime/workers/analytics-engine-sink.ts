@@ -1,4 +1,4 @@
-import type { EventSink, ReceivedEvent } from '../../features/events/sink.js';
+import type { EventSink, ReceivedEvent } from '../../core/ports/event-sink.js';
 import { DECLARED_PROPERTIES, NUMBER_PROPERTIES as NUMBERS } from '../../generated/event-validator.js';
 
 /**

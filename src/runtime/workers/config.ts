@@ -1,9 +1,10 @@
 import { MAKE_A_KEY, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../core/config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../core/config/table.js';
 import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../core/config/vars.js';
-import { isRegionId, type RegionId } from '../../features/latency/regions.js';
-import type { Limits, Operation } from '../../core/ratelimit/limits.js';
+import { isRegionId, type RegionId } from '../../common/regions.js';
+import type { Limits } from '../../core/ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
+import type { Operation } from '../../core/ports/limiter-store.js';
 
 export type WorkersProbe = { kind: 'durable-object' } | { kind: 'url'; url: string };
 

@@ -1,8 +1,8 @@
 import { WINDOW_MS, windowOfKey } from '../../core/ratelimit/limits.js';
 import type { BoundOperation } from './config.js';
 import type { SharedStore } from '../../core/ratelimit/fallback-store.js';
-import type { WindowVerdict } from '../../core/ratelimit/store.js';
-import type { Clock } from '../../core/ports.js';
+import type { WindowVerdict } from '../../core/ports/limiter-store.js';
+import type { Clock } from '../../core/ports/clock.js';
 
 /**
  * The platform's rate-limiting binding, one per operation, each with its limit and a 60 s period

@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Clock } from '../../core/ports.js';
+import type { Clock } from '../../core/ports/clock.js';
 import type { SharedStore } from '../../core/ratelimit/fallback-store.js';
-import type { WindowHit } from '../../core/ratelimit/store.js';
+import type { WindowHit } from '../../core/ports/limiter-store.js';
 
 interface Window {
   count: number;

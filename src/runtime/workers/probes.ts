@@ -1,9 +1,9 @@
-import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../features/latency/probes.js';
-import type { RegionId } from '../../features/latency/regions.js';
-import type { Logger } from '../../core/ports.js';
+import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../core/ports/probe-client.js';
+import type { RegionId } from '../../common/regions.js';
 import { failureReason } from '../../core/failure-reason.js';
 import type { WorkersProbe } from './config.js';
 import type { RegionProbe } from './probe-durable-object.js';
+import type { Logger } from '../../core/ports/logger.js';
 
 /** Durable Object location hints (the platform's nine); both Asia-Pacific regions share one. */
 const LOCATION_HINT: Readonly<Record<RegionId, DurableObjectLocationHint>> = {

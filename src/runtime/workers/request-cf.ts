@@ -1,4 +1,4 @@
-import { coordinate, countryCode, text } from '../../core/net/geo.js';
+import { coordinate, countryCode, text } from '../../core/ports/geo-lookup.js';
 import type { ConnectionFacts } from '../../core/http/connection.js';
 
 /** The fields of `request.cf` read here; any may be absent, and none is trusted to be well-formed. */

@@ -1,5 +1,4 @@
-import type { Deadline } from '../../../features/dns/deadline.js';
-import { DnsFailure } from '../../../features/dns/errors.js';
+import { type Deadline, DnsFailure } from '../../../core/ports/dns-transport.js';
 
 export interface Settle {
   resolve(message: Uint8Array): void;

@@ -1,13 +1,14 @@
-import { DnsCache } from '../../../features/dns/cache.js';
-import { dohTransport } from '../../../features/dns/doh.js';
-import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../../features/dns/resolver.js';
-import type { DnsTransport } from '../../../features/dns/transport.js';
-import type { Clock, Logger } from '../../../core/ports.js';
+import { DnsCache } from '../../../engines/dns/cache.js';
+import { dohTransport } from '../../../engines/dns/doh.js';
+import { createResolver, type ResolverObserver, type ResolverRuntime } from '../../../engines/dns/resolver.js';
+import type { DnsTransport } from '../../../core/ports/dns-transport.js';
+import type { Clock } from '../../../core/ports/clock.js';
 import type { Config } from '../config.js';
 import { tcpTransport } from './tcp.js';
 import { pipelinedTcpTransport } from './tcp-pipelined.js';
 import { udpTransport } from './udp.js';
 import { sharedUdpTransport } from './udp-shared.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
 /** The transport for `NETDIAG_DNS_UPSTREAM`: UDP falls back to TCP on the same resolver for a truncated reply. */
 function upstreamTransport(upstream: Config['dnsUpstream'], timeoutMs: number): DnsTransport {

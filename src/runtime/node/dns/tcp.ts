@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
-import { DnsFailure } from '../../../features/dns/errors.js';
 import { failureReason } from '../../../core/failure-reason.js';
-import type { DnsTransport } from '../../../features/dns/transport.js';
+import { type DnsTransport, DnsFailure } from '../../../core/ports/dns-transport.js';
 import { exchangeOnce } from './exchange.js';
 
 /** A message behind its two-octet length, as DNS over TCP carries it (RFC 1035 §4.2.2). */

@@ -1,9 +1,8 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { DnsFailure } from '../../../features/dns/errors.js';
 import { failureReason } from '../../../core/failure-reason.js';
-import type { DnsTransport } from '../../../features/dns/transport.js';
-import { messageId } from '../../../features/dns/wire.js';
+import { type DnsTransport, DnsFailure } from '../../../core/ports/dns-transport.js';
+import { messageId } from '../../../engines/dns/wire.js';
 import { exchangeOnce, type Settle } from './exchange.js';
 
 /** Long-lived sockets per upstream: enough to spread replies over several receive buffers. */

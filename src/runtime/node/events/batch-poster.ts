@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { BatchPoster } from '../../../features/events/http-sink.js';
+import type { BatchPoster } from '../../../engines/events/http-sink.js';
 
 /**
  * The events sink's POST on Node, through undici's `request` rather than `fetch`: the same

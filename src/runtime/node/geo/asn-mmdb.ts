@@ -1,4 +1,4 @@
-import { text, type AsnLookup } from '../../../core/net/geo.js';
+import { text, type AsnLookup } from '../../../core/ports/geo-lookup.js';
 import { openMmdb } from './mmdb.js';
 
 /** An operator's MaxMind GeoLite2/GeoIP2 ASN file (`NETDIAG_GEOIP_ASN`). */

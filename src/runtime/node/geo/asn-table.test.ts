@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { embeddedAsnPaths } from '../../../../scripts/geo/sources.js';
-import { text } from '../../../core/net/geo.js';
+import { text } from '../../../core/ports/geo-lookup.js';
 import { parseAddress } from '../../../core/net/address.js';
 import { embeddedAsn } from './asn-table.js';
 

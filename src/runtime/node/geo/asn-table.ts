@@ -11,7 +11,7 @@
 // UTF-8; the records, an AS number and a name's offset each; then each family's ranges. Where the
 // source data has no range, a range points at NO_RECORD.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { text, type AsnLookup, type NetworkInformation } from '../../../core/net/geo.js';
+import { text, type AsnLookup, type NetworkInformation } from '../../../core/ports/geo-lookup.js';
 import { addressWords, compiledDataPath, compiledTableError } from './compiled.js';
 import { FAMILY_WORDS, HEADER_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
 

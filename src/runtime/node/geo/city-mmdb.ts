@@ -1,5 +1,5 @@
 import type { ParsedAddress } from '../../../core/net/address.js';
-import { coordinate, countryCode, text, type CityLookup } from '../../../core/net/geo.js';
+import { coordinate, countryCode, text, type CityLookup } from '../../../core/ports/geo-lookup.js';
 import { openMmdb } from './mmdb.js';
 
 type Record = globalThis.Record<string, unknown>;

@@ -25,7 +25,7 @@
 // (MaxMind's libmaxminddb) would.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ParsedAddress } from '../../../core/net/address.js';
-import type { CityLookup, LocationInformation } from '../../../core/net/geo.js';
+import type { CityLookup, LocationInformation } from '../../../core/ports/geo-lookup.js';
 import { addressWords, compiledDataPath, compiledTableError } from './compiled.js';
 import { FAMILY_WORDS, HEADER_WORDS, NO_RECORD, rangeFinder, readFamily, wordsAt } from './range-blocks.js';
 

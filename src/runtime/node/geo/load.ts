@@ -1,4 +1,4 @@
-import type { AsnLookup, CityLookup } from '../../../core/net/geo.js';
+import type { AsnLookup, CityLookup } from '../../../core/ports/geo-lookup.js';
 import { ConfigError, type Config } from '../config.js';
 import { embeddedAsn } from './asn-table.js';
 import { maxmindAsn } from './asn-mmdb.js';

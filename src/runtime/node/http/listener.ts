@@ -6,9 +6,9 @@ import { drainStreamBody } from '../../../core/http/bounded-read.js';
 import { detachedProblem, headerPairs } from '../../../core/http/respond.js';
 import type { BodyBytes, BodyDrained, HttpReply, HttpRequest } from '../../../core/http/types.js';
 import type { ConnectionFacts } from '../../../core/http/connection.js';
-import type { Logger } from '../../../core/ports.js';
 import { nodeConnection } from './connection.js';
 import { readNodeBody } from './read-body.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
 type Incoming = IncomingMessage | Http2ServerRequest;
 type Outgoing = ServerResponse | Http2ServerResponse;

@@ -1,7 +1,7 @@
 import type { SharedStore } from '../../../core/ratelimit/fallback-store.js';
 import type { MemoryLimiterStore } from '../../../core/ratelimit/memory-store.js';
-import type { WindowHit } from '../../../core/ratelimit/store.js';
-import type { Clock } from '../../../core/ports.js';
+import type { WindowHit } from '../../../core/ports/limiter-store.js';
+import type { Clock } from '../../../core/ports/clock.js';
 
 /** An IPC channel: a cluster worker's `process`, or the primary's `Worker` / `ChildProcess`. */
 export interface Channel {

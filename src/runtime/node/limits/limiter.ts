@@ -2,11 +2,12 @@ import cluster from 'node:cluster';
 import { hash, randomBytes } from 'node:crypto';
 import { FallbackLimiterStore } from '../../../core/ratelimit/fallback-store.js';
 import { MemoryLimiterStore } from '../../../core/ratelimit/memory-store.js';
-import type { LimiterStore } from '../../../core/ratelimit/store.js';
-import type { Clock, Logger } from '../../../core/ports.js';
+import type { LimiterStore } from '../../../core/ports/limiter-store.js';
+import type { Clock } from '../../../core/ports/clock.js';
 import { ClusterLimiterStore, type Channel } from './cluster-store.js';
 import type { Config } from '../config.js';
 import { RedisLimiterStore } from './redis-store.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
 /** Deadline of one shared-store call and the retry period of a failed store (docs/api.md). */
 const SHARED_STORE = { timeoutMs: 100, retryMs: 1_000 } as const;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { SharedStore } from '../../../core/ratelimit/fallback-store.js';
-import type { WindowHit } from '../../../core/ratelimit/store.js';
-import type { Clock } from '../../../core/ports.js';
+import type { WindowHit } from '../../../core/ports/limiter-store.js';
+import type { Clock } from '../../../core/ports/clock.js';
 import { failureReason } from '../../../core/failure-reason.js';
 
 /**

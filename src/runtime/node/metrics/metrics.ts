@@ -5,14 +5,14 @@
 // about, a User-Agent or a body: routes are patterns, methods a fixed set, regions and
 // operations fixed lists.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ResolverObserver, ResolverRuntime } from '../../../features/dns/resolver.js';
-import { HttpEventSink } from '../../../features/events/http-sink.js';
-import type { EventSink } from '../../../features/events/sink.js';
-import type { Metrics } from '../../../core/metrics.js';
-import type { RegionId } from '../../../features/latency/regions.js';
-import { OPERATIONS } from '../../../core/ratelimit/limits.js';
+import type { ResolverObserver, ResolverRuntime } from '../../../engines/dns/resolver.js';
+import { HttpEventSink } from '../../../engines/events/http-sink.js';
+import type { EventSink } from '../../../core/ports/event-sink.js';
+import type { Metrics } from '../../../core/ports/metrics.js';
+import type { RegionId } from '../../../common/regions.js';
 import type { NodeLimiter } from '../limits/limiter.js';
 import type { NodeProbes } from '../probes/client.js';
+import { OPERATIONS } from '../../../core/ports/limiter-store.js';
 
 /** Request durations from a cached answer (tens of µs) to a slow upstream or upload (seconds). */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -4,8 +4,8 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../../core/ports.js';
 import { failureReason } from '../../../core/failure-reason.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
 export interface MetricsServer {
   port: number;

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { ProbeUnavailable, type LatencyProbes } from '../../../features/latency/probes.js';
-import type { RegionId } from '../../../features/latency/regions.js';
-import type { Logger } from '../../../core/ports.js';
+import { ProbeUnavailable, type LatencyProbes } from '../../../core/ports/probe-client.js';
+import type { RegionId } from '../../../common/regions.js';
 import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from './server.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
 export const PROBE_TIMING = {
   /** Whole budget of one measurement, a reconnect included: past it the probe is 503. */

@@ -1,14 +1,14 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ProbeConfig } from '../config.js';
-import type { Logger } from '../../../core/ports.js';
 import { randomUUID } from 'node:crypto';
 import { detachedProblem } from '../../../core/http/respond.js';
 import type { ProblemCode } from '../../../core/http/problems.js';
-import { PROBE_PATH } from '../../../features/latency/probes.js';
+import { PROBE_PATH } from '../../../core/ports/probe-client.js';
 import { MAX_HEADER_BYTES, checkingInterval, clientErrorHandler, listen } from '../http/server.js';
+import type { Logger } from '../../../core/ports/logger.js';
 
-export { PROBE_PATH } from '../../../features/latency/probes.js';
+export { PROBE_PATH } from '../../../core/ports/probe-client.js';
 /**
  * How long the probe holds an idle connection open. Far longer than the service's 5 s: the
  * edge keeps one connection per region open on purpose and exercises it every 15 s.

@@ -1,0 +1,118 @@
+// `netdiag rpm` as a process: against the real server over TLS with HTTP/2 on loopback (what holds
+// on any machine: the report's shape and what it rests on, never its figures), and against a FAKE
+// server (support/fake-rpm-server.ts) for a configuration that is not one and a server that stalls.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../support/doh-relay.js';
+import { startFakeRpmServer } from '../support/fake-rpm-server.js';
+import { runCli } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireCommands } from '../support/system.js';
+
+const withOpenssl = requireCommands('netdiag rpm', ['openssl'], 'openssl');
+
+interface DirectionReport {
+  rpm: number | null;
+  mbps: number;
+  connections: number;
+  intervals: number;
+  stable: boolean;
+  confidence: string;
+  probes: { foreign: number; self: number; lost: number };
+  duration_ms: number;
+}
+
+interface RpmReport {
+  rpm: number | null;
+  rpm_p90: number | null;
+  rating: string | null;
+  download_rpm: number | null;
+  upload_rpm: number | null;
+  download_mbps: number;
+  upload_mbps: number;
+  stable: boolean;
+  confidence: string;
+  download: DirectionReport;
+  upload: DirectionReport;
+}
+
+describe.skipIf(!withOpenssl)('netdiag rpm', () => {
+  const cert = withOpenssl ? selfSignedCertificate() : { certFile: '', keyFile: '' };
+  // The CLI trusts the suite's certificate as an operator's own CA would be trusted.
+  const trust = { NODE_EXTRA_CA_CERTS: cert.certFile };
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ NETDIAG_TLS_CERT: cert.certFile, NETDIAG_TLS_KEY: cert.keyFile });
+  });
+  afterAll(() => server.close());
+
+  it('measures both directions against the deployment\'s /.well-known/nq, within the limits a default deployment sets', async () => {
+    const run = await runCli(['rpm', '--url', `https://127.0.0.1:${String(server.port)}`, '--json'], trust, 90_000);
+    expect(run.code, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout) as RpmReport;
+    for (const d of [r.download, r.upload]) {
+      expect(d.rpm).toBeGreaterThan(0);
+      expect(d.mbps).toBeGreaterThan(0);
+      expect(d.connections).toBeGreaterThanOrEqual(1);
+      expect(d.connections).toBeLessThanOrEqual(16);
+      // Each direction ends by the rules (stable) or at its 20 s bound.
+      expect(d.duration_ms).toBeLessThanOrEqual(21_000);
+      expect(d.stable || d.duration_ms >= 19_000).toBe(true);
+      expect(d.probes.foreign).toBeGreaterThan(0);
+      expect(d.probes.self).toBeGreaterThan(0);
+      expect(['low', 'medium', 'high']).toContain(d.confidence);
+    }
+    expect(r.download_rpm).toBe(r.download.rpm);
+    expect(r.upload_rpm).toBe(r.upload.rpm);
+    expect(r.rpm).toBeGreaterThan(0);
+    // The test's one figure is the mean of its two directions'.
+    expect(Math.abs((r.rpm ?? 0) - ((r.download_rpm ?? 0) + (r.upload_rpm ?? 0)) / 2)).toBeLessThanOrEqual(1);
+    expect(r.rpm_p90).toBeLessThanOrEqual(r.rpm ?? 0);
+    expect(['poor', 'fair', 'good', 'excellent']).toContain(r.rating);
+    expect(r.stable).toBe(r.download.stable && r.upload.stable);
+  }, 120_000);
+
+  it('a configuration that is not one: exit 1 naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ version: 2, urls: {} }, '"version" must be 1, got 2'],
+      [{ version: 1, urls: { small_download_url: 'https://a.test/s', upload_url: 'https://a.test/u' } }, '"urls.large_download_url" is missing (nor is there "urls.large_https_download_url")'],
+      [{ version: 1, urls: { small_download_url: 'https://a.test/s', large_download_url: 'http://a.test/l', upload_url: 'https://a.test/u' } }, '"urls.large_download_url" must be an https URL'],
+      [{ version: 1, urls: { small_download_url: 'https://a.test/s', large_download_url: 'https://b.test/l', upload_url: 'https://a.test/u' } }, 'the three URLs must share one host, got a.test, b.test'],
+      ['<html>not json</html>', 'is not JSON'],
+    ];
+    for (const [config, message] of cases) {
+      const fake = await startFakeRpmServer(cert, () => config);
+      try {
+        const run = await runCli(['rpm', '--config', `${fake.origin}/.well-known/nq`], trust, 30_000);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(message);
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+      } finally {
+        await fake.close();
+      }
+    }
+  }, 60_000);
+
+  it('a server whose large download sends nothing: exit 1 saying it stalled, within the timeout\'s bound', async () => {
+    const fake = await startFakeRpmServer(cert, (origin) => ({ version: 1, urls: { small_download_url: `${origin}/small`, large_download_url: `${origin}/large`, upload_url: `${origin}/upload` } }));
+    try {
+      const started = Date.now();
+      const run = await runCli(['rpm', '--config', `${fake.origin}/.well-known/nq`, '--timeout', '2'], trust, 30_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('nothing moved for 2 s: the server stalled');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await fake.close();
+    }
+  }, 40_000);
+
+  it('an http:// deployment is refused at once with why', async () => {
+    const fake = await startFakeRpmServer(cert, () => ({ version: 1, urls: { small_download_url: 'http://a.test/s', large_download_url: 'http://a.test/l', upload_url: 'http://a.test/u' } }));
+    try {
+      const run = await runCli(['rpm', '--config', `${fake.origin}/.well-known/nq`], trust, 30_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('must be an https URL (the test runs over HTTP/2 with TLS)');
+    } finally {
+      await fake.close();
+    }
+  }, 40_000);
+});

@@ -1,0 +1,140 @@
+// The monitor's dns, families and latency checks (issue 52) against a real netdiag server: a DNS
+// answer that changes (Knot's record replaced through knotc) alerts after `alert_after` runs in a
+// row and recovers when the answer comes back; an IPv6 origin that stops answering alerts as a
+// family that stopped working; a latency check records the client's round trip. Alerts go to a
+// plain JSON webhook, the third channel beside Apprise and ntfy.
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKnot, type Knot } from '../support/knot.js';
+import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
+import { startTestServer } from '../support/server.js';
+import { requireCommands } from '../support/system.js';
+import { freePort } from '../support/wait.js';
+
+const ready = requireCommands('netdiag monitor checks', ['knotd', 'knotc'], 'knot');
+
+interface Notice {
+  kind: string;
+  title: string;
+  body: string;
+  check: string;
+}
+
+const stop = async (monitor: MonitorProcess) => {
+  if (monitor.child.exitCode !== null) return;
+  monitor.child.kill('SIGTERM');
+  await once(monitor.child, 'exit');
+};
+
+describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", () => {
+  let dir: string;
+  let knot: Knot;
+  let hook: Server;
+  let hookUrl: string;
+  const notices: Notice[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-checks-'));
+    knot = await startKnot();
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        notices.push(JSON.parse(body) as Notice);
+        res.end();
+      });
+    });
+    hook.listen(0, '127.0.0.1');
+    await once(hook, 'listening');
+    hookUrl = `http://127.0.0.1:${String((hook.address() as { port: number }).port)}/hook`;
+  });
+  afterAll(async () => {
+    hook.close();
+    await knot.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const configFile = (name: string, servers: string, checks: string): string => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, `servers: [${servers}]\ndatabase: ${join(dir, `${name}.db`)}\nlisten: off\nchecks:\n${checks}notify: ["${hookUrl}"]\n`);
+    return file;
+  };
+  const noticesOf = (check: string) => notices.filter((n) => n.check === check);
+
+  it('a DNS answer that changes: one alert after two runs with the new answer, naming both; one recovery when it is back; every run in the history', async () => {
+    const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_RATE_LIMITS: 'dns=100000' });
+    // zero.example.test has a TTL of 0: no cache between the monitor and Knot's current answer.
+    const file = configFile('dns', server.url, '  - name: answer\n    run: dns\n    query: zero.example.test\n    type: A\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { answers: unchanged, response_code: "= no_error" }\n    alert_after: 2\n');
+    const monitor = startMonitor(file);
+    const runs = () => runLinesOf(monitor.lines, 'answer');
+    try {
+      await until('two runs with the first answer', () => runs().length >= 2, 30_000, monitor.lines);
+      knot.setAddress('zero', '192.0.2.99', 0);
+      await until('the alert', () => noticesOf('answer').length >= 1, 30_000, monitor.lines);
+      const atAlert = runs().length;
+      await until('a further changed run', () => runs().length > atAlert, 30_000, monitor.lines);
+      knot.setAddress('zero', '192.0.2.40', 0);
+      await until('the recovery', () => noticesOf('answer').length >= 2, 30_000, monitor.lines);
+    } finally {
+      await stop(monitor);
+      await server.close();
+    }
+    const [alert, recovery, ...more] = noticesOf('answer');
+    expect(more).toEqual([]);
+    expect(alert).toMatchObject({ kind: 'alert', title: `netdiag monitor: answer on ${server.url}: 2 breaches in a row`, body: '- answers "192.0.2.99" (expected unchanged from "192.0.2.40")' });
+    expect(recovery).toMatchObject({ kind: 'recovery', title: `netdiag monitor: answer on ${server.url} recovered` });
+    const db = new DatabaseSync(join(dir, 'dns.db'), { readOnly: true });
+    const rows = (db.prepare("SELECT figures FROM runs WHERE check_name = 'answer' ORDER BY id").all() as { figures: string }[]).map((r) => JSON.parse(r.figures) as { answers: string; answer_count: number });
+    db.close();
+    expect(rows).toHaveLength(runs().length);
+    expect(rows[0]).toEqual({ response_code: 'no_error', answers: '192.0.2.40', answer_count: 1 });
+    expect(rows.some((r) => r.answers === '192.0.2.99')).toBe(true);
+    expect(rows.at(-1)?.answers).toBe('192.0.2.40');
+  }, 120_000);
+
+  it('a family that stops working: IPv6 through its own origin answers, then does not; one alert naming the state', async () => {
+    const v6Port = await freePort();
+    const v6 = await startTestServer({ PORT: String(v6Port), HOST: '::1', NETDIAG_RATE_LIMITS: 'ip=100000' });
+    const port = await freePort();
+    const main = await startTestServer({ PORT: String(port), HOST: '127.0.0.1', NETDIAG_RATE_LIMITS: 'ip=100000', NETDIAG_IPV4_URL: `http://127.0.0.1:${String(port)}`, NETDIAG_IPV6_URL: `http://[::1]:${String(v6Port)}` });
+    const file = configFile('families', main.url, '  - name: both families\n    run: families\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { ipv4: "= ok", ipv6: "= ok" }\n    alert_after: 2\n');
+    const monitor = startMonitor(file);
+    const runs = () => runLinesOf(monitor.lines, 'both families');
+    try {
+      await until('two runs with both families', () => runs().length >= 2, 30_000, monitor.lines);
+      await v6.close();
+      await until('the alert', () => noticesOf('both families').length >= 1, 40_000, monitor.lines);
+    } finally {
+      await stop(monitor);
+      await main.close();
+      await v6.close();
+    }
+    const [alert, ...more] = noticesOf('both families');
+    expect(more).toEqual([]);
+    expect(alert?.body).toBe('- ipv6 "failed" (expected = ok)');
+    expect(runs()[0]).toMatch(/: ipv4 ok, ipv6 ok, ipv4_ms [0-9.]+, ipv6_ms [0-9.]+$/);
+  }, 120_000);
+
+  it("a latency check records the client's round trip to the server", async () => {
+    const server = await startTestServer({ NETDIAG_RATE_LIMITS: 'probe=100000' });
+    const file = configFile('latency', server.url, '  - name: round trip\n    run: latency\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { client_to_api_rtt_ms: "< 1000" }\n');
+    const monitor = startMonitor(file);
+    try {
+      await until('a run', () => runLinesOf(monitor.lines, 'round trip').length >= 1, 30_000, monitor.lines);
+    } finally {
+      await stop(monitor);
+      await server.close();
+    }
+    const db = new DatabaseSync(join(dir, 'latency.db'), { readOnly: true });
+    const row = db.prepare('SELECT ok, figures, breaches FROM runs ORDER BY id LIMIT 1').get() as { ok: number; figures: string; breaches: string };
+    db.close();
+    expect(row.ok).toBe(1);
+    expect(JSON.parse(row.breaches), row.figures).toEqual([]);
+    expect((JSON.parse(row.figures) as { client_to_api_rtt_ms: number }).client_to_api_rtt_ms).toBeGreaterThan(0);
+  }, 60_000);
+});

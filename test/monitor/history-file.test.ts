@@ -1,0 +1,101 @@
+// `netdiag monitor import` and `export` (issue 52): a person moves their results between the page
+// and the monitor through the page's own history file. A file the page exports (its JSON, with a
+// watch summary) is taken in as runs, once however often it is imported; the monitor's export of
+// those runs and of a speed test it ran itself reads back in the page's own import
+// (web/history.ts parseHistory) as the same results; a file with a fault is refused whole.
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../src/common/speedtest/history-file.js';
+import type { SharedResult } from '../../src/common/speedtest/share.js';
+import { parseHistory } from '../../web/history.js';
+import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
+import { runCli } from '../support/process.js';
+import { startTestServer } from '../support/server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-file-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A time `days` before now, to the second (a page result keeps seconds). */
+const daysAgo = (days: number) => Math.floor((Date.now() - days * 86_400_000) / 1000) * 1000;
+const FULL: SharedResult = { at: daysAgo(3), mode: 'full', downloadBps: 91_400_000, uploadBps: 18_250_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 48, loadedUpMs: 95.5, lossPercent: 0.5 };
+const LIGHT: SharedResult = { at: daysAgo(2), mode: 'light', downloadBps: 40_000_000, latencyMs: 20 };
+const WATCH = { at: daysAgo(1), interval_s: 5, duration_s: 60, targets: [{ target: 'server', label: 'server', median_ms: 10, p95_ms: 12, jitter_ms: 1, polls: 12, failed: 0, refused: 0 }] };
+
+describe("netdiag monitor import and export: the page's history file", () => {
+  it('imports a page file once, exports it with a run of its own, and the page reads the export back as the same results', async () => {
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const config = join(dir, 'monitor.yaml');
+    writeFileSync(config, `servers: [${server.url}]\ndatabase: ${join(dir, 'monitor.db')}\nlisten: off\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n`);
+    const pageFile = join(dir, 'page-history.json');
+    writeFileSync(pageFile, historyFileJson([FULL, LIGHT], [WATCH]));
+    const original = parseHistoryFile(historyFileJson([FULL, LIGHT]));
+    if (!original.ok) throw new Error(original.reason);
+
+    const first = await runCli(['monitor', 'import', pageFile, '--config', config]);
+    expect(first.stderr).toBe(`netdiag monitor: 2 results of ${pageFile} imported as runs of "page" on page; its 1 watch summary left out (the monitor keeps no watches)\n`);
+    expect(first.code).toBe(0);
+    const again = await runCli(['monitor', 'import', pageFile, '--config', config]);
+    expect(again.stderr).toBe(`netdiag monitor: 0 results of ${pageFile} imported as runs of "page" on page; 2 already there; its 1 watch summary left out (the monitor keeps no watches)\n`);
+
+    // One speed test of the monitor's own.
+    const monitor = startMonitor(config);
+    try {
+      await until('a run', () => runLinesOf(monitor.lines, 'line speed').length >= 1, 60_000, monitor.lines);
+    } finally {
+      monitor.child.kill('SIGTERM');
+      await once(monitor.child, 'exit');
+      await server.close();
+    }
+    const history = JSON.parse((await runCli(['monitor', 'history', '--json', '--config', config])).stdout) as { check: string; source: string; figures: Record<string, unknown> }[];
+    expect(history.map((r) => [r.check, r.source])).toEqual([
+      ['page', 'import'],
+      ['page', 'import'],
+      ...history.slice(2).map(() => ['line speed', 'monitor']),
+    ]);
+    // Named as `netdiag speedtest --json` names them, the grade derived as the page derives it.
+    expect(history[0]?.figures).toMatchObject({ mode: 'full', download_mbps: 91.4, upload_mbps: 18.25, download_loaded_latency_ms: 48, upload_loaded_latency_ms: 95.5, packet_loss_percent: 0.5, bufferbloat_grade: 'C', loaded_latency_increase_ms: 83 });
+
+    for (const format of [[], ['--csv']]) {
+      const exported = await runCli(['monitor', 'export', '--config', config, ...format]);
+      expect(exported.code).toBe(0);
+      const read = parseHistory(exported.stdout);
+      if (!read.ok) throw new Error(read.reason);
+      expect(read.results.slice(0, 2)).toEqual(original.results);
+      const own = read.results.slice(2);
+      expect(own).toHaveLength(history.length - 2);
+      expect(own[0]?.mode).toBe('light');
+      expect(own[0]?.downloadBps).toBeGreaterThan(0);
+    }
+    const onlyPage = await runCli(['monitor', 'export', '--check', 'page', '--csv', '--config', config]);
+    expect(onlyPage.stdout).toBe(historyFileCsv(original.results));
+    expect(onlyPage.stderr).toBe('netdiag monitor: 2 speed tests exported\n');
+  }, 90_000);
+
+  it('leaves out results older than keep, saying how many, rather than import what the next run deletes', async () => {
+    const config = join(dir, 'keep.yaml');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${join(dir, 'keep.db')}\nkeep: 30d\nlisten: off\nchecks:\n  - name: x\n    run: rpm\n    every: 1h\n`);
+    const file = join(dir, 'old.json');
+    writeFileSync(file, historyFileJson([{ ...FULL, at: daysAgo(40) }, LIGHT]));
+    const done = await runCli(['monitor', 'import', file, '--config', config]);
+    expect(done.stderr).toBe(`netdiag monitor: 1 result of ${file} imported as runs of "page" on page; 1 older than keep (30d) left out\n`);
+    const listed = JSON.parse((await runCli(['monitor', 'history', '--json', '--config', config])).stdout) as { started_at: string }[];
+    expect(listed.map((r) => Date.parse(r.started_at))).toEqual([LIGHT.at]);
+  });
+
+  it('refuses a file with a fault whole, naming the result and the field, and adds nothing', async () => {
+    const config = join(dir, 'bad.yaml');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${join(dir, 'bad.db')}\nlisten: off\nchecks:\n  - name: x\n    run: rpm\n    every: 1h\n`);
+    const file = join(dir, 'bad.csv');
+    writeFileSync(file, historyFileCsv([FULL, LIGHT]).replace(',40,', ',-40,'));
+    const refused = await runCli(['monitor', 'import', file, '--config', config]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`netdiag monitor: ${file} was not imported: result 2: its download_mbps is not a number of zero or more\n`);
+    const listed = await runCli(['monitor', 'history', '--json', '--config', config]);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+});

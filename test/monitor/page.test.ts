@@ -1,0 +1,146 @@
+// The monitor's local page (issue 52) in Debian's chromium, served by a running `netdiag monitor`
+// with runs of its own against a real server and a page history imported: a card per check with
+// its state (a speed test meeting its expectations, a families check whose alert is out), the
+// page's trend chart of the speed tests, every run read in the table newest first; no axe
+// violation at desktop and phone width, light and dark; in Arabic the page runs right to left with
+// each figure isolated. A request naming the monitor by another name is refused (DNS rebinding).
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyFileJson } from '../../src/common/speedtest/history-file.js';
+import { addAxe, axeViolations } from '../support/axe.js';
+import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
+import { runCli } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireCommands } from '../support/system.js';
+import { freePort } from '../support/wait.js';
+
+const ready = requireCommands("the monitor's page in chromium", ['chromium'], 'chromium');
+
+/** A page's history of the four days before today (within the page's 30): a chart needs two results at least. */
+const imported = [4, 3, 2, 1].map((daysAgo) => ({ at: Math.floor((Date.now() - daysAgo * 86_400_000) / 1000) * 1000, mode: 'full' as const, downloadBps: (84 - daysAgo) * 1e6, uploadBps: 20e6, latencyMs: 12, loadedDownMs: 44 - daysAgo, loadedUpMs: 50 }));
+
+/** GET `path` of the monitor with `host` as its Host header; the status. */
+function statusWithHost(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { Host: host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.skipIf(!ready)("the monitor's local page", () => {
+  let dir: string;
+  let server: TestServer;
+  let monitor: MonitorProcess;
+  let browser: Browser;
+  let url: string;
+  let port: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-page-'));
+    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    port = await freePort();
+    url = `http://127.0.0.1:${String(port)}/`;
+    const config = join(dir, 'monitor.yaml');
+    writeFileSync(
+      config,
+      `servers: [${server.url}]\ndatabase: ${join(dir, 'monitor.db')}\nlisten: 127.0.0.1:${String(port)}\nhosts: [monitor.example.lan]\nchecks:\n` +
+        `  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "*/2 * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 0.001" }\n` +
+        // The test server has no IPv6 origin: IPv6 is "unchecked", a breach, and the alert goes out at once.
+        `  - name: both families\n    run: families\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { ipv6: "= ok" }\n    alert_after: 1\n`,
+    );
+    const file = join(dir, 'page.json');
+    writeFileSync(file, historyFileJson(imported));
+    expect((await runCli(['monitor', 'import', file, '--config', config, '--check', 'line speed', '--server', server.url])).code).toBe(0);
+    monitor = startMonitor(config);
+    await until('two speed tests and a families check', () => runLinesOf(monitor.lines, 'line speed').length >= 2 && runLinesOf(monitor.lines, 'both families').length >= 1, 60_000, monitor.lines);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser.close();
+    monitor.child.kill('SIGTERM');
+    await once(monitor.child, 'exit');
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows each check's state, the speed tests' trend and every run read, newest first", async () => {
+    const page = await browser.newPage();
+    try {
+      // The history the page read, as it read it.
+      const answered = page.waitForResponse((res) => res.url().endsWith('/history.json'));
+      await page.goto(url);
+      const read = ((await (await answered).json()) as { runs: unknown[] }).runs;
+      await page.waitForSelector('#monitor-runs-section:not([hidden])');
+      const cards = await page.$$eval('#monitor-checks li', (items) => items.map((li) => ({ name: li.querySelector('h3')?.textContent, state: li.dataset.state, text: li.querySelector('.state')?.textContent })));
+      expect(cards.map((c) => [c.name, c.state])).toEqual([
+        ['line speed', 'ok'],
+        ['both families', 'alerting'],
+      ]);
+      expect(cards[0]?.text).toBe('Meeting every expectation');
+      expect(cards[1]?.text).toMatch(/^Alert sent: \d+ breaches in a row$/);
+      // The page's own trend chart, over the imported results and the monitor's own.
+      expect(await page.$eval('#monitor-charts figcaption', (c) => c.textContent)).toBe(`line speed on ${server.url}`);
+      expect(await page.$$eval('#monitor-charts svg polyline.trend', (lines) => lines.length)).toBeGreaterThanOrEqual(3);
+      // Every run the page read, newest first, the imported four marked so.
+      const rows = await page.$$eval('#monitor-runs tbody tr', (trs) => (trs as HTMLTableRowElement[]).map((tr) => ({ result: tr.cells[3]?.textContent ?? '', ok: tr.dataset.ok })));
+      expect(rows).toHaveLength(read.length);
+      expect(rows.filter((r) => r.result.endsWith('(imported from the page)'))).toHaveLength(4);
+      expect(rows.at(-1)?.result).toMatch(/^download_mbps 80, upload_mbps 20, latency_ms 12/);
+      expect(rows.some((r) => r.ok === 'true' && /^download_mbps [0-9.]+/.test(r.result) && !r.result.includes('imported'))).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([
+    [1280, 'light'],
+    [390, 'dark'],
+  ] as const)('at %s px in %s: no axe violation', async (width, colorScheme) => {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, bypassCSP: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector('#monitor-charts svg polyline');
+      await addAxe(page);
+      expect(await axeViolations(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('in Arabic: right to left, its words translated, each figure isolated as one left-to-right unit', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${url}?lang=ar`);
+      await page.waitForSelector('#monitor-runs-section:not([hidden])');
+      expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(['ar', 'rtl']);
+      expect(await page.textContent('#now-h')).toBe('الآن');
+      const last = (await page.$$eval('#monitor-checks li p', (ps) => ps.map((p) => p.textContent))).find((text) => text.includes('download_mbps')) ?? '';
+      // FSI … PDI around "download_mbps 12.3" (UAX #9): otherwise the number and name swap sides.
+      // (Name and value are each isolated within it too.)
+      expect(last).toMatch(/\u2068[\u2068\u2069]*download_mbps[\u2068\u2069]* [\u2068\u2069]*[0-9.]+[\u2068\u2069]*\u2069/);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('refuses a request that names the monitor by a name it was not given, so a web page cannot read the history through DNS rebinding', async () => {
+    expect(await statusWithHost(port, '/history.json', 'attacker.example')).toBe(403);
+    expect(await statusWithHost(port, '/history.json', `attacker.example:${String(port)}`)).toBe(403);
+    expect(await statusWithHost(port, '/history.json', `localhost:${String(port)}`)).toBe(200);
+    expect(await statusWithHost(port, '/metrics', `127.0.0.1:${String(port)}`)).toBe(200);
+    // A name the configuration gives (hosts), for a scrape or a bookmark by name.
+    expect(await statusWithHost(port, '/metrics', `monitor.example.lan:${String(port)}`)).toBe(200);
+    expect(await statusWithHost(port, '/metrics', `other.example.lan:${String(port)}`)).toBe(403);
+  });
+});
