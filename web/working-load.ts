@@ -17,12 +17,14 @@ import {
   bodyTiming,
   SAMPLE_MS,
   STREAMS,
+  UPLOAD_ANSWER_GRACE_MS,
   type DirectionMeasure,
   type LoadProfile,
   type Progress,
   type Received,
   type RoundTrip,
 } from '../src/common/speedtest/working.js';
+import { settledWithin } from '../src/common/settled-within.js';
 import { problemText, type ProblemDoc } from './dom.js';
 
 export type Direction = 'download' | 'upload';
@@ -128,9 +130,10 @@ async function downloadStream(url: string, counter: Counter, signal: AbortSignal
   }
 }
 
-async function uploadStream(stream: number, zeros: Blob, counter: Counter, signal: AbortSignal): Promise<void> {
+/** Uploads one after another until `starting` is aborted; each in flight ends with its answer or `signal`. */
+async function uploadStream(stream: number, zeros: Blob, counter: Counter, starting: AbortSignal, signal: AbortSignal): Promise<void> {
   let bytes = Math.min(FIRST_UPLOAD_BYTES, zeros.size);
-  while (!signal.aborted) {
+  while (!starting.aborted) {
     const started = performance.now();
     const res = await checked(await fetch('/__up', { method: 'POST', body: zeros.slice(0, bytes), cache: 'no-store', signal }));
     await res.arrayBuffer();
@@ -191,17 +194,17 @@ async function probeLoop(during: Direction | 'idle', began: number, gapMs: numbe
 }
 
 /**
- * Round trips beside the load until the direction stops: one started every `gapMs` while fewer
- * than PROBES_IN_FLIGHT are waiting for their answers, each settled through `guarded`.
+ * Round trips beside the load until `starting` is aborted: one started every `gapMs` while fewer
+ * than PROBES_IN_FLIGHT are waiting for their answers (or for `signal`), each settled through `guarded`.
  */
-async function pacedProbes(during: Direction, began: number, gapMs: number, roundTrips: RoundTrip[], signal: AbortSignal, guarded: (run: Promise<void>) => Promise<void>): Promise<void> {
+async function pacedProbes(during: Direction, began: number, gapMs: number, roundTrips: RoundTrip[], starting: AbortSignal, signal: AbortSignal, guarded: (run: Promise<void>) => Promise<void>): Promise<void> {
   const inFlight = new Set<Promise<void>>();
-  for (let n = 0; !signal.aborted; n++) {
+  for (let n = 0; !starting.aborted; n++) {
     if (inFlight.size < PROBES_IN_FLIGHT) {
       const one: Promise<void> = guarded(probe(during, n, began, roundTrips, signal)).finally(() => inFlight.delete(one));
       inFlight.add(one);
     }
-    await pause(gapMs, signal);
+    await pause(gapMs, starting);
   }
   await Promise.all(inFlight);
 }
@@ -244,7 +247,10 @@ function failureOf(err: unknown, signal: AbortSignal): LoadError | undefined {
 export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   const { direction, profile } = options;
   const stop = new AbortController();
+  // Aborted when the direction ends: nothing more is started; what is in flight goes on until `stop`.
+  const starting = new AbortController();
   const cancel = () => {
+    starting.abort();
     stop.abort();
   };
   options.signal.addEventListener('abort', cancel);
@@ -257,14 +263,17 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   let failure: LoadError | undefined;
   const guarded = (run: Promise<void>) =>
     run.catch((err: unknown) => {
-      failure ??= failureOf(err, stop.signal);
+      // After the direction's end, an upload given its grace that fails (a server's body deadline
+      // may end one a stall held back, 408) is only not counted (UPLOAD_ANSWER_GRACE_MS).
+      failure ??= failureOf(err, starting.signal);
+      starting.abort();
       stop.abort();
     });
   // One body of zeros for every upload, sliced (a Blob slice shares its bytes).
   const zeros = direction === 'upload' ? new Blob([new Uint8Array(Math.min(options.maxBytes, MAX_UPLOAD_BYTES))]) : undefined;
   const url = `/__down?bytes=${String(options.maxBytes)}`;
-  const running = Array.from({ length: STREAMS }, (_, i) => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(i, zeros, counter, stop.signal)));
-  running.push(pacedProbes(direction, began, probeGapMs(profile), roundTrips, stop.signal, guarded));
+  const running = Array.from({ length: STREAMS }, (_, i) => guarded(zeros === undefined ? downloadStream(url, counter, stop.signal) : uploadStream(i, zeros, counter, starting.signal, stop.signal)));
+  const probes = pacedProbes(direction, began, probeGapMs(profile), roundTrips, starting.signal, stop.signal, guarded);
   const sampler = setInterval(() => {
     counter.record();
   }, SAMPLE_MS);
@@ -279,10 +288,14 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
     }, CHECK_MS);
   });
   clearInterval(sampler);
+  starting.abort();
+  // The uploads in flight are answered (or given up) first, so their bytes up to the end count;
+  // round trips still out are not waited for (one lost again and again may take seconds).
+  if (direction === 'upload') await settledWithin(Promise.all(running), UPLOAD_ANSWER_GRACE_MS, stop.signal);
   counter.close();
   stop.abort();
   options.signal.removeEventListener('abort', cancel);
-  await Promise.all(running);
+  await Promise.all([...running, probes]);
   performance.clearResourceTimings();
   if (options.signal.aborted) throw new DOMException('The test was cancelled.', 'AbortError');
   if (failure !== undefined) throw failure;

@@ -12,6 +12,7 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
+import { settledWithin } from '../common/settled-within.js';
 import { jitterOf } from '../common/statistics.js';
 import { latencyOf } from '../common/speedtest/metrics.js';
 import {
@@ -26,6 +27,7 @@ import {
   probeGapMs,
   PROBES_IN_FLIGHT,
   STREAMS,
+  UPLOAD_ANSWER_GRACE_MS,
   type DirectionMeasure,
   type LoadProfile,
   receivedProgress,
@@ -141,20 +143,25 @@ class Load {
   readonly roundTrips: RoundTrip[] = [];
   readonly began = performance.now();
   readonly #stop = new AbortController();
-  /** Aborted when the direction ends, fails, or the run is cancelled. */
+  /** Aborted when every request in flight is given up: the direction ended (after an upload's grace), failed, or the run was cancelled. */
   readonly signal = this.#stop.signal;
+  readonly #starting = new AbortController();
+  /** Aborted when no transfer or round trip is to be started any more: the direction ended, or `signal` was aborted. */
+  readonly starting = this.#starting.signal;
   failure: Error | undefined;
+  /** The direction has ended (stopStarting): what fails after it is only not counted. */
+  #ended = false;
   #bytes = 0;
   #sampledAt = -Infinity;
   readonly #cancel: AbortSignal;
   // A cancel ends the direction too (not AbortSignal.any: the client package runs on Node 20.0).
   readonly #cancelled = () => {
-    this.#stop.abort();
+    this.#abortAll();
   };
 
   constructor(readonly type: Direction, cancel: AbortSignal) {
     this.#cancel = cancel;
-    if (cancel.aborted) this.#stop.abort();
+    if (cancel.aborted) this.#abortAll();
     else cancel.addEventListener('abort', this.#cancelled, { once: true });
   }
 
@@ -183,6 +190,17 @@ class Load {
     this.progress = receivedProgress(this.#received);
   }
 
+  #abortAll(): void {
+    this.#starting.abort();
+    this.#stop.abort();
+  }
+
+  /** No transfer or round trip is started after this; those in flight go on until end(). */
+  stopStarting(): void {
+    this.#ended = true;
+    this.#starting.abort();
+  }
+
   /**
    * Ends the direction at `atMs`. A download's bytes are counted up to this moment, so its last
    * count is taken now; an upload's last count stays its last answer (working.ts reads the time
@@ -190,14 +208,17 @@ class Load {
    */
   end(atMs: number): void {
     if (this.type === 'download' && !this.signal.aborted) this.progress.push({ atMs, bytes: this.#bytes });
-    this.#stop.abort();
+    this.#abortAll();
     this.#cancel.removeEventListener('abort', this.#cancelled);
   }
 
   /** A stream or the round trips failed: the first failure ends the direction and is the run's. */
   fail(err: unknown): void {
+    // An upload given its grace (UPLOAD_ANSWER_GRACE_MS) that fails, as a server's body deadline
+    // may end one a stall held back for seconds (408), is left out; the figures stand.
+    if (this.#ended) return;
     this.failure ??= err instanceof Error ? err : new SpeedTestFailure('network_error', String(err));
-    this.#stop.abort();
+    this.#abortAll();
   }
 }
 
@@ -329,7 +350,7 @@ export class SpeedTestRun {
   /** An upload stream: uploads sized to last about UPLOAD_TARGET_MS each, one after another, counted as each is answered. */
   async #uploadStream(load: Load, stream: number, agent: http.Agent, cap: number): Promise<void> {
     let bytes = Math.min(FIRST_UPLOAD_BYTES, cap);
-    while (!load.signal.aborted) {
+    while (!load.starting.aborted) {
       const sent = performance.now();
       const x = await this.#send({ method: 'POST', path: '/__up', agent, body: this.#uploadBody(bytes, cap), stop: load.signal });
       if (x === undefined) return;
@@ -350,7 +371,7 @@ export class SpeedTestRun {
    */
   async #probes(load: Load, gapMs: number): Promise<void> {
     const inFlight = new Set<Promise<void>>();
-    while (!load.signal.aborted) {
+    while (!load.starting.aborted) {
       if (inFlight.size < PROBES_IN_FLIGHT) {
         const probe: Promise<void> = this.#probe(load)
           .catch((err: unknown) => {
@@ -359,7 +380,7 @@ export class SpeedTestRun {
           .finally(() => inFlight.delete(probe));
         inFlight.add(probe);
       }
-      await sleep(gapMs, undefined, { signal: load.signal }).catch(() => undefined);
+      await sleep(gapMs, undefined, { signal: load.starting }).catch(() => undefined);
     }
     await Promise.all(inFlight);
   }
@@ -372,18 +393,20 @@ export class SpeedTestRun {
   /**
    * One direction: STREAMS streams on connections of their own and the round trips, until the
    * rate has been steady for the profile's window or its time is up (directionDone); then every
-   * request in flight is given up and the counts are read (measureDirection).
+   * request in flight is given up (uploads after UPLOAD_ANSWER_GRACE_MS, so their bytes count)
+   * and the counts are read (measureDirection).
    */
   async #direction(type: Direction, profile: LoadProfile, maxBytes: number, tick: (elapsedMs: number) => void): Promise<DirectionResult> {
     const agent = agentFor(this.#secure, STREAMS);
     const load = new Load(type, this.#abort.signal);
     const cap = Math.min(maxBytes, MAX_UPLOAD_BYTES);
     const stream = (_: unknown, i: number) => (type === 'download' ? this.#downloadStream(load, agent, maxBytes) : this.#uploadStream(load, i, agent, cap));
-    const workers = [...Array.from({ length: STREAMS }, stream), this.#probes(load, probeGapMs(profile))].map((w) =>
+    const guarded = (w: Promise<void>) =>
       w.catch((err: unknown) => {
         load.fail(err);
-      }),
-    );
+      });
+    const streams = Array.from({ length: STREAMS }, stream).map(guarded);
+    const probes = guarded(this.#probes(load, probeGapMs(profile)));
     let endMs = 0;
     try {
       for (;;) {
@@ -393,8 +416,11 @@ export class SpeedTestRun {
         await sleep(CHECK_MS, undefined, { signal: load.signal }).catch(() => undefined);
       }
     } finally {
+      load.stopStarting();
+      // Round trips still out are not waited for: one lost again and again may take seconds.
+      if (type === 'upload') await settledWithin(Promise.all(streams), UPLOAD_ANSWER_GRACE_MS, load.signal);
       load.end(endMs);
-      await Promise.all(workers);
+      await Promise.all([...streams, probes]);
       agent.destroy();
     }
     if (this.#abort.signal.aborted) throw cancelled();

@@ -6,7 +6,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROBES_IN_FLIGHT, PROFILES } from '../../src/common/speedtest/working.js';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INTERVAL_MS, PROBES_IN_FLIGHT, PROFILES } from '../../src/common/speedtest/working.js';
 import { startFakeTarget, type FakeTarget, type FakeTargetBehaviour } from '../support/fake-speedtest-target.js';
 import { CLI, runCli, serveCli, type Serving } from '../support/process.js';
 import { eventually } from '../support/wait.js';
@@ -18,9 +21,9 @@ afterEach(async () => {
   target = undefined;
 });
 
-async function speedtest(behaviour: FakeTargetBehaviour, extra: string[] = []) {
+async function speedtest(behaviour: FakeTargetBehaviour, extra: string[] = [], env: Record<string, string> = {}) {
   target = await startFakeTarget(behaviour);
-  const run = await runCli(['speedtest', '--json', '--no-packet-loss', '--url', target.url, ...extra], {}, 60_000);
+  const run = await runCli(['speedtest', '--json', '--no-packet-loss', '--url', target.url, ...extra], env, 60_000);
   return { ...run, report: run.code === 0 ? (JSON.parse(run.stdout) as Report) : undefined, target };
 }
 
@@ -178,6 +181,20 @@ describe('netdiag speedtest: how it measures', () => {
     expect(r?.measured.upload?.loaded_round_trips).toBeGreaterThanOrEqual(10);
     expect(r?.download_loaded_latency_ms).not.toBeNull();
     expect(r?.upload_loaded_latency_ms).not.toBeNull();
+  }, 60_000);
+
+  it('uploads in flight when the upload direction ends are answered and counted: its window ends where the direction did', async () => {
+    // Each upload is answered 1.5 s after its body arrived, so at the end every stream has one
+    // out. Given up there (as before UPLOAD_ANSWER_GRACE_MS), the counts stopped at the oldest
+    // stream's last answer, up to 1.5 s short of the end, and what moved after it was not read.
+    const record = join(mkdtempSync(join(tmpdir(), 'netdiag-record-')), 'series.json');
+    const plan: FakeTargetBehaviour['plan'] = [{ type: 'upload', bytes_per_request: 100_000, request_count: 2 }];
+    const run = await speedtest({ plan, transferDelayMs: 1_500 }, ['--mode', 'light'], { NETDIAG_SPEEDTEST_RECORD: record });
+    expect(run.code, run.stderr).toBe(0);
+    const endMs = (JSON.parse(readFileSync(record, 'utf8')) as { upload: { end_ms: number } }).upload.end_ms;
+    const windowEndMs = (run.report?.measured.upload?.window_s[1] ?? 0) * 1000;
+    expect(endMs - windowEndMs).toBeGreaterThanOrEqual(0);
+    expect(endMs - windowEndMs).toBeLessThan(INTERVAL_MS);
   }, 60_000);
 
   it('a refusal halfway exits 1 with the problem\'s detail and reports speed_test_failed (engine_error)', async () => {

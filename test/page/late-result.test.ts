@@ -15,12 +15,17 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPLOAD_ANSWER_GRACE_MS } from '../../src/common/speedtest/working.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('page in chromium', ['chromium'], 'chromium');
 
-/** Longest an upload's answer is held waiting for a round trip: the page sends one every 100 ms in the light test. */
+/**
+ * Longest an upload's answer is held waiting for a round trip: the page sends one every 100 ms in
+ * the light test. Longer than the page's grace for the uploads in flight at a direction's end, so
+ * those held then arrive after it.
+ */
 const HOLD_MAX_MS = 3_000;
 
 interface Relay {
@@ -129,6 +134,7 @@ describe.skipIf(!ready)('the page when answers arrive together at the end of its
   });
 
   it('stays "Done." with its figures when round trips answered with the last uploads arrive at the end', async () => {
+    expect(HOLD_MAX_MS).toBeGreaterThan(UPLOAD_ANSWER_GRACE_MS);
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
@@ -169,12 +175,12 @@ describe.skipIf(!ready)('the page when answers arrive together at the end of its
         // The upload's figure is the final one, not a running figure written over it.
         expect(upload).not.toBeNull();
         expect(await page.getAttribute('#speed-results [data-metric="upload"]', 'data-value')).toBe(upload);
-        // The condition was there: the run's last upload answers reached the browser together with
-        // a round trip's. (Those still held when the direction stopped go out alone after
-        // HOLD_MAX_MS, to a browser that has aborted them.)
+        // The condition was there: the run's upload answers reached the browser together with a
+        // round trip's, up to its end. (Those still held when the direction stopped, and no round
+        // trip is started after it, go out alone after HOLD_MAX_MS: past the page's grace for them,
+        // to a browser that has given them up, a late answer of another kind.)
         const runUploads = relay.uploads().slice(before);
-        expect(runUploads.length, `run ${String(run)}: uploads seen by the relay`).toBeGreaterThan(0);
-        expect(runUploads.at(-1), `run ${String(run)}: the last upload's answer went out alone`).toBe('paired');
+        expect(runUploads.filter((u) => u === 'paired').length, `run ${String(run)}: uploads answered with a round trip`).toBeGreaterThan(3);
       }
       // The relay did pair uploads with round trips (else this would test nothing).
       expect(relay.paired()).toBeGreaterThan(10);
