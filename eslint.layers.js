@@ -15,7 +15,7 @@
  *
  * Every arrow runs one way: runtime → app → features → engines → core, common. LAYERS below is checked on
  * the resolved import graph by test/layers.test.ts (an import string cannot tell
- * core/ports/metrics.ts from common/speedtest/metrics.ts once folders nest, a resolved path can);
+ * src/core/ports/logger.ts from src/runtime/node/ports/logger.ts once folders nest, a resolved path can);
  * ESLint (layerConfigs) refuses the imports that an import string does tell: Node's and
  * Cloudflare's modules outside their runtime, one runtime in the other, and a client reaching
  * past src/common/.

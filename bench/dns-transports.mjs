@@ -22,10 +22,10 @@ const concurrency = Number(opts.concurrency);
 const rounds = Number(opts.rounds);
 
 const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
-const { udpTransport } = await import(dist('runtime/node/dns/udp.js'));
-const { sharedUdpTransport } = await import(dist('runtime/node/dns/udp-shared.js'));
-const { tcpTransport } = await import(dist('runtime/node/dns/tcp.js'));
-const { pipelinedTcpTransport } = await import(dist('runtime/node/dns/tcp-pipelined.js'));
+const { udpTransport } = await import(dist('runtime/node/ports/dns-transport/udp.js'));
+const { sharedUdpTransport } = await import(dist('runtime/node/ports/dns-transport/udp-shared.js'));
+const { tcpTransport } = await import(dist('runtime/node/ports/dns-transport/tcp.js'));
+const { pipelinedTcpTransport } = await import(dist('runtime/node/ports/dns-transport/tcp-pipelined.js'));
 const { dohTransport } = await import(dist('engines/dns/doh.js'));
 const { encodeQuery } = await import(dist('engines/dns/wire.js'));
 const { Deadline } = await import(dist('core/ports/dns-transport.js'));

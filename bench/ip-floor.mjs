@@ -24,8 +24,8 @@ import { listeningPort, load, median, serviceLikeHeaders, startChild } from './l
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 if (process.argv[2] === '--serve') {
-  const { embeddedCityTable } = await import(`${root}/dist/runtime/node/geo/city-table.js`);
-  const { embeddedAsn } = await import(`${root}/dist/runtime/node/geo/asn-table.js`);
+  const { embeddedCityTable } = await import(`${root}/dist/runtime/node/ports/geo-lookup/city-table.js`);
+  const { embeddedAsn } = await import(`${root}/dist/runtime/node/ports/geo-lookup/asn-table.js`);
   const { MemoryLimiterStore } = await import(`${root}/dist/core/ratelimit/memory-store.js`);
   const city = embeddedCityTable();
   const asn = embeddedAsn();

@@ -1,6 +1,6 @@
 // Build step after tsc: compiles the embedded geo data into what start-up reads without parsing
 // and, for the city data, without holding it (scripts/geo/asn-compile.ts and
-// src/runtime/node/geo/city-table.ts say why): dist/data/asn.bin and city.bin.
+// src/runtime/node/ports/geo-lookup/city-table.ts say why): dist/data/asn.bin and city.bin.
 // They are compiled again only when the data or the code that compiles and reads them is newer
 // (about 7 s of CPU).
 //
@@ -25,8 +25,8 @@ register('./ts-resolve.mjs', import.meta.url);
 const { compileAsn } = await import('./geo/asn-compile.ts');
 const { compileCity } = await import('./geo/city-compile.ts');
 const { embeddedCityPaths, SOURCE_PACKAGES } = await import('./geo/sources.ts');
-const { ASN_TABLE_PATH } = await import('../src/runtime/node/geo/asn-table.ts');
-const { CITY_TABLE_PATH } = await import('../src/runtime/node/geo/city-table.ts');
+const { ASN_TABLE_PATH } = await import('../src/runtime/node/ports/geo-lookup/asn-table.ts');
+const { CITY_TABLE_PATH } = await import('../src/runtime/node/ports/geo-lookup/city-table.ts');
 
 const outputs = [ASN_TABLE_PATH, CITY_TABLE_PATH];
 const require = createRequire(import.meta.url);
@@ -34,7 +34,7 @@ const sourceFiles = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWi
 const inputs = [
   // The compilers, the readers whose layout they write, and the field rules records are shaped by.
   ...sourceFiles('scripts/geo'),
-  ...sourceFiles('src/runtime/node/geo'),
+  ...sourceFiles('src/runtime/node/ports/geo-lookup'),
   join(root, 'src', 'core', 'ports', 'geo-lookup.ts'),
   join(root, 'scripts', 'compile-geo.mjs'),
   ...SOURCE_PACKAGES.map((p) => require.resolve(`${p}/package.json`)),

@@ -108,7 +108,7 @@ async function pack(stage) {
   if (packed.status !== 0) throw new PackFailure(`npm pack failed (exit ${String(packed.status)})`);
   const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(packed.stdout);
   // Into place by a rename within the folder, then every other tarball out: a server starting
-  // meanwhile (it serves the one it finds, src/runtime/node/client-package.ts) never finds none
+  // meanwhile (it serves the one it finds, src/runtime/node/adapter/load-client-package.ts) never finds none
   // or half of one. Its .npmignore keeps the tarball out of the full package, whose `files` take all of dist/.
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, '.npmignore'), '*\n');

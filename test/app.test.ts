@@ -5,7 +5,7 @@ import { Problem } from '../src/core/http/problems.js';
 import type { RouteDefinition } from '../src/core/http/router.js';
 import { MemoryLimiterStore } from '../src/core/ratelimit/memory-store.js';
 import type { LimiterStore } from '../src/core/ports/limiter-store.js';
-import { keyedHasher } from '../src/runtime/node/limits/limiter.js';
+import { keyedHasher } from '../src/runtime/node/ports/limiter-store/limiter.js';
 import { expectSchema } from './support/contract.js';
 import { loopback, memoryLogger, testServices } from './support/services.js';
 

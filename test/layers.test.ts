@@ -26,8 +26,8 @@ describe('what an import string tells: the runtimes, and the clients', () => {
   it.each([
     ['src/engines/dns/cache.ts', "import { readFileSync } from 'node:fs';", 'node: imports belong in src/runtime/node'],
     ['src/core/http/respond.ts', "import { startServer } from '../../runtime/node/serve.js';", 'the core does not import a runtime'],
-    ['src/runtime/node/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
-    ['src/runtime/workers/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
+    ['src/runtime/node/adapter/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
+    ['src/runtime/workers/adapter/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
     // The clients take from src/ only what src/common/ and the contract's types give.
     ['web/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/common/'],
     ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/common/'],
@@ -45,7 +45,7 @@ describe('what an import string tells: the runtimes, and the clients', () => {
     ['src/cli/watch.ts', "import { summarize } from '../common/series.js';\nimport { print } from './output.js';"],
     ['src/cli/turn/loss.ts', "import { percentile } from '../../common/statistics.js';\nimport { print } from '../output.js';"],
     ['src/cli/main.ts', "import { loadConfig } from '../runtime/node/config.js';"],
-    ['src/runtime/node/serve.ts', "import { createApp } from '../../app/app.js';\nimport { readFileSync } from 'node:fs';"],
+    ['src/runtime/node/adapter/serve.ts', "import { createApp } from '../../app/app.js';\nimport { readFileSync } from 'node:fs';"],
   ])('%s: allowed', async (file, code) => {
     expect(await problemsOf(file, code)).toEqual([]);
   });
@@ -151,6 +151,48 @@ describe('the import graph of src/ and web/', () => {
     );
     expect(folders.length).toBeGreaterThan(12);
     expect(folders.filter((folder) => !layout.includes(folder))).toEqual([]);
+  });
+
+  /**
+   * The files each folder's entry of docs/design.md's tree names (`name.ts`), by the folder's path:
+   * a folder's entry is its line (`  name/   ...`, indented two spaces a level) and the lines under
+   * it indented to the description column.
+   */
+  function treeFiles(layout: string): Map<string, Set<string>> {
+    const start = layout.indexOf('```\nsrc/\n');
+    const end = layout.indexOf('\nbin/', start);
+    const named = new Map<string, Set<string>>();
+    const stack: string[] = [];
+    let current = 'src/';
+    for (const line of layout.slice(start + 4, end).split('\n')) {
+      const indent = line.length - line.trimStart().length;
+      const token = line.trimStart().split(/\s+/)[0] ?? '';
+      if (indent < 20 && token.endsWith('/')) {
+        const depth = indent / 2;
+        stack.length = depth;
+        stack[depth] = token;
+        current = stack.join('');
+      }
+      for (const m of line.matchAll(/([a-z0-9-]+(?:\.conformance)?\.ts)\b/g)) {
+        const set = named.get(current) ?? new Set<string>();
+        set.add(m[1] ?? '');
+        named.set(current, set);
+      }
+    }
+    return named;
+  }
+
+  it('docs/design.md\'s tree names every file of src/ in its folder, and no file that is not there', () => {
+    const layout = readFileSync(new URL('../docs/design.md', import.meta.url), 'utf8');
+    const src = fileURLToPath(new URL('../src/', import.meta.url));
+    const named = treeFiles(layout);
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.startsWith('generated/'));
+    expect(files.length).toBeGreaterThan(150);
+    const folderOf = (f: string) => `src/${f.includes('/') ? f.slice(0, f.lastIndexOf('/') + 1) : ''}`;
+    const nameOf = (f: string) => f.slice(f.lastIndexOf('/') + 1);
+    expect(files.filter((f) => !(named.get(folderOf(f))?.has(nameOf(f)) ?? false)).map((f) => `src/${f}`)).toEqual([]);
+    const stale = [...named].filter(([folder]) => !folder.startsWith('src/generated/')).flatMap(([folder, names]) => [...names].map((n) => `${folder}${n}`)).filter((path) => !files.includes(path.slice(4)));
+    expect(stale).toEqual([]);
   });
 
   it('the circle check finds a circle when there is one', () => {

@@ -15,7 +15,7 @@ import { parseAddress } from '../src/core/net/address.js';
 import { resolveCaller, type TrustedHeader } from '../src/core/net/caller-address.js';
 import { forwardedChain, xForwardedForChain } from '../src/core/net/forwarded.js';
 import { parseTrustList } from '../src/core/net/trust.js';
-import { parseProxyHeader } from '../src/runtime/node/http/proxy-protocol.js';
+import { parseProxyHeader } from '../src/runtime/node/adapter/proxy-protocol.js';
 import { startKnot, type Knot } from './support/knot.js';
 import { loopback, testServices } from './support/services.js';
 import { requireCommands } from './support/system.js';

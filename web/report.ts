@@ -4,7 +4,7 @@
 // (test/page/report.test.ts).
 import { rpmClass } from '../src/common/responsiveness/rpm.js';
 import { jitterOf, percentile } from '../src/common/statistics.js';
-import type { Quality } from '../src/common/speedtest/metrics.js';
+import type { Quality } from '../src/common/speedtest/latency-quality.js';
 import type { Burst } from '../src/common/speedtest/working.js';
 import { listed, num, t } from './i18n/locale.js';
 
@@ -44,7 +44,7 @@ export interface Spread {
   jitter: number | null;
 }
 
-/** The spread by the engine's own percentile and jitter (src/common/speedtest/metrics.ts), so the median matches its figure. */
+/** The spread by the engine's own percentile and jitter (src/common/speedtest/latency-quality.ts), so the median matches its figure. */
 export function spread(samples: number[]): Spread | undefined {
   if (samples.length === 0) return undefined;
   return {
@@ -187,12 +187,6 @@ const USES: readonly [keyof Classes, 'verdict.use-streaming' | 'verdict.use-vide
   ['gaming', 'verdict.use-gaming'],
 ];
 
-/**
- * The result in one line of plain words, first above the figures: what the connection is good for
- * (from the streaming, video-call and gaming classes) and, when something is wrong, what. Latency
- * that grows under load (bufferbloat C or worse) is named as the cause when it is one; without the
- * classes (a test that took no latency under load) the line says only that, or nothing.
- */
 /** The responsiveness estimate as the page shows it: whole RPM and the draft's word for it. */
 export const rpmText = (rpm: number): string => t('figure.rpm', { rpm: num(Math.round(rpm)), rating: t(`rpm.${rpmClass(rpm)}`) });
 
@@ -201,6 +195,12 @@ export function verdictWithRpm(verdict: string | undefined, rpm: number | undefi
   return verdict === undefined || rpm === undefined ? verdict : t('verdict.with-rpm', { verdict, rpm: rpmText(rpm) });
 }
 
+/**
+ * The result in one line of plain words, first above the figures: what the connection is good for
+ * (from the streaming, video-call and gaming classes) and, when something is wrong, what. Latency
+ * that grows under load (bufferbloat C or worse) is named as the cause when it is one; without the
+ * classes (a test that took no latency under load) the line says only that, or nothing.
+ */
 export function verdictLine(classes: Classes, bloat: { grade: string; increaseMs: number } | undefined): string | undefined {
   const laggy = bloat !== undefined && ['C', 'D', 'F'].includes(bloat.grade);
   const grown = bloat === undefined ? undefined : { increase: formatMs(bloat.increaseMs), grade: bloat.grade };

@@ -6,7 +6,7 @@
 // web/speedtest.ts draws it and sends what it must.
 import { loadedRpmEstimate } from '../src/common/responsiveness/rpm.js';
 import { bufferbloat, worseLoaded } from '../src/common/speedtest/bufferbloat.js';
-import { qualities, type Quality } from '../src/common/speedtest/metrics.js';
+import { qualities, type Quality } from '../src/common/speedtest/latency-quality.js';
 import { sharedBps, sharedMs, type SharedResult } from '../src/common/speedtest/share.js';
 import type { Burst, DirectionMeasure, RoundTrip } from '../src/common/speedtest/working.js';
 import { num, t } from './i18n/locale.js';

@@ -1,10 +1,10 @@
 // Fuzz target: the PROXY protocol header a trusted L4 proxy writes before the connection's own
-// bytes (src/runtime/node/http/proxy-protocol.ts; haproxy's proxy-protocol.txt, "the spec" below).
+// bytes (src/runtime/node/adapter/proxy-protocol.ts; haproxy's proxy-protocol.txt, "the spec" below).
 // parseProxyHeader returns a verdict and never throws: `ok` with the header's length and what it
 // says, `incomplete` (wait for more bytes) or `invalid` (close the connection).
 import ipaddr from 'ipaddr.js';
 import { parseAddress } from '../../src/core/net/address.js';
-import { parseProxyHeader } from '../../src/runtime/node/http/proxy-protocol.js';
+import { parseProxyHeader } from '../../src/runtime/node/adapter/proxy-protocol.js';
 import { check, json, total } from '../invariant.js';
 
 /** The spec's §2.2 signature that opens a v2 header. */

@@ -1,11 +1,11 @@
 // Build step (scripts/compile-geo.mjs): the embedded ASN CSVs (ip-location-db's RouteViews + RIR +
-// DB-IP merge, CC BY 4.0) compiled into the table src/runtime/node/geo/asn-table.ts reads (that
+// DB-IP merge, CC BY 4.0) compiled into the table src/runtime/node/ports/geo-lookup/asn-table.ts reads (that
 // file gives the layout; range-blocks.ts the ranges'). Each `start,end,asn,org` row becomes a range
 // from its start, and the address after its end, unless the next row starts there, a range of no
 // record: the gap. Each distinct (AS number, organisation) is one record, each name stored once.
 import { readFileSync } from 'node:fs';
-import { ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/geo/asn-table.js';
-import { NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { ASN_MAGIC, ASN_RECORD_WORDS, ASN_VERSION } from '../../src/runtime/node/ports/geo-lookup/asn-table.js';
+import { NO_RECORD } from '../../src/runtime/node/ports/geo-lookup/range-blocks.js';
 import { layTable, TextTable, type Ranges } from './range-encode.js';
 import { embeddedAsnPaths } from './sources.js';
 

@@ -1,5 +1,5 @@
 // Build step (scripts/compile-geo.mjs): the embedded DB-IP Lite mmdb files (IPv4 and IPv6)
-// compiled into the one table src/runtime/node/geo/city-table.ts reads (that file says why and
+// compiled into the one table src/runtime/node/ports/geo-lookup/city-table.ts reads (that file says why and
 // how, and defines the layout both sides use). Each search tree is walked in address order;
 // consecutive networks with the same record become one range; each data record is decoded once by
 // MaxMind's reader at the first address that reaches it and shaped as /v1/ip gives it, its time
@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'maxmind';
 import { coordinate, countryCode, text } from '../../src/core/ports/geo-lookup.js';
-import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/geo/city-table.js';
-import { NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { CITY_MAGIC, CITY_VERSION, COORDINATE_SCALE, NO_COORDINATE, NO_STRING, RECORD_BYTES, type CityRecord } from '../../src/runtime/node/ports/geo-lookup/city-table.js';
+import { NO_RECORD } from '../../src/runtime/node/ports/geo-lookup/range-blocks.js';
 import { layTable, TextTable, type Ranges } from './range-encode.js';
 import { zoneAt } from './timezone.js';
 

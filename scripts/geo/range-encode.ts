@@ -1,7 +1,7 @@
-// Build side of what the compiled geo tables share (src/runtime/node/geo/range-blocks.ts gives the
+// Build side of what the compiled geo tables share (src/runtime/node/ports/geo-lookup/range-blocks.ts gives the
 // ranges' layout and how a lookup reads it): a family's sorted ranges into blocks, each distinct
 // text once, and a table's sections placed 4-byte aligned behind its header.
-import { BLOCK, FAMILY_WORDS, FINE_STRIDE, HEADER_WORDS, NO_RECORD } from '../../src/runtime/node/geo/range-blocks.js';
+import { BLOCK, FAMILY_WORDS, FINE_STRIDE, HEADER_WORDS, NO_RECORD } from '../../src/runtime/node/ports/geo-lookup/range-blocks.js';
 
 /** A family's ranges in address order: each first address (`width` words) and its record number. */
 export interface Ranges {

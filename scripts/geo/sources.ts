@@ -1,6 +1,6 @@
 // Where the build reads the embedded geo data from: npm packages that are development
 // dependencies, because the server never reads them. It reads what the build compiles them into,
-// dist/data/ (src/runtime/node/geo/asn-table.ts, city-table.ts), so a production install
+// dist/data/ (src/runtime/node/ports/geo-lookup/asn-table.ts, city-table.ts), so a production install
 // (`npm prune --omit=dev`, `npm ci --omit=dev`) carries none of their 190 MB.
 import { createRequire } from 'node:module';
 

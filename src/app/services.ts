@@ -104,7 +104,25 @@ export interface OperatorOptions {
   families: { ipv4: string | null; ipv6: string | null };
 }
 
-/** Everything the core is built from, passed in by a runtime: kept as two halves so neither hides in the other. */
+/** The options each runtime reads alike from its configuration table (the rows of src/core/config/vars.ts). */
+type CommonOptions = Pick<OperatorOptions, 'limits' | 'publicUrl' | 'accessLog' | 'speedTestTargets' | 'turn' | 'families'>;
+/** What a runtime settles its own way: how it finds the caller, and whether it names its location. */
+type EdgeOptions = Pick<OperatorOptions, 'trust' | 'trustHeader' | 'colo' | 'specialUsePtr'>;
+
+/** OperatorOptions from a runtime's validated configuration: the one builder both runtimes use. */
+export function operatorOptions(config: CommonOptions, edge: EdgeOptions): OperatorOptions {
+  return {
+    ...edge,
+    limits: config.limits,
+    publicUrl: config.publicUrl,
+    accessLog: config.accessLog,
+    speedTestTargets: config.speedTestTargets,
+    turn: config.turn,
+    families: config.families,
+  };
+}
+
+/** Everything the app is built from, passed in by a runtime: kept as two halves so neither hides in the other. */
 export interface Services {
   ports: RuntimePorts;
   options: OperatorOptions;

@@ -38,7 +38,7 @@ export function problemText(body: string, status: number): string {
   return text === '' ? `HTTP ${String(status)}` : `HTTP ${String(status)}: ${text}`;
 }
 
-/** The fetch a client sends with: the platform's, or one bound to an address family (src/cli/families.ts). */
+/** The fetch a client sends with: the platform's, or one bound to an address family (src/cli/ip-families.ts). */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
 export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch): Client {

@@ -33,7 +33,7 @@ function addServerCommands(root: Command, tables?: ServerTables): void {
 /** The configuration tables as text when help is asked for; otherwise no server module is loaded. */
 async function helpTables(args: string[]): Promise<ServerTables | undefined> {
   if (!args.some((a) => a === '-h' || a === '--help' || a === 'help')) return undefined;
-  const [{ SERVE_VARIABLES, PROBE_VARIABLES }, { describeTable }] = await Promise.all([import('../runtime/node/config.js'), import('../core/config/table.js')]);
+  const [{ SERVE_VARIABLES, PROBE_VARIABLES }, { describeTable }] = await Promise.all([import('../runtime/node/adapter/config.js'), import('../core/config/table.js')]);
   return { serve: describeTable(SERVE_VARIABLES), probe: describeTable(PROBE_VARIABLES) };
 }
 

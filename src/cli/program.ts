@@ -89,7 +89,7 @@ export function addClientCommands(root: Command): void {
     .action(async (options: ClientOptions & { ipv4?: boolean; ipv6?: boolean; both?: boolean }, command: Command) => {
       const out = outputFor(options.json === true);
       const timeoutMs = options.timeout * 1000;
-      const { bothFamiliesCommand, familyClient, FamilyMismatch } = await import('./families.js');
+      const { bothFamiliesCommand, familyClient, FamilyMismatch } = await import('./ip-families.js');
       try {
         if (options.both === true) await bothFamiliesCommand(clientFor(options.url, timeoutMs), out);
         else if (options.ipv4 === true || options.ipv6 === true) await ipCommand(await familyClient(options.url, timeoutMs, options.ipv4 === true ? 'ipv4' : 'ipv6'), out);

@@ -1,8 +1,8 @@
 // `netdiag serve` and `netdiag probe` as processes: configuration from the environment, start,
 // drain on SIGTERM or SIGINT (docs/api.md, "Shutdown").
 import type pino from 'pino';
-import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/config.js';
-import { createLogger, flushAndExit, routeConsole } from '../runtime/node/logger.js';
+import { ConfigError, loadConfig, loadProbeConfig, type Env, type LogLevel } from '../runtime/node/adapter/config.js';
+import { createLogger, flushAndExit, routeConsole } from '../runtime/node/ports/logger.js';
 
 /** Grace for in-flight requests on SIGTERM (docs/api.md, "Shutdown"). */
 const DRAIN_GRACE_MS = 5_000;
@@ -64,11 +64,11 @@ async function run<C extends { logLevel: LogLevel }>(load: (env: Env) => C, star
 
 // Each loads only its own modules: the probe stays small without the API's code.
 export async function serve(): Promise<void> {
-  const { startServe } = await import('../runtime/node/serve.js');
+  const { startServe } = await import('../runtime/node/adapter/serve.js');
   await run(loadConfig, startServe);
 }
 
 export async function probe(): Promise<void> {
-  const { startProbe } = await import('../runtime/node/probes/server.js');
+  const { startProbe } = await import('../runtime/node/probe-server.js');
   await run(loadProbeConfig, startProbe);
 }

@@ -9,7 +9,7 @@ import cliProgress from 'cli-progress';
 import { ApiFailure, type Client } from './client.js';
 import { pairs, print, printJson, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
-import { qualitiesOf, type Figures } from '../common/speedtest/metrics.js';
+import { qualitiesOf, type Figures } from '../common/speedtest/latency-quality.js';
 import { bufferbloat } from '../common/speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
 import { SpeedTestFailure, SpeedTestRun, type DirectionResult, type Progress, type Result } from './speedtest-run.js';

@@ -14,7 +14,7 @@ import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
 import { settledWithin } from '../common/settled-within.js';
 import { jitterOf } from '../common/statistics.js';
-import { latencyOf } from '../common/speedtest/metrics.js';
+import { latencyOf } from '../common/speedtest/latency-quality.js';
 import {
   directionDone,
   measureDirection,

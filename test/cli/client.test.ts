@@ -13,7 +13,7 @@ import { CLI, runCli, type Finished } from '../support/process.js';
 import type { TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { eventually, freePort } from '../support/wait.js';
-import { PROBE_VARIABLES, SERVE_VARIABLES } from '../../src/runtime/node/config.js';
+import { PROBE_VARIABLES, SERVE_VARIABLES } from '../../src/runtime/node/adapter/config.js';
 import { decodeResult } from '../../src/common/speedtest/share.js';
 
 const ready = requireCommands('netdiag client commands', ['knotd', 'script'], 'knot bsdutils');

@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeIsSupported } from '../../src/runtime/node/serve.js';
+import { nodeIsSupported } from '../../src/runtime/node/adapter/serve.js';
 import { CLI } from '../support/process.js';
 
 /** The first Node on PATH older than 22.12 (the system's, when npm scripts bring their own 22). */

@@ -5,9 +5,9 @@ import { expectContract } from '../support/contract.js';
 import { send, type Reply } from '../support/http.js';
 import { manyAddress, startKnot, type Knot } from '../support/knot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { loadConfig } from '../../src/runtime/node/config.js';
-import { nodeResolver } from '../../src/runtime/node/dns/resolver.js';
-import { systemClock } from '../../src/runtime/node/services.js';
+import { loadConfig } from '../../src/runtime/node/adapter/config.js';
+import { nodeResolver } from '../../src/runtime/node/ports/dns-transport/transports.js';
+import { SYSTEM_CLOCK as systemClock } from '../../src/core/ports/clock.js';
 import { requireCommands } from '../support/system.js';
 import { DnsFailure } from '../../src/core/ports/dns-transport.js';
 

@@ -7,11 +7,11 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/runtime/node/config.js';
-import { nodeResolver } from '../../src/runtime/node/dns/resolver.js';
-import { udpTransport } from '../../src/runtime/node/dns/udp.js';
-import { sharedUdpTransport } from '../../src/runtime/node/dns/udp-shared.js';
-import { systemClock } from '../../src/runtime/node/services.js';
+import { loadConfig } from '../../src/runtime/node/adapter/config.js';
+import { nodeResolver } from '../../src/runtime/node/ports/dns-transport/transports.js';
+import { udpTransport } from '../../src/runtime/node/ports/dns-transport/udp.js';
+import { sharedUdpTransport } from '../../src/runtime/node/ports/dns-transport/udp-shared.js';
+import { SYSTEM_CLOCK as systemClock } from '../../src/core/ports/clock.js';
 import { Deadline } from '../../src/core/ports/dns-transport.js';
 
 interface Seen {

@@ -8,7 +8,7 @@ import { readCorpus } from '../../fuzz/corpus.js';
 import { KNOWN_FINDINGS } from '../../fuzz/known-findings.js';
 import { TARGETS, type TargetName } from '../../fuzz/registry.js';
 import { decodeResponse } from '../../src/engines/dns/wire.js';
-import { parseProxyHeader } from '../../src/runtime/node/http/proxy-protocol.js';
+import { parseProxyHeader } from '../../src/runtime/node/adapter/proxy-protocol.js';
 import { DnsFailure } from '../../src/core/ports/dns-transport.js';
 
 function input(target: TargetName, name: string): Buffer {

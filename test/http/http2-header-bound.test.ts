@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, constants as h2, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEADER_BYTES } from '../../src/runtime/node/http/server.js';
+import { MAX_HEADER_BYTES } from '../../src/runtime/node/adapter/server.js';
 import { selfSignedCertificate } from '../support/doh-relay.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';

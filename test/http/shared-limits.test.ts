@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FallbackLimiterStore } from '../../src/core/ratelimit/fallback-store.js';
 import { MemoryLimiterStore } from '../../src/core/ratelimit/memory-store.js';
-import { ClusterLimiterStore, answerLimiterRequests } from '../../src/runtime/node/limits/cluster-store.js';
-import { RedisLimiterStore } from '../../src/runtime/node/limits/redis-store.js';
+import { ClusterLimiterStore, answerLimiterRequests } from '../../src/runtime/node/ports/limiter-store/cluster-store.js';
+import { RedisLimiterStore } from '../../src/runtime/node/ports/limiter-store/redis-store.js';
 import { send } from '../support/http.js';
 import { limiterConformance } from '../../src/core/ports/limiter-store.conformance.js';
 import { serveCli, type Serving } from '../support/process.js';
@@ -248,7 +248,7 @@ describe('the primary answering a worker whose channel has closed', () => {
 describe('NETDIAG_WORKERS=2: a worker killed mid-burst', () => {
   /**
    * The primary forks a replacement 1 s after a worker dies (RESTART_DELAY_MS in
-   * src/runtime/node/cluster.ts) and a worker starts in about a second: waited on as events
+   * src/runtime/node/adapter/cluster.ts) and a worker starts in about a second: waited on as events
    * (log lines), bounded with room for a loaded machine.
    */
   const REPLACED_WITHIN_MS = 15_000;

@@ -1,7 +1,7 @@
 // The whole v1 HTTP surface over a real socket: envelope, headers, methods, CORS, errors.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_PATH } from '../../src/runtime/node/openapi.js';
+import { OPENAPI_PATH } from '../../src/runtime/node/adapter/load-openapi.js';
 import { expectContract, expectSchema, openapi } from '../support/contract.js';
 import { send, type Reply } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';

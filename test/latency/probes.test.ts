@@ -6,7 +6,8 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeClientConformance } from '../../src/core/ports/probe-client.conformance.js';
-import { nodeProbes, PROBE_TIMING, type NodeProbes } from '../../src/runtime/node/probes/client.js';
+import { nodeMetrics } from '../../src/runtime/node/ports/metrics.js';
+import { nodeProbes, PROBE_TIMING, type NodeProbes } from '../../src/runtime/node/ports/probe-client.js';
 import { memoryLogger } from '../support/services.js';
 import { expectContract, expectSchema } from '../support/contract.js';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
@@ -271,7 +272,7 @@ describe("Node's probe client held to the port's conformance suite", () => {
     await probe.kill('SIGTERM');
   });
 
-  probeClientConformance('Node (warm connections to `netdiag probe`)', async () => {
+  const warm = async (observed: boolean) => {
     const probes = nodeProbes(
       new Map([
         ['weur', `http://127.0.0.1:${String(probe.port)}`],
@@ -282,6 +283,8 @@ describe("Node's probe client held to the port's conformance suite", () => {
     made.push(probes);
     // The warm connection opens at once; a measurement is held to it once it is there.
     expect(await eventually(() => probes.reachable('weur') === true, FOUND_WITHIN_MS)).toBe(true);
-    return { probes, answering: 'weur', down: 'enam' };
-  });
+    return { probes: observed ? nodeMetrics().probes(probes) : probes, answering: 'weur' as const, down: 'enam' as const };
+  };
+  probeClientConformance('Node (warm connections to `netdiag probe`)', () => warm(false));
+  probeClientConformance('Node, behind the /metrics observer', () => warm(true));
 });

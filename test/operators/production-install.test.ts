@@ -91,7 +91,7 @@ describe.skipIf(!ready)('production install: build, prune the development depend
     // The package holds the run-time code and the compiled tables, and none of the build's code.
     const { stdout: packed } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
     const files = (JSON.parse(packed) as { files: { path: string }[] }[]).flatMap((p) => p.files.map((f) => f.path));
-    expect(files).toEqual(expect.arrayContaining(['dist/cli/main.js', 'dist/runtime/node/geo/city-table.js', 'dist/data/asn.bin', 'dist/data/city.bin']));
+    expect(files).toEqual(expect.arrayContaining(['dist/cli/main.js', 'dist/runtime/node/ports/geo-lookup/city-table.js', 'dist/data/asn.bin', 'dist/data/city.bin']));
     const buildModules = readdirSync(join(ROOT, 'scripts', 'geo')).map((f) => f.replace(/\.ts$/, '.js'));
     expect(buildModules).toContain('city-compile.js');
     expect(files.filter((f) => f.startsWith('scripts/') || buildModules.some((m) => f.endsWith(`/${m}`) || f.endsWith(`/${m}.map`)))).toEqual([]);

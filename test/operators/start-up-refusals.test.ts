@@ -2,7 +2,7 @@
 // value stops start-up with exit code 2 and one line on stderr naming the variable, whichever
 // step finds it (a variable on its own, a check spanning variables, a file it names); a good
 // configuration starts and states itself in one line. Every variable's refusals, bounds and
-// defaults are unit tests of the tables (src/runtime/node/config.test.ts, src/core/config/*.test.ts).
+// defaults are unit tests of the tables (src/runtime/node/adapter/config.test.ts, src/core/config/*.test.ts).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

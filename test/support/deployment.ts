@@ -5,7 +5,7 @@ import { startCollector, type Collector } from './collector.js';
 import { startKnot, type Knot } from './knot.js';
 import { startProbeProcess, type ProbeProcess } from './probe.js';
 import { startTestServer, type TestServer } from './server.js';
-import type { Env } from '../../src/runtime/node/config.js';
+import type { Env } from '../../src/runtime/node/adapter/config.js';
 
 export interface Deployment {
   knot: Knot;

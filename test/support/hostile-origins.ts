@@ -1,6 +1,6 @@
 // Values of NETDIAG_IPV4_URL / NETDIAG_IPV6_URL that would reach the page's
 // Content-Security-Policy as more than an origin, each with the refusal it must get, for the
-// Node tables (src/runtime/node/config.test.ts, test/operators/start-up-refusals.test.ts) and the Worker's
+// Node tables (src/runtime/node/adapter/config.test.ts, test/operators/start-up-refusals.test.ts) and the Worker's
 // (test/workers/config.test.ts) alike; and origins that must still be accepted.
 
 const hostRule = (text: string, host: string) =>

@@ -1,5 +1,5 @@
 // The README's configuration tables read back, so a test can hold them to the code's tables
-// (src/runtime/node/config.ts, src/runtime/workers/config.ts) and neither can drift. Text only:
+// (src/runtime/node/adapter/config.ts, src/runtime/workers/adapter/config.ts) and neither can drift. Text only:
 // the Node suites read README.md from disk, the workerd suites import it with Vite's `?raw`.
 import type { Table } from '../../src/core/config/table.js';
 

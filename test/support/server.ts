@@ -1,8 +1,8 @@
 // Starts the real Node server in-process on an ephemeral loopback port, with logs captured.
 import { Writable } from 'node:stream';
-import { loadConfig, type Env } from '../../src/runtime/node/config.js';
-import { createLogger } from '../../src/runtime/node/logger.js';
-import { startServer, type RunningServer } from '../../src/runtime/node/serve.js';
+import { loadConfig, type Env } from '../../src/runtime/node/adapter/config.js';
+import { createLogger } from '../../src/runtime/node/ports/logger.js';
+import { startServer, type RunningServer } from '../../src/runtime/node/adapter/serve.js';
 
 export interface TestServer {
   url: string;

@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS } from '../../src/core/ratelimit/limits.js';
 import { MemoryLimiterStore } from '../../src/core/ratelimit/memory-store.js';
 import type { OperatorOptions, RuntimePorts, Services } from '../../src/app/services.js';
 import { NO_METRICS } from '../../src/core/ports/metrics.js';
-import { loadOpenApi } from '../../src/runtime/node/openapi.js';
+import { loadOpenApi } from '../../src/runtime/node/adapter/load-openapi.js';
 import { DnsFailure } from '../../src/core/ports/dns-transport.js';
 import type { Logger } from '../../src/core/ports/logger.js';
 import { NONE_SINK } from '../../src/engines/events/sinks.js';

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import operations from '../../docs/operations.md?raw';
 import { SHARED } from '../../src/core/config/vars.js';
 import { DEFAULT_LIMITS } from '../../src/core/ratelimit/limits.js';
-import { ConfigError, LIMIT_BINDINGS, WORKERS_DNS_CACHE_BYTES, WORKERS_DOH_DEFAULT, WORKERS_VARIABLES, loadWorkersConfig } from '../../src/runtime/workers/config.js';
-import type { WorkerEnv } from '../../src/runtime/workers/env.js';
+import { ConfigError, LIMIT_BINDINGS, WORKERS_DNS_CACHE_BYTES, WORKERS_DOH_DEFAULT, WORKERS_VARIABLES, loadWorkersConfig } from '../../src/runtime/workers/adapter/config.js';
+import type { WorkerEnv } from '../../src/runtime/workers/adapter/env.js';
 import { GOOD_ORIGINS, HOSTILE_IPV6_ORIGIN, HOSTILE_ORIGINS } from '../support/hostile-origins.js';
 import { drift, expand, namesIn, readmeSection, tableRows } from '../support/readme-config.js';
 

@@ -3,10 +3,10 @@
 // held to the limiter conformance suite and exhausted over HTTP.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { LIMIT_BINDINGS, type BoundOperation } from '../../src/runtime/workers/config.js';
-import type { WorkerEnv } from '../../src/runtime/workers/env.js';
-import { BindingLimiterStore } from '../../src/runtime/workers/limiter-binding.js';
-import { DurableObjectLimiterStore } from '../../src/runtime/workers/limiter-durable-object.js';
+import { LIMIT_BINDINGS, type BoundOperation } from '../../src/runtime/workers/adapter/config.js';
+import type { WorkerEnv } from '../../src/runtime/workers/adapter/env.js';
+import { BindingLimiterStore } from '../../src/runtime/workers/ports/limiter-store/binding.js';
+import { DurableObjectLimiterStore } from '../../src/runtime/workers/ports/limiter-store/durable-object.js';
 import { expectContract } from '../support/contract.js';
 import { limiterConformance, verdictConformance } from '../../src/core/ports/limiter-store.conformance.js';
 import { codeOf, workerWith } from './worker.js';

@@ -15,11 +15,13 @@ import { portCheckConformance } from '../../src/core/ports/port-check.conformanc
 import { probeClientConformance } from '../../src/core/ports/probe-client.conformance.js';
 import { dohTransport } from '../../src/engines/dns/doh.js';
 import { HttpEventSink } from '../../src/engines/events/http-sink.js';
-import { analyticsEngineSink } from '../../src/runtime/workers/analytics-engine-sink.js';
-import type { WorkerEnv } from '../../src/runtime/workers/env.js';
-import { consoleLogger } from '../../src/runtime/workers/logger.js';
-import { workersProbes } from '../../src/runtime/workers/probes.js';
-import { WORKERS_PORT_CHECK, workersClock, workersDefer } from '../../src/runtime/workers/services.js';
+import { analyticsEngineSink } from '../../src/runtime/workers/ports/event-sink.js';
+import type { WorkerEnv } from '../../src/runtime/workers/adapter/env.js';
+import { consoleLogger } from '../../src/runtime/workers/ports/logger.js';
+import { workersProbes } from '../../src/runtime/workers/ports/probe-client.js';
+import { SYSTEM_CLOCK } from '../../src/core/ports/clock.js';
+import { workersDefer } from '../../src/runtime/workers/ports/clock.js';
+import { WORKERS_PORT_CHECK } from '../../src/runtime/workers/ports/port-check.js';
 
 const bound = env as unknown as WorkerEnv;
 /** A loopback port nothing listens on (discard; no suite starts a server there). */
@@ -30,7 +32,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-clockConformance('Workers', () => ({ clock: workersClock, defer: workersDefer, pass: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) }));
+clockConformance('Workers', () => ({ clock: SYSTEM_CLOCK, defer: workersDefer, pass: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) }));
 
 loggerConformance('Workers (console)', () => {
   const lines: string[] = [];
@@ -74,6 +76,6 @@ probeClientConformance('Workers (URL probes)', () => ({
 portCheckConformance('Workers', () => ({ check: WORKERS_PORT_CHECK }));
 
 eventSinkConformance('Workers HTTP sink, to the suites\' collector', () => ({
-  sink: new HttpEventSink({ url: inject('collectorUrl'), queueSize: 10_000, logger: consoleLogger('silent'), defer: workersDefer, clock: workersClock, maxBackoffMs: 10_000 }),
+  sink: new HttpEventSink({ url: inject('collectorUrl'), queueSize: 10_000, logger: consoleLogger('silent'), defer: workersDefer, clock: SYSTEM_CLOCK, maxBackoffMs: 10_000 }),
 }));
 eventSinkConformance('Analytics Engine', () => ({ sink: analyticsEngineSink(bound.ANALYTICS as AnalyticsEngineDataset) }));

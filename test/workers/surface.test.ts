@@ -22,7 +22,7 @@ const GETS: readonly { path: string; template: string; measured?: string }[] = [
 
 /**
  * The longest text a probe's round trip can have: below the Workers probes' 2 s deadline
- * (src/runtime/workers/probes.ts; past it the route is 503), to the microsecond: "1999.999".
+ * (src/runtime/workers/ports/probe-client.ts; past it the route is 503), to the microsecond: "1999.999".
  */
 const LONGEST_RTT_TEXT = '1999.999'.length;
 

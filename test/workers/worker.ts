@@ -1,8 +1,8 @@
 // Calls the Worker's own fetch handler inside workerd with the suite's bindings (wrangler.jsonc)
 // and vars chosen per test: each distinct set of vars is a new env object, so a new app.
 import { env } from 'cloudflare:workers';
-import worker from '../../src/runtime/workers/entry.js';
-import type { WorkerEnv } from '../../src/runtime/workers/env.js';
+import worker from '../../src/runtime/workers/adapter/entry.js';
+import type { WorkerEnv } from '../../src/runtime/workers/adapter/env.js';
 import { inject } from 'vitest';
 
 export interface Reply {

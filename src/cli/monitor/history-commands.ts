@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
 import { print, printJson, table, type Output } from '../output.js';
-import { durationMs, type MonitorConfig } from './config.js';
+import { durationMs, type MonitorConfig } from './monitor-config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';
 import { loadConfig, log, openHistory, summary } from './setup.js';

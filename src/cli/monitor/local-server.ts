@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { MONITOR_CATALOGUES, MONITOR_CSS, MONITOR_HTML, MONITOR_JS } from '../../generated/monitor-page-assets.js';
-import type { MonitorConfig } from './config.js';
+import type { MonitorConfig } from './monitor-config.js';
 import { checkKey, type MonitorMetrics } from './monitor-metrics.js';
 import type { Store } from './store.js';
 

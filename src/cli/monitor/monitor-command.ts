@@ -4,7 +4,7 @@
 // responsiveness test at once would each measure the other), nor do a check's own runs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterRun, delivery, noticeFor, type Delivery } from './alerts.js';
-import type { MonitorCheck, MonitorConfig } from './config.js';
+import type { MonitorCheck, MonitorConfig } from './monitor-config.js';
 import { breaches } from './expect.js';
 import { runCheck } from './run-check.js';
 import { nextRun, plan } from './schedule.js';

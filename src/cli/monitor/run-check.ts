@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { answerText } from '../../common/answer-text.js';
 import type { DnsAnswer } from '../../common/dns-types.js';
-import type { MonitorCheck } from './config.js';
+import type { MonitorCheck } from './monitor-config.js';
 
 interface CheckOutcome {
   ok: boolean;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { terminalText } from '../terminal-text.js';
-import { ConfigError, parseMonitorConfig, type MonitorConfig } from './config.js';
+import { ConfigError, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
 import { openStore, StoreError, type RunRecord, type Store } from './store.js';
 
 /** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */

@@ -1,9 +1,7 @@
-/**
- * Configuration as a table: each runtime lists every variable it reads, with its parser (and so
- * its bounds), its default and a one-line description, and reads the table with `readTable`. The
- * README's configuration tables are checked against these tables, so the two cannot drift apart.
- * A bad value stops start-up with one line naming the variable (docs/operations.md, "Configuration in depth").
- */
+// Configuration as a table: each runtime lists every variable it reads, with its parser (and so
+// its bounds), its default and a one-line description, and reads the table with `readTable`. The
+// README's configuration tables are checked against these tables, so the two cannot drift apart.
+// A bad value stops start-up with one line naming the variable (docs/operations.md, "Configuration in depth").
 
 /** A configuration value that stops start-up; `variable` names the culprit. */
 export class ConfigError extends Error {

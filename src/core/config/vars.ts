@@ -1,6 +1,6 @@
 /**
- * The rows both runtimes' configuration tables share (src/runtime/node/config.ts,
- * src/runtime/workers/config.ts): one declaration each, so a variable has the same default,
+ * The rows both runtimes' configuration tables share (src/runtime/node/adapter/config.ts,
+ * src/runtime/workers/adapter/config.ts): one declaration each, so a variable has the same default,
  * bounds and messages on Node and on Workers. Each runtime's table names every variable it reads,
  * taking these rows where the meaning is shared.
  */

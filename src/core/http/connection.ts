@@ -33,7 +33,7 @@ export interface ConnectionFacts {
 export interface EdgeFacts {
   /** The edge location code (`provider_colo`), or null when absent or malformed. */
   colo: string | null;
-  /** Country as ISO 3166-1 alpha-2; the name is filled in by the core. */
+  /** Country as ISO 3166-1 alpha-2; the name is filled in by the ip feature. */
   location: Omit<LocationInformation, 'country'>;
   network: NetworkInformation;
 }

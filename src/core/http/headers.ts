@@ -1,4 +1,4 @@
-/** Header values shared by every response (docs/api.md, "Behaviour notes"). */
+// Header values shared by every response (docs/api.md, "Behaviour notes").
 
 /** Browser clients may read these (CORS, Fetch standard §3.2.6). */
 export const EXPOSED_HEADERS = 'X-Request-ID, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';

@@ -1,3 +1,5 @@
+import { REGION_IDS } from '../../common/regions.js';
+
 /** One problem code's entry in the catalogue below. */
 export interface ProblemEntry {
   status: number;
@@ -32,7 +34,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'Unknown region',
     when: 'The region in a latency probe path is not one of the seven region ids.',
-    action: 'Use one of wnam, enam, weur, eeur, apac-ne, apac-se, oc; GET /v1/latency/regions lists them and which are available.',
+    action: `Use one of ${REGION_IDS.join(', ')}; GET /v1/latency/regions lists them and which are available.`,
   },
   invalid_json: {
     status: 400,
@@ -145,7 +147,7 @@ export function isProblemCode(text: string): text is ProblemCode {
   return Object.hasOwn(PROBLEMS, text);
 }
 
-/** A failure that maps to a problem document. Throw it from anywhere in the core. */
+/** A failure that maps to a problem document. Throw it from anywhere below the runtimes (core, engines, features, app). */
 export class Problem extends Error {
   readonly code: ProblemCode;
   readonly status: number;

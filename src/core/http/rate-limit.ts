@@ -7,14 +7,6 @@ import type { LimiterStore, WindowHit, WindowVerdict, Operation } from '../ports
 import { problemReply } from './respond.js';
 import type { Handler, HttpReply, RequestContext } from './types.js';
 
-/**
- * Wraps a handler in the per-source, per-operation fixed-window limit (the API contract, docs/api.md
- * "Rate limits"). The source is the caller address by the /v1/ip rule, IPv6 by /64, stored only
- * as a keyed hash; an IPv6 source is also counted in its /56 and /48 windows, at a multiple of
- * the limit (`AGGREGATES`). When the caller cannot be established (a trusted proxy sent nothing
- * usable) the peer itself is the source: the one party we can identify is limited, never nobody.
- * With an in-process store the whole path stays synchronous.
- */
 /** What the limit needs: ports and options of `Services`, named here so http/ needs none of the rest. */
 export interface LimitPorts extends CallerRule {
   limits: Limits;
@@ -46,6 +38,14 @@ function allOf<T>(values: readonly (T | Promise<T>)[]): readonly T[] | Promise<r
   return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as readonly T[]);
 }
 
+/**
+ * Wraps a handler in the per-source, per-operation fixed-window limit (the API contract, docs/api.md
+ * "Rate limits"). The source is the caller address by the /v1/ip rule, IPv6 by /64, stored only
+ * as a keyed hash; an IPv6 source is also counted in its /56 and /48 windows, at a multiple of
+ * the limit (`AGGREGATES`). When the caller cannot be established (a trusted proxy sent nothing
+ * usable) the peer itself is the source: the one party we can identify is limited, never nobody.
+ * With an in-process store the whole path stays synchronous.
+ */
 export function rateLimited(operation: Operation, services: LimitPorts, handler: Handler): Handler {
   const limit = services.limits[operation];
   const own: Window = { prefix: undefined, limit, limitText: String(limit), who: 'this source' };

@@ -19,7 +19,7 @@ export interface PrecompressedAsset {
 
 type Coding = 'br' | 'gzip' | 'identity';
 
-/** A text coded as Brotli or gzip, by the runtime (src/runtime/node/compress.ts). */
+/** A text coded as Brotli or gzip, by the runtime (src/runtime/node/adapter/compress.ts). */
 export type TextCompressor = (text: string, coding: Exclude<Coding, 'identity'>) => Uint8Array;
 
 interface Representation {

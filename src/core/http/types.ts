@@ -1,3 +1,4 @@
+import type { ParsedAddress } from '../net/address.js';
 import type { CallerResult } from '../net/caller-address.js';
 import type { ConnectionFacts } from './connection.js';
 
@@ -110,6 +111,11 @@ export interface RequestContext {
   rate: RateState | undefined;
   /** The caller address, resolved at most once per request. */
   caller: CallerResult | undefined;
+  /**
+   * The address a request asks about instead of its caller's (`?ip=`), parsed once by its route's
+   * `accept` for the handler that follows; undefined when it asks about its caller.
+   */
+  askedAbout?: ParsedAddress;
   /**
    * Set by the pipeline for routes that answer curl in text (`/ip`, `/country`, …): a problem is
    * then one line of text unless the client's `Accept` names JSON (`RouteMethod.plainProblems`).

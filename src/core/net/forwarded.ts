@@ -1,13 +1,11 @@
-/**
- * Forwarding headers, read as lists of hop addresses in order client → nearest proxy.
- * An entry that is not an address (`unknown`, an obfuscated `_name`, garbage) is kept as
- * undefined, because it breaks the chain: we cannot know who stands behind it.
- *
- * The client writes the left of these headers and a trusted proxy appends on the right, so the
- * parse must never let the client's text reach into the proxy's part: a quoted-string that does
- * not close would swallow every element after it, and a lenient host parser would find an
- * address in text the client shaped. Both are read strictly, and what does not parse is a break.
- */
+// Forwarding headers, read as lists of hop addresses in order client → nearest proxy.
+// An entry that is not an address (`unknown`, an obfuscated `_name`, garbage) is kept as
+// undefined, because it breaks the chain: we cannot know who stands behind it.
+//
+// The client writes the left of these headers and a trusted proxy appends on the right, so the
+// parse must never let the client's text reach into the proxy's part: a quoted-string that does
+// not close would swallow every element after it, and a lenient host parser would find an
+// address in text the client shaped. Both are read strictly, and what does not parse is a break.
 
 /** `port` (1*5DIGIT) or `obfport` ("_" 1*(ALPHA / DIGIT / "." / "_" / "-")), RFC 7239 §6. */
 const PORT = /^(?:\d{1,5}|_[A-Za-z0-9._-]+)$/;

@@ -1,6 +1,6 @@
 // The clock port's conformance suite (clock.ts): what time it is, and deferred work. Run by Node's
-// clock (src/runtime/node/services.test.ts), Workers' (test/workers/ports.test.ts) and the
-// suites' own manual clock (below, src/core/ports/ports.test.ts).
+// clock (src/runtime/node/ports/conformance.test.ts), Workers' (test/workers/ports.test.ts) and the
+// suites' own manual clock (below, src/core/ports/in-memory.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { Clock, Defer } from './clock.js';
 

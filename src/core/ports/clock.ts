@@ -12,3 +12,6 @@ export interface Clock {
   /** Wall-clock milliseconds since the epoch (for timestamps and rate-limit windows). */
   now(): number;
 }
+
+/** The platform's wall clock: `Date.now()` on Node and on Workers alike. */
+export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };

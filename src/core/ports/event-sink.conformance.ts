@@ -1,7 +1,7 @@
 // The event sink port's conformance suite (event-sink.ts): `accept` never blocks or throws and
 // `close` ends within its grace, whether the sink delivers or not; what a sink delivers is the
 // event as accepted. Run by the none, log and HTTP sinks on Node and the HTTP sink behind
-// /metrics' observer (src/runtime/node/services.test.ts), and by the HTTP and Analytics Engine
+// /metrics' observer (src/runtime/node/ports/conformance.test.ts), and by the HTTP and Analytics Engine
 // sinks in workerd (test/workers/ports.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { EventSink, ReceivedEvent } from './event-sink.js';

@@ -1,8 +1,8 @@
 // The geo lookup port's conformance suite (geo-lookup.ts): whatever a lookup answers has the
 // contract's shape and bounds, it answers nothing of a special-use address, never throws on any
 // address, and knows the address its data names. Run by the embedded DB-IP tables and an
-// operator's MaxMind files (src/runtime/node/geo/load.test.ts), Workers' lookups, which answer
-// nothing of their own (test/workers/ports.test.ts), and the in-process suites' (src/core/ports/ports.test.ts).
+// operator's MaxMind files (src/runtime/node/ports/conformance.test.ts), Workers' lookups, which answer
+// nothing of their own (test/workers/ports.test.ts), and the in-process suites' (src/core/ports/in-memory.test.ts).
 import { describe, expect, it } from 'vitest';
 import { parseAddress, type ParsedAddress } from '../net/address.js';
 import type { AsnLookup, CityLookup } from './geo-lookup.js';

@@ -1,6 +1,6 @@
 // The logger port's conformance suite (logger.ts): structured records at four levels. Run by
-// Node's pino logger (src/runtime/node/logger.test.ts), Workers' console logger
-// (test/workers/ports.test.ts) and the suites' memory logger (src/core/ports/ports.test.ts).
+// Node's pino logger (src/runtime/node/ports/conformance.test.ts), Workers' console logger
+// (test/workers/ports.test.ts) and the suites' memory logger (src/core/ports/in-memory.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { Logger } from './logger.js';
 

@@ -1,7 +1,7 @@
 import type { Operation } from './limiter-store.js';
 
 /**
- * Port: what the core reports for an operator's metrics. Labels are route patterns,
+ * Port: what the app reports for an operator's metrics. Labels are route patterns,
  * methods, statuses and operations only: never an address, a name asked about, a User-Agent or
  * a body (docs/api.md, "Privacy"). Node records them with prom-client; Workers leave them to the
  * platform's own analytics.

@@ -1,7 +1,7 @@
 // The port check port's conformance suite (port-check.ts): a check either says why it makes no
 // connection, or answers true for a port that accepts, false for one that refuses, and knows the
 // host's own addresses. Run by Node's TCP check and the switched-off check
-// (src/runtime/node/port-check.test.ts) and by Workers' (test/workers/ports.test.ts).
+// (src/runtime/node/ports/conformance.test.ts) and by Workers' (test/workers/ports.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { ParsedAddress } from '../net/address.js';
 import type { PortCheck } from './port-check.js';

@@ -2,6 +2,7 @@ import { DeferredTimer } from '../deferred-timer.js';
 import type { Clock, Defer } from '../ports/clock.js';
 import type { LimiterStore, WindowHit, WindowVerdict } from '../ports/limiter-store.js';
 import type { Logger } from '../ports/logger.js';
+import { MemoryLimiterStore } from './memory-store.js';
 
 /** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
 export interface SharedStore {
@@ -104,4 +105,13 @@ export class FallbackLimiterStore implements LimiterStore {
       ),
     );
   }
+}
+
+/**
+ * A shared store with this process's (or isolate's) own counters behind it while it fails: how
+ * both runtimes build one (Redis or the cluster primary on Node, a Durable Object or a binding on
+ * Workers), each with its own deadline.
+ */
+export function withLocalFallback(shared: SharedStore, logger: Logger, options: FallbackOptions): FallbackLimiterStore {
+  return new FallbackLimiterStore(shared, new MemoryLimiterStore(options.clock), logger, options);
 }

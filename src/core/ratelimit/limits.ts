@@ -14,6 +14,8 @@ const TURN_LIMIT = 10;
  * the engine's latency pings (one per 400 ms under load), so 600 a minute lets a test and its
  * retries through while a source cannot start many tests at once.
  */
+const SPEEDTEST_LIMIT = 600;
+
 /**
  * `port` counts port checks: each makes the server open a TCP connection to the caller, so it is
  * kept to what a person forwarding a port needs (try, change the router, try again), far below
@@ -29,7 +31,7 @@ const PORT_LIMIT = 10;
  */
 const RPM_LIMIT = 6_000;
 
-export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, rpm: RPM_LIMIT, turn: TURN_LIMIT, port: PORT_LIMIT };
+export const DEFAULT_LIMITS: Limits = { ip: 120, dns: 30, probe: 30, events: 60, speedtest: SPEEDTEST_LIMIT, rpm: RPM_LIMIT, turn: TURN_LIMIT, port: PORT_LIMIT };
 
 /** Highest limit an operator may set: far above any real use, well inside a counter's range. */
 export const MAX_LIMIT = 100_000_000;

@@ -73,15 +73,12 @@ function acceptSubject(facts: IpFacts) {
     if (!facts.othersKnown) {
       throw new Problem('not_found', 'This deployment cannot look up another address: it runs on Cloudflare Workers, which observe the caller\'s own connection and hold no location or network data to look an address up in.');
     }
-    named.set(ctx, address);
+    ctx.askedAbout = address;
   };
 }
 
-/** The address `?ip=` named, parsed once by `acceptSubject` for the handler that follows. */
-const named = new WeakMap<RequestContext, ParsedAddress>();
-
 function subjectOf(ctx: RequestContext, facts: IpFacts): Subject {
-  const address = named.get(ctx);
+  const address = ctx.askedAbout;
   return address === undefined ? { address: facts.address(ctx).address, own: true } : { address, own: false };
 }
 
@@ -106,7 +103,7 @@ function hostnameOfSubject(facts: IpFacts, subject: Subject): Promise<string | n
  * chose, so it counts against the `dns` limit as well as `ip` (issue 50: at the `ip` limit alone,
  * three sources drained the resolver's budget with dead reverse zones).
  */
-const namesAnother = (ctx: RequestContext): 'dns' | undefined => (named.has(ctx) ? 'dns' : undefined);
+const namesAnother = (ctx: RequestContext): 'dns' | undefined => (ctx.askedAbout !== undefined ? 'dns' : undefined);
 
 function textRoute(path: string, facts: IpFacts, handle: Handler, alsoLimit?: (ctx: RequestContext) => 'dns' | undefined): RouteDefinition {
   return { path, GET: { limit: 'ip', plainProblems: true, accept: acceptSubject(facts), handle, ...(alsoLimit === undefined ? {} : { alsoLimit }) } };

@@ -5,13 +5,11 @@ import type { RouteDefinition } from '../../core/http/router.js';
 import type { HttpReply, RequestContext, StreamedBody } from '../../core/http/types.js';
 import { MAX_BYTES_PER_REQUEST } from './configuration.js';
 
-/**
- * The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
- * `POST /__up`, with the contract of the browser engine the configuration names, so its
- * `downloadApiUrl` and `uploadApiUrl` can point here. The engine times each transfer with the
- * browser's Resource Timing, which a cross-origin page sees only with `Timing-Allow-Origin`, and
- * subtracts the server's own time, which it reads from `Server-Timing: cfRequestDuration;dur=…`.
- */
+// The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
+// `POST /__up`, with the contract of the browser engine the configuration names, so its
+// `downloadApiUrl` and `uploadApiUrl` can point here. The engine times each transfer with the
+// browser's Resource Timing, which a cross-origin page sees only with `Timing-Allow-Origin`, and
+// subtracts the server's own time, which it reads from `Server-Timing: cfRequestDuration;dur=…`.
 
 /** One zero-filled chunk, written again and again: the bytes are never read, only counted. */
 const CHUNK = new Uint8Array(256 * 1024);

@@ -1,0 +1,257 @@
+// `netdiag monitor`'s configuration (docs/monitor.md): one YAML file a person edits by hand,
+// checked whole on start, every fault named with its line and its field ("monitor.yaml:7:
+// checks[0].every: ..."), so nothing half-configured runs.
+import { isRegionId, REGION_IDS } from '../../common/regions.js';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLMap } from 'yaml';
+import { FIGURES, parseExpectation, type CheckKind, type Expectation } from './expect.js';
+import { cronProblem, type Schedule } from './schedule.js';
+import { DNS_TYPES, type DnsType } from '../../common/dns-types.js';
+
+export interface MonitorCheck {
+  name: string;
+  run: CheckKind;
+  /** The speed test's mode (speedtest only). */
+  mode: 'light' | 'full';
+  /** The name a dns check resolves, and its record type. */
+  query?: string;
+  type: DnsType;
+  /** The region a latency check asks for (all available ones when none). */
+  region?: string;
+  schedule: Schedule;
+  /** Each run starts up to this much after its slot, ms (a random offset fixed per check). */
+  spreadMs: number;
+  expect: Expectation[];
+  /** Breaches in a row before an alert. */
+  alertAfter: number;
+}
+
+export interface MonitorConfig {
+  servers: string[];
+  /** The SQLite file of the history. */
+  database: string;
+  /** Runs older than this are deleted, ms. */
+  keepMs: number;
+  /** Where the local page and /metrics are served, or null (`listen: off`). */
+  listen: { host: string; port: number } | null;
+  /** Names the page and /metrics answer to besides addresses, localhost and the listen host (DNS rebinding: local-server.ts). */
+  hosts: string[];
+  checks: MonitorCheck[];
+  /** Where alerts go: http(s) URLs get a JSON POST, ntfy(s):// URLs an ntfy message, any other an Apprise URL handed to the `apprise` command. */
+  notify: string[];
+}
+
+export class ConfigError extends Error {}
+
+const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const KINDS = Object.keys(FIGURES) as CheckKind[];
+const CHECK_KEYS = ['name', 'run', 'mode', 'query', 'type', 'region', 'every', 'cron', 'spread', 'expect', 'alert_after'];
+const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify'];
+/** Where /metrics is served when the file does not say: this machine only. */
+const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
+/** How long runs are kept when the file does not say: a year, for a trend across seasons. */
+const DEFAULT_KEEP_MS = 365 * 86_400_000;
+/** The shortest interval: a check more often than this is load, not monitoring. */
+const MIN_EVERY_MS = 60_000;
+
+/** A duration such as 90s, 30m, 6h or 1d, in ms, or undefined. */
+export function durationMs(text: string): number | undefined {
+  const match = /^([0-9]+)\s*(s|m|h|d)$/.exec(text.trim());
+  return match === null ? undefined : Number(match[1]) * (UNITS[match[2] ?? ''] ?? 0);
+}
+
+/** Parses and checks the file's text; `file` names it in messages, `defaultDatabase` is used when it names none. */
+export function parseMonitorConfig(text: string, file: string, defaultDatabase: string): MonitorConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first !== undefined) throw new ConfigError(`${file}:${String(lines.linePos(first.pos[0]).line)}: not valid YAML: ${first.message.split('\n')[0] ?? ''}`);
+  const fail = (path: (string | number)[], message: string): never => {
+    throw new ConfigError(`${file}:${String(lineOf(doc, lines, path))}: ${pathText(path)}: ${message}`);
+  };
+  const root = doc.contents;
+  if (!isMap(root)) throw new ConfigError(`${file}:1: the file must be a map with servers, checks and notify`);
+  unknownKeys(root, TOP_KEYS, [], fail);
+
+  const servers = list(doc, ['servers'], fail).map((_, i) => {
+    const value = string(doc, ['servers', i], fail);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return fail(['servers', i], `"${value}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(['servers', i], `"${value}" is not an http:// or https:// URL`);
+    return url.origin;
+  });
+  if (servers.length === 0) fail(['servers'], 'name at least one netdiag server');
+
+  const checks = list(doc, ['checks'], fail).map((_, i) => check(doc, i, fail));
+  if (checks.length === 0) fail(['checks'], 'name at least one check');
+  const names = new Set<string>();
+  checks.forEach((c, i) => {
+    if (names.has(c.name)) fail(['checks', i, 'name'], `"${c.name}" names another check too: each check's name is its own`);
+    names.add(c.name);
+  });
+
+  const notify = doc.hasIn(['notify']) ? list(doc, ['notify'], fail).map((_, i) => string(doc, ['notify', i], fail)) : [];
+  notify.forEach((target, i) => {
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) fail(['notify', i], `"${target}" is not a URL (an http(s) webhook, an ntfy(s):// topic or an Apprise URL)`);
+  });
+  const database = doc.hasIn(['database']) ? string(doc, ['database'], fail) : defaultDatabase;
+  let keepMs = DEFAULT_KEEP_MS;
+  if (doc.hasIn(['keep'])) {
+    const text = durationText(doc, ['keep'], fail);
+    const ms = durationMs(text);
+    if (ms === undefined || ms < 86_400_000) fail(['keep'], `"${text}" is not a duration of a day or more (30d, 365d)`);
+    keepMs = ms ?? DEFAULT_KEEP_MS;
+  }
+  let listen: MonitorConfig['listen'] = DEFAULT_LISTEN;
+  if (doc.hasIn(['listen'])) {
+    const text = string(doc, ['listen'], fail);
+    if (text === 'off') listen = null;
+    else {
+      const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(text);
+      const port = Number(match?.[2]);
+      if (match === null || port > 65535) return fail(['listen'], `"${text}" is not host:port (127.0.0.1:9465, [::1]:9465) or off`);
+      listen = { host: (match[1] ?? '').replace(/^\[|\]$/g, ''), port };
+    }
+  }
+  const hosts = doc.hasIn(['hosts'])
+    ? list(doc, ['hosts'], fail).map((_, i) => {
+        const name = string(doc, ['hosts', i], fail).toLowerCase();
+        if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) fail(['hosts', i], `"${name}" is not a host name (monitor.example.lan)`);
+        return name;
+      })
+    : [];
+  return { servers, database, keepMs, listen, hosts, checks, notify };
+}
+
+function check(doc: Document, i: number, fail: (path: (string | number)[], message: string) => never): MonitorCheck {
+  const at = (key: string): (string | number)[] => ['checks', i, key];
+  const node = doc.getIn(['checks', i], true);
+  if (!isMap(node)) return fail(['checks', i], 'a check is a map with name, run and every (or cron)');
+  unknownKeys(node, CHECK_KEYS, ['checks', i], fail);
+  const name = string(doc, at('name'), fail);
+  const runText = string(doc, at('run'), fail);
+  const run = KINDS.find((k) => k === runText);
+  if (run === undefined) return fail(at('run'), `"${runText}" is not a check this monitor runs (${KINDS.join(', ')})`);
+  const modeText = doc.hasIn(at('mode')) ? string(doc, at('mode'), fail) : 'full';
+  if (modeText !== 'light' && modeText !== 'full') return fail(at('mode'), `"${modeText}" is not a mode (light, full)`);
+  if (doc.hasIn(at('mode')) && run !== 'speedtest') fail(at('mode'), 'only a speedtest check has a mode');
+  const { query, type, region } = checkTarget(doc, i, run, fail);
+
+  let schedule: Schedule;
+  const hasEvery = doc.hasIn(at('every'));
+  const hasCron = doc.hasIn(at('cron'));
+  if (hasEvery === hasCron) return fail(['checks', i], 'give either every (an interval, e.g. 30m) or cron (e.g. "*/30 * * * *"), not both or neither');
+  if (hasEvery) {
+    const text = durationText(doc, at('every'), fail);
+    const ms = durationMs(text);
+    if (ms === undefined) return fail(at('every'), `"${text}" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
+    if (ms < MIN_EVERY_MS) fail(at('every'), `${text} is more often than once a minute, the least the monitor allows`);
+    schedule = { kind: 'every', ms };
+  } else {
+    const expression = string(doc, at('cron'), fail);
+    const problem = cronProblem(expression);
+    if (problem !== undefined) fail(at('cron'), `"${expression}" is not a cron expression: ${problem}`);
+    schedule = { kind: 'cron', expression };
+  }
+  const defaultSpread = schedule.kind === 'every' ? Math.min(schedule.ms / 10, 300_000) : 60_000;
+  let spreadMs = defaultSpread;
+  if (doc.hasIn(at('spread'))) {
+    const text = durationText(doc, at('spread'), fail);
+    const ms = durationMs(text);
+    if (ms === undefined) return fail(at('spread'), `"${text}" is not a duration (90s, 5m)`);
+    if (schedule.kind === 'every' && ms >= schedule.ms) fail(at('spread'), `${text} is not shorter than the interval`);
+    spreadMs = ms;
+  }
+
+  const expect: Expectation[] = [];
+  if (doc.hasIn(at('expect'))) {
+    const map = doc.getIn(at('expect'), true);
+    if (!isMap(map)) return fail(at('expect'), 'expect is a map of figure: condition, e.g. download_mbps: ">= 70% of 500"');
+    for (const pair of map.items) {
+      const figure = isScalar(pair.key) ? String(pair.key.value) : '';
+      const path = [...at('expect'), figure];
+      if (!(FIGURES[run] as readonly string[]).includes(figure)) fail(path, `"${figure}" is not a figure a ${run} check reports (${FIGURES[run].join(', ')})`);
+      const condition = string(doc, path, fail);
+      const parsed = parseExpectation(figure, condition);
+      if (typeof parsed === 'string') fail(path, parsed);
+      else expect.push(parsed);
+    }
+  }
+  let alertAfter = 3;
+  if (doc.hasIn(at('alert_after'))) {
+    const value = doc.getIn(at('alert_after'));
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) fail(at('alert_after'), `${String(value)} is not a whole number of breaches in a row from 1 to 1000`);
+    alertAfter = value;
+  }
+  return { name, run, mode: modeText, query, type, region, schedule, spreadMs, expect, alertAfter };
+}
+
+/** What a dns check asks (query, type) and a latency check's region; each refused on other checks. */
+function checkTarget(doc: Document, i: number, run: CheckKind, fail: (path: (string | number)[], message: string) => never): Pick<MonitorCheck, 'query' | 'type' | 'region'> {
+  const at = (key: string): (string | number)[] => ['checks', i, key];
+  for (const [key, kind] of [['query', 'dns'], ['type', 'dns'], ['region', 'latency']] as const) {
+    if (doc.hasIn(at(key)) && run !== kind) fail(at(key), `only a ${kind} check has a ${key}`);
+  }
+  let query: string | undefined;
+  let type: DnsType = 'A';
+  if (run === 'dns') {
+    if (!doc.hasIn(at('query'))) fail(['checks', i], 'a dns check names what it resolves: query: example.net (and type: A, the default)');
+    query = string(doc, at('query'), fail);
+    // A DNS name or an address (for PTR): no spaces, and never read as an option.
+    if (!/^[^\s-][^\s]{0,252}$/.test(query)) fail(at('query'), `"${query}" is not a name or an address to resolve`);
+    if (doc.hasIn(at('type'))) {
+      const text = string(doc, at('type'), fail).toUpperCase();
+      const known = DNS_TYPES.find((t) => t === text);
+      if (known === undefined) return fail(at('type'), `"${text}" is not a record type netdiag resolves (${DNS_TYPES.join(', ')})`);
+      type = known;
+    }
+  }
+  let region: string | undefined;
+  if (doc.hasIn(at('region'))) {
+    region = string(doc, at('region'), fail);
+    // The seven region ids are the contract's (src/common/regions.ts); which have a probe is the deployment's.
+    if (!isRegionId(region)) fail(at('region'), `"${region}" is not a region id (${REGION_IDS.join(', ')})`);
+  }
+  return { query, type, region };
+}
+
+function unknownKeys(map: YAMLMap, known: readonly string[], path: (string | number)[], fail: (path: (string | number)[], message: string) => never): void {
+  for (const pair of map.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (!known.includes(key)) fail([...path, key], `not a setting here (${known.join(', ')})`);
+  }
+}
+
+function list(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): unknown[] {
+  const node = doc.getIn(path, true);
+  if (node === undefined) return fail(path, 'missing');
+  if (!isSeq(node)) return fail(path, 'must be a list');
+  return node.items;
+}
+
+function string(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): string {
+  if (!doc.hasIn(path)) return fail(path, 'missing');
+  const value = doc.getIn(path);
+  if (typeof value !== 'string' || value.trim() === '') return fail(path, `must be text, not ${value === null ? 'empty' : JSON.stringify(value)}`);
+  return value.trim();
+}
+
+/** A duration's text: a bare number (`every: 30`) is read as text, so its fault names the missing unit. */
+function durationText(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): string {
+  const value = doc.getIn(path);
+  return typeof value === 'number' ? String(value) : string(doc, path, fail);
+}
+
+/** The line a path's node starts on, or its nearest parent's. */
+function lineOf(doc: Document, lines: LineCounter, path: (string | number)[]): number {
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range !== undefined) return lines.linePos(node.range[0]).line;
+  }
+  return 1;
+}
+
+const pathText = (path: (string | number)[]): string => path.map((p, i) => (typeof p === 'number' ? `[${String(p)}]` : `${i === 0 ? '' : '.'}${p}`)).join('');
