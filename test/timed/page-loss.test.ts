@@ -49,7 +49,8 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
       await page.selectOption('#speed-mode', 'light');
       await page.click('#speed-start');
       await expect.poll(() => page.textContent('#speed-status'), { timeout: 60_000 }).toMatch(/^(Done\.|The test did not finish\.)$/);
-      expect(await page.textContent('#speed-status')).toBe('Done.');
+      // What the page said went wrong, when it did: the next failure names its cause.
+      expect(await page.textContent('#speed-status'), `the page's error: ${String(await page.textContent('#speed-error'))}`).toBe('Done.');
       // The figure and the line under it that says how it was reached or why it is missing.
       const part = async (which: string) => (await page.textContent(`#speed-results [data-metric="loss"] .${which}`)) ?? '';
       const loss = page.locator('#speed-results [data-metric="loss"]');

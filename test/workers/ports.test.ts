@@ -1,10 +1,10 @@
 // Workers' implementations of the ports, inside workerd, held to each port's conformance suite
 // (src/core/ports/): the clock and waitUntil, the console logger, the DoH transport (to Knot
-// behind the suites' DoH front; its `silent` fault and a closed port), the probe client (a URL
-// probe, `netdiag probe` on loopback, and one at a closed port), the port check (which Workers
-// do not make), and the sinks (HTTP to the suites' collector, Analytics Engine). The limiter
-// stores run theirs in limits.test.ts; Workers' geo lookups are NO_GEO, run in-process
-// (src/core/ports/in-memory.test.ts).
+// behind the suites' DoH front; its `silent` fault and a closed port), the probe client (URL
+// probes: `netdiag probe` on loopback and a closed port; a Durable Object probe), the port check
+// (which Workers do not make), and the sinks (HTTP to the suites' collector, Analytics Engine).
+// The limiter stores run theirs in limits.test.ts; Workers' geo lookups are NO_GEO, run
+// in-process (src/core/ports/in-memory.test.ts).
 import { env } from 'cloudflare:workers';
 import { afterEach, inject, vi } from 'vitest';
 import { clockConformance } from '../../src/core/ports/clock.conformance.js';
@@ -71,6 +71,11 @@ probeClientConformance('Workers (URL probes)', () => ({
   ),
   answering: 'weur',
   down: 'enam',
+}));
+
+probeClientConformance('Workers (Durable Object probes)', () => ({
+  probes: workersProbes(new Map([['weur', { kind: 'durable-object' }]]), bound.REGION_PROBE, consoleLogger('silent')),
+  answering: 'weur',
 }));
 
 portCheckConformance('Workers', () => ({ check: WORKERS_PORT_CHECK }));
