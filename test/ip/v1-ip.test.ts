@@ -1,8 +1,8 @@
 // GET /v1/ip over real sockets: caller address rules, embedded geo data, PTR through Knot,
 // HTTPS with HTTP/2 and TLS 1.3, the MaxMind database path.
+import { maxmindFixtures } from '../support/maxmind.js';
 import { connect as connectHttp2 } from 'node:http2';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../../src/generated/openapi-types.js';
 import { expectContract } from '../support/contract.js';
@@ -222,12 +222,8 @@ describe.skipIf(!haveKnot)('GET /v1/ip reverse hostname and TLS', () => {
   });
 });
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/maxmind/', import.meta.url));
-const haveFixtures = existsSync(`${FIXTURES}GeoIP2-City-Test.mmdb`);
-if (!haveFixtures) {
-  if (process.env.CI === 'true') throw new Error(`MaxMind fixtures missing at ${FIXTURES}; CI requires them`);
-  process.stderr.write(`\n*** SKIPPED MaxMind database suite: no fixtures at ${FIXTURES} ***\n\n`);
-}
+const FIXTURES = maxmindFixtures('MaxMind database suite') ?? '';
+const haveFixtures = FIXTURES !== '';
 
 describe.skipIf(!haveFixtures)('MaxMind-format databases (NETDIAG_GEOIP_CITY, NETDIAG_GEOIP_ASN)', () => {
   let server: TestServer;

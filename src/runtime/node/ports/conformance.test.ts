@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { startCollector, type Collector } from '../../../../test/support/collector.js';
 import { memoryLogger } from '../../../../test/support/services.js';
@@ -28,8 +27,9 @@ import { tcpPortCheck } from './port-check.js';
 import { SYSTEM_CLOCK } from '../../../core/ports/clock.js';
 import { processDefer } from './clock.js';
 import { freePort } from '../../../../test/support/wait.js';
+import { maxmindFixtures } from '../../../../test/support/maxmind.js';
 
-const MAXMIND = fileURLToPath(new URL('../../../../../shared/fixtures/maxmind/', import.meta.url));
+const MAXMIND = maxmindFixtures('MaxMind files held to the geo lookup suite');
 
 clockConformance('Node', () => ({ clock: SYSTEM_CLOCK, defer: processDefer, pass: (ms) => sleep(ms) }));
 
@@ -53,7 +53,7 @@ loggerConformance('Node (pino)', () => {
 });
 
 geoLookupConformance('embedded DB-IP tables', () => ({ ...loadGeo({ geoipCity: undefined, geoipAsn: undefined }), knownPlace: { address: '8.8.8.8', countryCode: 'US' }, knownNetwork: { address: '8.8.8.8', asn: 15169 } }));
-geoLookupConformance('MaxMind files (the test databases)', () => ({
+if (MAXMIND !== undefined) geoLookupConformance('MaxMind files (the test databases)', () => ({
   ...loadGeo({ geoipCity: `${MAXMIND}GeoIP2-City-Test.mmdb`, geoipAsn: `${MAXMIND}GeoLite2-ASN-Test.mmdb` }),
   knownPlace: { address: '81.2.69.160', countryCode: 'GB' },
   knownNetwork: { address: '1.128.0.1', asn: 1221 },
