@@ -3,14 +3,21 @@
 // ask again each time (the cache-miss route); others get TTL 300 (the cached route). With
 // `--doh` it answers DNS-over-HTTPS POSTs over plain HTTP on loopback instead (the Workers bench),
 // with `--tcp` DNS over TCP (RFC 7766, length-prefixed, any number of queries per connection).
+// With `--ptr-nxdomain` every PTR query is answered NXDOMAIN (RCODE 3, RFC 1035 4.1.1), as most
+// reverse zones answer for a home address: the peer comparison's setting (echoip-peer.mjs).
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import dnsPacket from 'dns-packet';
 
+const PTR_NXDOMAIN = process.argv.includes('--ptr-nxdomain');
+
 function answer(message) {
   const query = dnsPacket.decode(message);
   const question = query.questions[0];
+  if (PTR_NXDOMAIN && question.type === 'PTR') {
+    return dnsPacket.encode({ type: 'response', id: query.id, flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | 3, questions: [question] });
+  }
   const reply = dnsPacket.encode({
     type: 'response',
     id: query.id,

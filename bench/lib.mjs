@@ -1,6 +1,7 @@
 // Helpers for the benchmark: child servers, CPU time from /proc, autocannon runs, medians.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -149,4 +150,18 @@ export function serviceLikeHeaders(requestId, body, rate = { limit: 60, remainin
     'RateLimit-Limit', String(rate.limit), 'RateLimit-Remaining', String(rate.remaining), 'RateLimit-Reset', String(rate.reset),
     'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)),
   ];
+}
+
+/**
+ * `npm start`'s command as package.json ships it, split into its environment, Node flags and
+ * script, so this compares what an operator runs (MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 …).
+ */
+export function shippedStart() {
+  const script = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start;
+  const words = script.split(/\s+/);
+  const at = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, at).map((w) => w.split('=')));
+  const rest = words.slice(at + 1);
+  const main = rest.findIndex((w) => w.endsWith('.js'));
+  return { env, flags: rest.slice(0, main), args: rest.slice(main).map((w, i) => (i === 0 ? fileURLToPath(new URL(`../${w}`, import.meta.url)) : w)) };
 }

@@ -222,6 +222,39 @@ function childrenOf(pid: number): number[] {
   return text.split(/\s+/).filter((p) => p !== '').map(Number);
 }
 
+describe('the cluster store batching a turn of hits', () => {
+  it('sends the hits of one event-loop turn as one message each way, each answered with its own count', async () => {
+    const child = fork(PRIMARY, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    await once(child, 'message');
+    try {
+      let sent = 0;
+      let received = 0;
+      const channel = {
+        send: (message: unknown, callback?: (err: Error | null) => void) => {
+          sent += 1;
+          return child.send(message as object, callback);
+        },
+        on: (event: 'message', listener: (message: unknown) => void) => child.on(event, (m: unknown) => {
+          received += 1;
+          listener(m);
+        }),
+      };
+      const store = new ClusterLimiterStore(channel, { now: () => Date.now() });
+      // Fifty hits on one key and ten on another, all asked for in one synchronous run.
+      const hits = [...Array.from({ length: 50 }, () => store.hit('one', 60_000)), ...Array.from({ length: 10 }, () => store.hit('two', 60_000))];
+      const counts = (await Promise.all(hits)).map((h) => h.count);
+      expect(counts.slice(0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect(counts.slice(50)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+      expect([sent, received]).toEqual([1, 1]);
+      // A later turn is a message of its own.
+      expect((await store.hit('one', 60_000)).count).toBe(51);
+      expect([sent, received]).toEqual([2, 2]);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
 describe('the primary answering a worker whose channel has closed', () => {
   it('drops the reply instead of raising ERR_IPC_CHANNEL_CLOSED as an unhandled error', async () => {
     // A real worker process and a real IPC channel, closed; then a hit it sent before dying is
@@ -235,7 +268,7 @@ describe('the primary answering a worker whose channel has closed', () => {
     try {
       child.disconnect();
       expect(child.connected).toBe(false);
-      child.emit('message', { tag: 'netdiag:limiter', id: 1, key: 'k', windowMs: 60_000, now: Date.now() });
+      child.emit('message', { tag: 'netdiag:limiter', now: Date.now(), hits: [1, 'k', 60_000] });
       await new Promise((r) => setTimeout(r, 100));
       expect(unhandled).toEqual([]);
     } finally {

@@ -54,10 +54,18 @@ export function echoipData(address: ParsedAddress, place: CallerPlace, hostname:
 
 /**
  * The JSON text, indented as echoip writes it, with `ip_decimal` second and written as digits
- * (see decimalOf), and a final newline for a terminal.
+ * (see decimalOf), and a final newline for a terminal. Every value is a string, number, boolean
+ * or null, so the object is written field by field, each value by `JSON.stringify`: the same text
+ * as `JSON.stringify(data, null, 2)`, which with an indent leaves V8's fast path (issue 54).
  */
 export function echoipJson(address: ParsedAddress, data: Omit<EchoipData, 'ip_decimal'>): string {
-  const { ip, ...rest } = data;
-  const tail = JSON.stringify(rest, null, 2);
-  return `{\n  "ip": ${JSON.stringify(ip)},\n  "ip_decimal": ${decimalOf(address)},\n${tail.slice(2)}\n`;
+  let text = `{\n  "ip": ${JSON.stringify(data.ip)},\n  "ip_decimal": ${decimalOf(address)}`;
+  for (const key of FIELDS_AFTER_DECIMAL) text += `,\n  "${key}": ${JSON.stringify(data[key])}`;
+  return `${text}\n}\n`;
 }
+
+/** echoip's fields after `ip` and `ip_decimal`, in its order (echoipData writes them so). */
+const FIELDS_AFTER_DECIMAL = [
+  'country', 'country_iso', 'country_eu', 'region_name', 'region_code', 'metro_code', 'zip_code', 'city',
+  'latitude', 'longitude', 'time_zone', 'asn', 'asn_org', 'hostname', 'user_agent',
+] as const satisfies readonly Exclude<keyof EchoipData, 'ip' | 'ip_decimal'>[];

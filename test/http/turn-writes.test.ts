@@ -1,0 +1,43 @@
+// The Node listener writes the replies of one event-loop turn together at its end (issue 54: a
+// client on the same host is woken once for them). Real IncomingMessage and ServerResponse
+// objects, called as node:http calls the listener, so two requests are certainly in one turn.
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { App } from '../../src/app/app.js';
+import type { HttpReply, HttpRequest } from '../../src/core/http/types.js';
+import { nodeListener } from '../../src/runtime/node/adapter/listener.js';
+import { memoryLogger } from '../support/services.js';
+
+function exchange(url: string): [IncomingMessage, ServerResponse] {
+  const incoming = new IncomingMessage(new Socket());
+  incoming.method = 'GET';
+  incoming.url = url;
+  incoming.headers = { host: 'localhost' };
+  incoming.httpVersionMajor = 1;
+  incoming.httpVersionMinor = 1;
+  return [incoming, new ServerResponse(incoming)];
+}
+
+/** `/bad` answers with a header value Node refuses to write (a line break: ERR_INVALID_CHAR). */
+const app = {
+  handle: (req: HttpRequest): HttpReply =>
+    req.path === '/bad' ? { status: 200, headers: ['X-Broken', 'a\nb'], body: 'no' } : { status: 200, headers: ['Content-Type', 'text/plain'], body: `answer for ${req.path}` },
+} as unknown as App;
+
+describe('replies written at the end of the turn', () => {
+  it('writes every reply of a turn once the turn is over, and one that cannot be written does not stop the rest', async () => {
+    const logger = memoryLogger();
+    const listener = nodeListener(app, logger, undefined);
+    const first = exchange('/first');
+    const bad = exchange('/bad');
+    const last = exchange('/last');
+    for (const [incoming, outgoing] of [first, bad, last]) listener(incoming, outgoing);
+    // Nothing is written while the turn is under way.
+    expect([first[1].headersSent, last[1].headersSent]).toEqual([false, false]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([first[1].writableEnded, last[1].writableEnded]).toEqual([true, true]);
+    expect(bad[1].destroyed).toBe(true);
+    expect(logger.entries.map((e) => e.msg)).toEqual(['a reply could not be written']);
+  });
+});
