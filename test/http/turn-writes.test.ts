@@ -33,7 +33,7 @@ describe('replies written at the end of the turn', () => {
     const bad = exchange('/bad');
     const last = exchange('/last');
     for (const [incoming, outgoing] of [first, bad, last]) listener(incoming, outgoing);
-    // Nothing is written while the turn is under way.
+    // Nothing is written while the turn is under way (these replies are ready at once).
     expect([first[1].headersSent, last[1].headersSent]).toEqual([false, false]);
     await new Promise((resolve) => setImmediate(resolve));
     expect([first[1].writableEnded, last[1].writableEnded]).toEqual([true, true]);

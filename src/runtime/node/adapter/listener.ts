@@ -181,8 +181,9 @@ function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
  * woken once for the replies of a turn rather than once per reply, and on this kind of machine
  * a wake-up costs more than the reply: a bare `node:http` server answering from `setImmediate`
  * spent 34.5-41.5 µs of CPU a request against 48.5-63.7 µs answering at once, three interleaved
- * rounds under `wrk -c16` (issue 54). The wait is the rest of the turn's I/O callbacks; a reply's
- * order among its connection's own replies is unchanged.
+ * rounds under `wrk -c16` (issue 54); netdiag's `/` 86-107 -> 50-59 µs. The wait is the rest of the
+ * turn's I/O callbacks; a reply's order among its connection's own replies is unchanged. Only
+ * replies ready at once are held so: those that waited are written when they settle (below).
  */
 function turnWriter(logger: Logger): (incoming: Incoming, outgoing: Outgoing, reply: HttpReply) => void {
   let queued: [Incoming, Outgoing, HttpReply][] = [];
@@ -225,8 +226,10 @@ export function nodeListener(app: App, logger: Logger, publicUrl: string | undef
     }
     if (reply instanceof Promise) {
       reply.then(
+        // Written at once: replies that waited (a PTR answer, a body) arrive together already,
+        // resolved in one run of the microtask queue after the I/O that settled them.
         (r) => {
-          writeAtTurnEnd(incoming, outgoing, r);
+          write(incoming, outgoing, r);
         },
         (err: unknown) => {
           logger.error({ err }, 'request failed outside the core');
