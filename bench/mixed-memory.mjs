@@ -7,7 +7,7 @@
 // allocator, native libraries).
 import { fileURLToPath } from 'node:url';
 import { listeningPort, rssMiB, shippedStart, startChild } from './lib.mjs';
-import { runMix } from './traffic.mjs';
+import { mixedLoadEnv, runMix } from './traffic.mjs';
 
 const GOAL_MB = 130;
 const script = (name) => fileURLToPath(new URL(`./${name}`, import.meta.url));
@@ -32,15 +32,7 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
   const service = await startChild(
     process.execPath,
     [...start.flags, ...nodeFlags, '-r', script('memory-report.cjs'), ...start.args],
-    {
-      ...start.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`,
-      NETDIAG_TRUST_PROXY: 'loopback',
-      NETDIAG_PROBES: `weur=http://127.0.0.1:${probe.port}`,
-      NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest`,
-    },
+    { ...start.env, ...mixedLoadEnv({ upstream, probe, collector }) },
     listeningPort,
   );
   const atStart = rssMiB(service.child.pid) * 1.048576;

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { listeningPort, rssMiB, startChild } from './lib.mjs';
-import { percentile, runMix } from './traffic.mjs';
+import { mixedLoadEnv, percentile, runMix } from './traffic.mjs';
 
 const { values: opts } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' } } });
 const minutes = Number(opts.minutes);
@@ -25,14 +25,7 @@ const probe = await startChild(process.execPath, [cli, 'probe'], { PORT: '0', HO
 const service = await startChild(
   process.execPath,
   ['--expose-gc', '-r', script('force-gc.cjs'), '-r', script('memory-report.cjs'), cli, 'serve'],
-  {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`,
-    NETDIAG_TRUST_PROXY: 'loopback',
-    NETDIAG_PROBES: `weur=http://127.0.0.1:${probe.port}`,
-    NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest`,
-  },
+  mixedLoadEnv({ upstream, probe, collector }),
   listening,
 );
 const pid = service.child.pid;

@@ -79,3 +79,18 @@ export function percentile(values, p) {
   values.sort((a, b) => a - b);
   return values[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)];
 }
+
+/**
+ * The service's environment for mixed traffic: on loopback behind the trusted proxy, its DNS
+ * upstream, a probe for one region and an analytics collector (each a started child with a port).
+ */
+export function mixedLoadEnv({ upstream, probe, collector }) {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${upstream.port}`,
+    NETDIAG_TRUST_PROXY: 'loopback',
+    NETDIAG_PROBES: `weur=http://127.0.0.1:${probe.port}`,
+    NETDIAG_EVENTS_SINK: `http://127.0.0.1:${collector.port}/ingest`,
+  };
+}
