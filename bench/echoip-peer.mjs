@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { listeningPort, median, shippedStart, startChild, treeCpuSeconds } from './lib.mjs';
+import { listeningPort, median, primaryListeningPort, shippedStart, startChild, treeCpuSeconds } from './lib.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -102,18 +102,10 @@ const netdiagEnv = {
   // would otherwise be refused after 60 requests.
   NETDIAG_RATE_LIMITS: 'ip=100000000',
 };
-const clusterReady = (line) => {
-  try {
-    const entry = JSON.parse(line);
-    return entry.msg === 'listening' && entry.role === 'primary' ? entry.port : undefined;
-  } catch {
-    return undefined;
-  }
-};
 const servers = {
   echoip: await startEcho(),
   'netdiag, 1 process': await startChild(process.execPath, [...start.flags, ...start.args], netdiagEnv, listeningPort),
-  'netdiag, workers auto': await startChild(process.execPath, [...start.flags, ...start.args], { ...netdiagEnv, NETDIAG_WORKERS: 'auto' }, clusterReady),
+  'netdiag, workers auto': await startChild(process.execPath, [...start.flags, ...start.args], { ...netdiagEnv, NETDIAG_WORKERS: 'auto' }, primaryListeningPort),
 };
 
 // Each server's answer once, before any load: a status other than 200 would make the figures meaningless.

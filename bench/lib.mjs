@@ -75,6 +75,16 @@ export function listeningPort(line) {
   }
 }
 
+/** The port of a cluster primary's "listening" line (it says so after every worker listens), else undefined. */
+export function primaryListeningPort(line) {
+  try {
+    const entry = JSON.parse(line);
+    return entry.msg === 'listening' && entry.role === 'primary' ? entry.port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * One load run; returns requests/s, latency percentiles and server CPU µs per request. With
  * `callerHeader`, every request names a new public caller in that header, as real traffic does

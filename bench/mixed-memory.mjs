@@ -35,7 +35,7 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
     { ...start.env, ...mixedLoadEnv({ upstream, probe, collector }) },
     listeningPort,
   );
-  const atStart = rssMiB(service.child.pid) * 1.048576;
+  const atStart = rssMiB(service.child.pid) * 1.048576 * 1e6;
   const statuses = {};
   let requests = 0;
   const end = Date.now() + seconds * 1000;
@@ -48,15 +48,15 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
       statuses[status] = (statuses[status] ?? 0) + 1;
     },
   });
-  const afterLoad = rssMiB(service.child.pid) * 1.048576;
+  const afterLoad = rssMiB(service.child.pid) * 1.048576 * 1e6;
   const figures = await inside(service);
   await service.stop();
   await Promise.all([probe.stop(), collector.stop(), upstream.stop()]);
 
   console.log(`\nMixed load for ${seconds} s, ${concurrency} at once: ${requests} requests (${Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ')}), collector hanging`);
   const row = {
-    'MB at start': MB(atStart * 1e6),
-    'MB after load': MB(afterLoad * 1e6),
+    'MB at start': MB(atStart),
+    'MB after load': MB(afterLoad),
     goal: GOAL_MB,
     'V8 heap used': MB(figures.heapUsed),
     'V8 heap reserved': MB(figures.heapTotal),
