@@ -89,11 +89,11 @@ try {
       await refill(cell);
       const cliCount = link.countCarried();
       const cli = await m.runCliTest(CLI, served.base);
-      const cliCarried = cliCount.stop();
+      const cliCarried = await cliCount.stop();
       await refill(cell);
       const pageCount = link.countCarried();
       const page = await m.runPageTest(browser, served.base, scratch);
-      const pageCarried = pageCount.stop();
+      const pageCarried = await pageCount.stop();
       cliRuns.push(cli);
       pageRuns.push(page);
       const { misses, figures } = m.judgeCell(cell, truth, cli, page, m.ISSUE_BOUNDS, { cli: cliCarried, page: pageCarried });

@@ -39,7 +39,7 @@ export interface ShapedLink {
   shapeEach(shape: { down: DirectionShape; up: DirectionShape }): void;
   /** No qdisc on either side of the router: the veth path as fast as this machine moves it. */
   unshape(): void;
-  /** Starts counting what the router sends each way (test/support/link-carried.ts). */
+  /** Starts counting what the router sends each way, with ping to the server beside it (test/support/link-carried.ts). */
   countCarried(): CarriedCount;
   destroy(): void;
 }
@@ -154,7 +154,7 @@ export function createShapedLink(): ShapedLink {
     unshape() {
       for (const dev of [links.routerNear, links.routerFar]) removeRoot(dev);
     },
-    countCarried: () => countCarried(router, links.routerNear, links.routerFar),
+    countCarried: () => countCarried(router, links.routerNear, links.routerFar, far.server),
     destroy() {
       // Deleting the router namespace deletes both pairs.
       destroy();
