@@ -6,7 +6,7 @@
 // V8's heap (used and reserved), memory outside it (Buffers), and what is neither (code, the
 // allocator, native libraries).
 import { fileURLToPath } from 'node:url';
-import { listeningPort, rssMiB, shippedStart, startChild } from './lib.mjs';
+import { cpuSeconds, listeningPort, rssMiB, shippedStart, startChild } from './lib.mjs';
 import { mixedLoadEnv, runMix } from './traffic.mjs';
 
 const GOAL_MB = 130;
@@ -38,6 +38,8 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
   const atStart = rssMiB(service.child.pid) * 1.048576 * 1e6;
   const statuses = {};
   let requests = 0;
+  // CPU a request of this mix: what a memory setting costs is read beside what it saves.
+  const cpuBefore = cpuSeconds(service.child.pid);
   const end = Date.now() + seconds * 1000;
   await runMix({
     origin: `http://127.0.0.1:${service.port}`,
@@ -49,6 +51,7 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
     },
   });
   const afterLoad = rssMiB(service.child.pid) * 1.048576 * 1e6;
+  const cpuUsPerRequest = ((cpuSeconds(service.child.pid) - cpuBefore) * 1e6) / Math.max(1, requests);
   const figures = await inside(service);
   await service.stop();
   await Promise.all([probe.stop(), collector.stop(), upstream.stop()]);
@@ -62,6 +65,7 @@ export async function runMixedMemory({ seconds = 60, concurrency = 32, nodeFlags
     'V8 heap reserved': MB(figures.heapTotal),
     'outside V8 (Buffers)': MB(figures.external),
     'neither (code, allocator, libraries)': MB(figures.rss - figures.heapTotal - figures.external),
+    'CPU µs/req': Number(cpuUsPerRequest.toFixed(1)),
   };
   console.table([row]);
   if (row['MB after load'] > GOAL_MB) console.log(`*** resident memory after the mixed load ${row['MB after load']} MB, over the ${GOAL_MB} MB goal ***`);
