@@ -17,7 +17,8 @@
 // load (link-carried.ts: the pings sent in the client's measured window, placed from the start of
 // the direction's busy stretch on the router; a deep queue fills to a different depth from one
 // load to the next, so the truth's pings are no reference for another load's: the page's four
-// uploads keep 160-260 ms of a 300 ms queue where bulk senders keep 260-300) and the grade equal to the truth's away from a band's edge (bufferbloat.ts on ping's idle and worse loaded
+// uploads keep 160-260 ms of a 300 ms queue where bulk senders keep 260-300) and the grade
+// equal to the truth's away from a band's edge (bufferbloat.ts on ping's idle and worse loaded
 // medians); each test ending within 25 s; each measured window at least 5 s; the page's live
 // rate in each direction's last second within 10% of its final figure; the page's headline equal
 // to measureDirection over the progress and round trips it exported. On the unshaped path, ten
