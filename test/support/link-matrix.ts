@@ -79,19 +79,11 @@ export const describeCell = (cell: Cell): string => {
 export interface Bounds {
   plainShare: number;
   boostedShare: number;
-  /** Largest over smallest of the unshaped runs' rates, ... */
+  /** Largest over smallest of the unshaped runs' rates. */
   spread: number;
-  /**
-   * ... once this many runs are left out at each end. The unshaped path's rate is how this
-   * machine's two cores schedule a server and a client: on the loopback the CLI's own 100 ms rates
-   * swung 3 000-12 000 Mbit/s within one run, and one CLI download of ten on the veth path read
-   * 20 919 Mbit/s where the other nine read 4 858-14 360 (the truth's 3 872). The suite holds the
-   * set, not the one run the scheduler favoured or starved; the benchmark holds every run.
-   */
-  spreadTrim: number;
 }
-export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, spread: 1.3, spreadTrim: 0 };
-export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, spread: 3, spreadTrim: 1 };
+export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, spread: 1.3 };
+export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, spread: 3 };
 
 /** Every default test (CLI and page) ends within this. */
 export const MAX_TEST_MS = 25_000;
@@ -453,10 +445,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
 export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { misses: string[]; summary: string } {
   const misses: string[] = [];
   const spread = (values: (number | null)[]) => {
-    const v = values.filter((x): x is number => x !== null && x > 0).sort((a, b) => a - b);
-    const kept = v.slice(bounds.spreadTrim, v.length - bounds.spreadTrim);
-    // Failed runs are misses of their own above; a set with none left to compare is one too.
-    return kept.length === 0 ? Infinity : (kept.at(-1) ?? 0) / (kept[0] ?? 1);
+    const v = values.filter((x): x is number => x !== null && x > 0);
+    return v.length === 0 ? Infinity : Math.max(...v) / Math.min(...v);
   };
   const cliOk = cli.filter((r) => r.ok);
   const pageOk = page.filter((r) => r.ok);
@@ -472,7 +462,7 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { 
     pageDown: spread(pageOk.map((r) => r.result.downBps)),
     pageUp: spread(pageOk.map((r) => r.result.upBps)),
   };
-  for (const [name, s] of Object.entries(spreads)) if (!(s <= bounds.spread)) misses.push(`${name}: largest over smallest ${s.toFixed(2)}${bounds.spreadTrim > 0 ? `, ${String(bounds.spreadTrim)} left out at each end` : ''} (at most ${String(bounds.spread)})`);
+  for (const [name, s] of Object.entries(spreads)) if (!(s <= bounds.spread)) misses.push(`${name}: largest over smallest ${s.toFixed(2)} (at most ${String(bounds.spread)})`);
   cliOk.forEach((r, i) => {
     const m = r.report;
     if (m.download_burst !== null || m.upload_burst !== null) misses.push(`CLI run ${String(i + 1)} named a burst: ${JSON.stringify([m.download_burst, m.upload_burst])}`);

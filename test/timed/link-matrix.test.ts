@@ -23,9 +23,7 @@
 // rate in each direction's last second within 10% of its final figure; the page's headline equal
 // to measureDirection over the progress and round trips it exported. On the unshaped path, ten
 // CLI and ten page runs more: no burst in any, each on a whole window, each set's largest over
-// smallest at most 3 each way once its one highest and one lowest run are left out (two cores
-// scheduling a server and a client: one CLI download of ten read 20 919 Mbit/s where the rest
-// read 4 858-14 360; the issue's 1.3 over every run is the benchmark's).
+// smallest at most 3 each way (the issue's 1.3 is the benchmark's).
 // Figures are printed for the closing note; `npm run bench:shaped` runs the same matrix N times.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
