@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median } from './link-truth.js';
 
 /** Ping's round trips beside one direction's load: their median and how many were answered. */
 export interface PingedLoad {
@@ -118,13 +119,6 @@ export function parseReplies(out: string): Reply[] {
   return [...out.matchAll(/^\[([0-9.]+)\].*icmp_seq=(\d+).*time=([0-9.]+) ms/gm)].map((m) => ({ receivedAt: Number(m[1]) * 1000, seq: Number(m[2]), rttMs: Number(m[3]) }));
 }
 
-const median = (values: readonly number[]): number | undefined => {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = (sorted.length - 1) / 2;
-  return ((sorted[Math.floor(mid)] ?? 0) + (sorted[Math.ceil(mid)] ?? 0)) / 2;
-};
-
 /**
  * When each sequence number 1..sentCount was sent (ms since the epoch): an answered ping's is its
  * arrival less its round trip; an unanswered one's is placed between the answered ones around it
@@ -197,10 +191,12 @@ export function countCarried(router: string, toClient: string, toServer: string,
       if (down.length < 2) throw new Error('the router namespace was never counted');
       const replies = parseReplies(pinged);
       const sentCount = Number(/(\d+) packets transmitted/.exec(pinged)?.[1] ?? Math.max(0, ...replies.map((r) => r.seq)));
-      const stretches = { download: busyStretch(down, fastestSecondMbps(down)), upload: busyStretch(up, fastestSecondMbps(up)) };
+      const downPeakMbps = fastestSecondMbps(down);
+      const upPeakMbps = fastestSecondMbps(up);
+      const stretches = { download: busyStretch(down, downPeakMbps), upload: busyStretch(up, upPeakMbps) };
       return {
-        downPeakMbps: fastestSecondMbps(down),
-        upPeakMbps: fastestSecondMbps(up),
+        downPeakMbps,
+        upPeakMbps,
         pingedIn(direction, window) {
           const stretch = stretches[direction];
           if (stretch === undefined) return undefined;
