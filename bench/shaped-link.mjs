@@ -79,6 +79,7 @@ try {
     let missed = 0;
     const cliRuns = [];
     const pageRuns = [];
+    const carried = { cli: [], page: [] };
     for (let run = 1; run <= runs; run++) {
       const truth = await m.measureLinkTruth(link, served.base, sink, cell.shape);
       if (values['truth-only']) {
@@ -96,6 +97,8 @@ try {
       const pageCarried = await pageCount.stop();
       cliRuns.push(cli);
       pageRuns.push(page);
+      carried.cli.push(cliCarried);
+      carried.page.push(pageCarried);
       const { misses, figures } = m.judgeCell(cell, truth, cli, page, m.ISSUE_BOUNDS, { cli: cliCarried, page: pageCarried });
       process.stdout.write(m.cellLine(cell, truth, figures));
       if (misses.length > 0) missed++;
@@ -116,7 +119,7 @@ try {
     if (!values['truth-only']) {
       let repeatNote = '';
       if (cell.kind === 'unshaped' && runs > 1) {
-        const repeats = m.judgeRepeats(cliRuns, pageRuns, m.ISSUE_BOUNDS);
+        const repeats = m.judgeRepeats(cliRuns, pageRuns, m.ISSUE_BOUNDS, carried);
         console.log(`unshaped, ${runs} runs each: ${repeats.summary}`);
         for (const miss of repeats.misses) console.log(`  error: ${miss}`);
         repeatNote = `, repeat checks ${repeats.misses.length === 0 ? 'passed' : `${repeats.misses.length} errors`}`;

@@ -4,7 +4,7 @@
 // give them, so a slip in the reference (a window off by its length, lost pings left out) fails
 // here rather than passing or failing the timed suite for the wrong reason.
 import { describe, expect, it } from 'vitest';
-import { busyStretch, parseReplies, pingedBetween } from '../support/link-carried.js';
+import { busyStretch, carriedBetween, ledStart, parseReplies, pingedBetween } from '../support/link-carried.js';
 
 const T0 = 1_764_000_000_000;
 
@@ -62,5 +62,33 @@ describe('ping beside a client\'s load', () => {
     }
     expect(busyStretch(samples, 20)).toEqual({ start: T0 + 20 * 100, end: T0 + 100 * 100 });
     expect(busyStretch(samples.slice(0, 15), 20)).toBeUndefined();
+  });
+
+  it("places an unshaped run's window from where its direction first led, and reads what the router carried in it", () => {
+    // 100 ms samples over 12 s. Toward the client: 1 s of idle round trips (1 kB a sample each
+    // way) with the page's files in two of them (150 kB each, 12 Mbit/s: led, but not for long), then a download that ramps at 1 Gbit/s for 0.5 s (under a third of its fastest second,
+    // so busyStretch would start later) and swings between 20 and 2 Gbit/s second by second, with
+    // acknowledgements coming back at a fiftieth of it.
+    const down: [number, number][] = [];
+    const up: [number, number][] = [];
+    let d = 0;
+    let u = 0;
+    const gbps = (i: number) => (i <= 10 ? 0 : i <= 15 ? 1 : Math.floor(i / 10) % 2 === 0 ? 20 : 2);
+    for (let i = 0; i <= 120; i++) {
+      const perSample = (gbps(i) * 1e9) / 8 / 10;
+      d += perSample > 0 ? perSample : i === 3 || i === 4 ? 150_000 : 1000;
+      u += perSample > 0 ? perSample / 50 : 1000;
+      down.push([T0 + i * 100, d]);
+      up.push([T0 + i * 100, u]);
+    }
+    const start = ledStart(down, up);
+    expect(start).toBe(T0 + 1000);
+    expect(ledStart(up, down)).toBeUndefined();
+    // The window [5 s, 10 s] of the download: the samples ending at 6.1..11.0 s, 61..69, 80..89 and
+    // 100..109 at 20 Gbit/s (29), 70..79, 90..99 and 110 at 2 (21).
+    expect(carriedBetween(down, (start ?? 0) + 5000, (start ?? 0) + 10_000)).toBeCloseTo((29 * 20_000 + 21 * 2000) / 50, 6);
+    // Half a sample in, interpolated: 50 ms of the last 1 Gbit/s sample and 50 ms of the first 2 Gbit/s.
+    expect(carriedBetween(down, T0 + 1450, T0 + 1550)).toBeCloseTo(1500, 6);
+    expect(carriedBetween(down, T0 + 11_000, T0 + 13_000)).toBeUndefined();
   });
 });

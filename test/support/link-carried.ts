@@ -38,6 +38,11 @@ export interface Carried {
    * gave none); undefined when the router saw no load that way.
    */
   pingedIn(direction: 'download' | 'upload', window: ClientWindow | undefined): PingedLoad | undefined;
+  /**
+   * What the link carried that way over the client's own window, Mbit/s, placed from the first
+   * sample in which that direction led (ledStart); undefined when it never did.
+   */
+  carriedIn(direction: 'download' | 'upload', window: ClientWindow): number | undefined;
 }
 
 export interface CarriedCount {
@@ -105,6 +110,52 @@ export function busyStretch(samples: readonly Sample[], peakMbps: number): { sta
     if (best === undefined || b[0] - start > best.end - best.start) best = { start, end: b[0] };
   }
   return best;
+}
+
+/** A direction leads in a sample carrying at least this many times the other way's bytes (data against its acknowledgements). */
+const LEAD_RATIO = 5;
+/** ... and at least this rate, Mbit/s (the clients' idle round trips and ping carry less). */
+const LEAD_FLOOR_MBPS = 1;
+/** ... for at least this many samples in a row: the page's own files (some 300 kB toward the client) lead for one or two. */
+const LEAD_SAMPLES = 5;
+
+/**
+ * When a direction's transfer began on the router (ms since the epoch): the start of the first
+ * of LEAD_SAMPLES samples in a row in which it led the other way. Unlike busyStretch, no share of the fastest second: on the
+ * unshaped path the rate swings between 2 and 20 Gbit/s within one run as the two cores are
+ * shared, and a transfer's first half second ramps up from 1 Gbit/s.
+ */
+export function ledStart(samples: readonly Sample[], other: readonly Sample[]): number | undefined {
+  const leads = (i: number) => {
+    const a = samples[i - 1] ?? [0, 0];
+    const b = samples[i] ?? [0, 0];
+    if (b[0] <= a[0]) return false;
+    const rate = rateMbps(a, b);
+    return rate >= LEAD_FLOOR_MBPS && rate >= LEAD_RATIO * rateMbps(other[i - 1] ?? a, other[i] ?? b);
+  };
+  let run = 0;
+  for (let i = 1; i < samples.length && i < other.length; i++) {
+    run = leads(i) ? run + 1 : 0;
+    if (run === LEAD_SAMPLES) return samples[i - LEAD_SAMPLES]?.[0];
+  }
+  return undefined;
+}
+
+/** The counter's bytes at time `at` (ms since the epoch), interpolated between the samples around it. */
+function bytesAt(samples: readonly Sample[], at: number): number | undefined {
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1] ?? [0, 0];
+    const b = samples[i] ?? [0, 0];
+    if (at >= a[0] && at <= b[0]) return b[0] === a[0] ? a[1] : a[1] + ((b[1] - a[1]) * (at - a[0])) / (b[0] - a[0]);
+  }
+  return undefined;
+}
+
+/** The rate a counter carried from `from` to `to` (ms since the epoch), Mbit/s; undefined outside the samples. */
+export function carriedBetween(samples: readonly Sample[], from: number, to: number): number | undefined {
+  const a = bytesAt(samples, from);
+  const b = bytesAt(samples, to);
+  return a === undefined || b === undefined || to <= from ? undefined : rateMbps([from, a], [to, b]);
 }
 
 /** One answered ping: its sequence number and round trip, and when the answer came (ms since the epoch). */
@@ -202,6 +253,11 @@ export function countCarried(router: string, toClient: string, toServer: string,
           if (stretch === undefined) return undefined;
           const [from, to] = window === undefined ? [stretch.end - WINDOW_MS, stretch.end] : [stretch.start + window[0], stretch.start + window[1]];
           return pingedBetween(replies, sentCount, from, to);
+        },
+        carriedIn(direction, window) {
+          const [mine, other] = direction === 'download' ? [down, up] : [up, down];
+          const start = ledStart(mine, other);
+          return start === undefined ? undefined : carriedBetween(mine, start + window[0], start + window[1]);
         },
       };
     },

@@ -75,15 +75,21 @@ export const describeCell = (cell: Cell): string => {
  * 88 to 95 Mbit/s in the truth's own repeats; on a 300 ms queue their recovery from slow start
  * took seconds in some runs and not others), and the unshaped path's rate is two busy cores
  * scheduling three processes; the benchmark gives the figures run by run (docs/benchmarks.md).
+ * Within one run that path's rate, counted on the router, swings between about 2 and 20 Gbit/s a
+ * second or more at a time (the CLI's ten downloads read 3 184-22 290 Mbit/s in one CI round), so
+ * no client's ten runs agree within a bound the machine keeps: the suite holds each unshaped run
+ * to what the router counted in that run's own measured window, and prints the spread.
  */
 export interface Bounds {
   plainShare: number;
   boostedShare: number;
-  /** Largest over smallest of the unshaped runs' rates. */
-  spread: number;
+  /** On the unshaped path: each rate against what the router counted in that run's own measured window. */
+  carriedShare: number;
+  /** Largest over smallest of the unshaped runs' rates; printed, and judged only when set. */
+  spread?: number;
 }
-export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, spread: 1.3 };
-export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, spread: 3 };
+export const ISSUE_BOUNDS: Bounds = { plainShare: 0.05, boostedShare: 0.1, carriedShare: 0.05, spread: 1.3 };
+export const SUITE_BOUNDS: Bounds = { plainShare: 0.25, boostedShare: 0.25, carriedShare: 0.15 };
 
 /** Every default test (CLI and page) ends within this. */
 export const MAX_TEST_MS = 25_000;
@@ -298,6 +304,8 @@ interface Reading {
   grade: string | null;
   /** Each direction's measured window, ms. */
   windows: (number | undefined)[];
+  /** Each direction's measured window, [start, end] ms from the direction's start. */
+  spans: (ClientWindow | undefined)[];
   /** What the link carried in this client's own run, when it was counted: a burst's peak is held to it. */
   carried: Carried | undefined;
   /** Ping beside this client's own load, when it was counted: the loaded latency is held to it. */
@@ -348,6 +356,8 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     if (rateChecked) {
       miss(near(x.down, truth.download.sustainedMbps, share), `${client} download ${pct(x.down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
       miss(near(x.up, truth.upload.sustainedMbps, share), `${client} upload ${pct(x.up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
+    } else {
+      misses.push(...carriedMisses(client, [x.down, x.up], x.spans, x.carried, bounds.carriedShare));
     }
     for (const [name, b, t, linkPeak] of [['download', x.bursts.down, truth.download, x.carried?.downPeakMbps], ['upload', x.bursts.up, truth.upload, x.carried?.upPeakMbps]] as const) {
       miss((b !== null) === expectBurst, `${client} ${name} burst ${burstText(b)} on a ${cell.kind} link`);
@@ -390,7 +400,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     const windows = spans.map((w) => (w === undefined ? undefined : w[1] - w[0]));
     const beside = besideOf(carried.cli, spans);
     Object.assign(cliFig, { down: r.download_mbps, up: r.upload_mbps, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, idle: r.latency_ms, grade: r.bufferbloat_grade, bursts: `${burstText(bursts.down)} / ${burstText(bursts.up)}${carriedText(carried.cli, beside)}`, durationMs: r.duration_ms, windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / ') });
-    judgeReading({ client: 'CLI', down: r.download_mbps, up: r.upload_mbps, bursts, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, grade: r.bufferbloat_grade, windows, carried: carried.cli, beside });
+    judgeReading({ client: 'CLI', down: r.download_mbps, up: r.upload_mbps, bursts, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, grade: r.bufferbloat_grade, windows, spans, carried: carried.cli, beside });
     miss(r.duration_ms <= MAX_TEST_MS, `CLI duration_ms ${String(r.duration_ms)} over ${String(MAX_TEST_MS)}`);
     miss(cliRun.wallMs <= MAX_TEST_MS, `CLI wall time ${String(cliRun.wallMs)} ms over ${String(MAX_TEST_MS)}`);
   }
@@ -414,7 +424,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / '),
       live: live.map((l) => `${f1(mbps(l.median ?? null))} (${String(l.count)})`).join(' / '),
     });
-    judgeReading({ client: 'page', down, up, bursts, loadedDown: pageFig.loadedDown, loadedUp: pageFig.loadedUp, grade: p.grade, windows, carried: carried.page, beside });
+    judgeReading({ client: 'page', down, up, bursts, loadedDown: pageFig.loadedDown, loadedUp: pageFig.loadedUp, grade: p.grade, windows, spans, carried: carried.page, beside });
     miss(p.ms <= MAX_TEST_MS, `page took ${String(p.ms)} ms from the click to "Done." (at most ${String(MAX_TEST_MS)})`);
     // The live line in each direction's last second: the median of its readings within a tenth of the final figure.
     for (const l of live) {
@@ -441,8 +451,40 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   return { misses, figures: { cli: cliFig, page: pageFig } };
 }
 
-/** The unshaped path's repeat runs: each set steady (largest over smallest at most 1.3 each way), no burst, every window at least 5 s. */
-export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { misses: string[]; summary: string } {
+/**
+ * An unshaped run's rates against what the router counted that way in the run's own measured
+ * window (link-carried.ts carriedIn): within `share` each way. The path has no rate of its own
+ * but what the machine gives it at the moment, so the reference is the same bytes the client
+ * counted, seen from the router.
+ */
+function carriedMisses(client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], carried: Carried | undefined, share: number, gaps: number[] = []): string[] {
+  if (carried === undefined) return [`${client}: the router did not count this run, so its rates have nothing to be held to`];
+  const misses: string[] = [];
+  (['download', 'upload'] as const).forEach((direction, i) => {
+    const figure = figures[i] ?? null;
+    const span = spans[i];
+    const routed = span === undefined ? undefined : carried.carriedIn(direction, span);
+    if (figure !== null && routed !== undefined) gaps.push((figure - routed) / routed);
+    if (figure === null || routed === undefined || Math.abs(figure - routed) > share * routed) {
+      const off = figure === null || routed === undefined ? '' : ` (${figure >= routed ? '+' : ''}${((100 * (figure - routed)) / routed).toFixed(1)}%, at most ${String(100 * share)}%)`;
+      misses.push(`${client} ${direction} ${f1(figure)} Mbit/s against ${f1(routed ?? null)} the router counted in its window ${JSON.stringify(span)}${off}`);
+    }
+  });
+  return misses;
+}
+
+/** What the router counted in each repeat run (the same order as the runs). */
+export interface RepeatsCarried {
+  cli: (Carried | undefined)[];
+  page: (Carried | undefined)[];
+}
+
+/**
+ * The unshaped path's repeat runs: each run's rates within bounds.carriedShare of what the router
+ * counted in its own window, no burst, every window at least 5 s; each set's largest over smallest
+ * printed, and held to bounds.spread where set.
+ */
+export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds, carried: RepeatsCarried): { misses: string[]; summary: string } {
   const misses: string[] = [];
   const spread = (values: (number | null)[]) => {
     const v = values.filter((x): x is number => x !== null && x > 0);
@@ -462,9 +504,16 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { 
     pageDown: spread(pageOk.map((r) => r.result.downBps)),
     pageUp: spread(pageOk.map((r) => r.result.upBps)),
   };
-  for (const [name, s] of Object.entries(spreads)) if (!(s <= bounds.spread)) misses.push(`${name}: largest over smallest ${s.toFixed(2)} (at most ${String(bounds.spread)})`);
-  cliOk.forEach((r, i) => {
+  // Each run's rates against the router's count in its window, as fractions (for the summary).
+  const gaps = { cli: [] as number[], page: [] as number[] };
+  const { spread: most } = bounds;
+  if (most !== undefined) for (const [name, s] of Object.entries(spreads)) if (!(s <= most)) misses.push(`${name}: largest over smallest ${s.toFixed(2)} (at most ${String(most)})`);
+  const spanOf = (w: readonly [number, number] | undefined, scale: number): ClientWindow | undefined => (w === undefined ? undefined : [w[0] * scale, w[1] * scale]);
+  cli.forEach((r, i) => {
+    if (!r.ok) return;
     const m = r.report;
+    const spans = [spanOf(m.measured.download?.window_s, 1000), spanOf(m.measured.upload?.window_s, 1000)];
+    misses.push(...carriedMisses(`CLI run ${String(i + 1)}`, [m.download_mbps, m.upload_mbps], spans, carried.cli[i], bounds.carriedShare, gaps.cli));
     if (m.download_burst !== null || m.upload_burst !== null) misses.push(`CLI run ${String(i + 1)} named a burst: ${JSON.stringify([m.download_burst, m.upload_burst])}`);
     for (const d of ['download', 'upload'] as const) {
       const w = m.measured[d]?.window_s;
@@ -472,8 +521,11 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { 
     }
     if (m.duration_ms > MAX_TEST_MS || r.wallMs > MAX_TEST_MS) misses.push(`CLI run ${String(i + 1)} took ${String(m.duration_ms)} ms (wall ${String(r.wallMs)})`);
   });
-  pageOk.forEach((r, i) => {
+  page.forEach((r, i) => {
+    if (!r.ok) return;
     const p = r.result;
+    const spans = [windowOf(p.exported.measured?.download?.window_ms), windowOf(p.exported.measured?.upload?.window_ms)];
+    misses.push(...carriedMisses(`page run ${String(i + 1)}`, [mbps(p.downBps), mbps(p.upBps)], spans, carried.page[i], bounds.carriedShare, gaps.page));
     if (p.downBurst !== null || p.upBurst !== null) misses.push(`page run ${String(i + 1)} named a burst`);
     for (const d of ['download', 'upload'] as const) {
       const w = windowOf(p.exported.measured?.[d]?.window_ms);
@@ -485,7 +537,9 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds): { 
     if (p.ms > MAX_TEST_MS) misses.push(`page run ${String(i + 1)} took ${String(p.ms)} ms`);
   });
   const list = (values: (number | null)[]) => values.map((v) => f1(v)).join(', ');
+  const range = (g: number[]) => (g.length === 0 ? 'none' : `${(100 * Math.min(...g)).toFixed(1)}% to ${(100 * Math.max(...g)).toFixed(1)}%`);
   const summary =
+    `against the router's count in each run's window: CLI ${range(gaps.cli)}, page ${range(gaps.page)}; ` +
     `CLI down ${list(cliOk.map((r) => r.report.download_mbps))} (spread ${spreads.cliDown.toFixed(2)}), up ${list(cliOk.map((r) => r.report.upload_mbps))} (spread ${spreads.cliUp.toFixed(2)}), durations ${cliOk.map((r) => (r.report.duration_ms / 1000).toFixed(1)).join(', ')} s; ` +
     `page down ${list(pageOk.map((r) => mbps(r.result.downBps)))} (spread ${spreads.pageDown.toFixed(2)}), up ${list(pageOk.map((r) => mbps(r.result.upBps)))} (spread ${spreads.pageUp.toFixed(2)}), durations ${pageOk.map((r) => (r.result.ms / 1000).toFixed(1)).join(', ')} s`;
   return { misses, summary };

@@ -8,7 +8,9 @@
 // in turn, one round, no second try. Per cell (judgeCell, SUITE_BOUNDS): sustained rates within
 // 25% of the truth (issue 48 asks 5% and 10% on the boosted links: loss-based TCP fills these
 // links differently from run to run, so that is what `npm run bench:shaped` measures and
-// reports over several runs, ISSUE_BOUNDS; none on the unshaped path, which has no rate but this machine's);
+// reports over several runs, ISSUE_BOUNDS; on the unshaped path, which has no rate but what this
+// machine's two cores give it at the moment, within 15% of what the router counted in that run's
+// own measured window, link-carried.ts carriedIn);
 // a burst named on the boosted links (its peak within 15% of the fastest second the link carried
 // in that client's own run, counted on the router, test/support/link-carried.ts: a tbf peak moves
 // 150-190 Mbit/s of its 200 from run to run on this machine; its size within 30% of the truth's)
@@ -22,8 +24,10 @@
 // medians); each test ending within 25 s; each measured window at least 5 s; the page's live
 // rate in each direction's last second within 10% of its final figure; the page's headline equal
 // to measureDirection over the progress and round trips it exported. On the unshaped path, ten
-// CLI and ten page runs more: no burst in any, each on a whole window, each set's largest over
-// smallest at most 3 each way (the issue's 1.3 is the benchmark's).
+// CLI and ten page runs more, each counted on the router: each within 15% of what the router
+// counted in its window, no burst in any, each on a whole window; each set's largest over
+// smallest printed (the issue's 1.3 is the benchmark's: in one CI round the CLI's downloads read
+// 3 184-22 290 Mbit/s, each as the router counted it, the path moving what the cores left it).
 // Figures are printed for the closing note; `npm run bench:shaped` runs the same matrix N times.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,13 +89,19 @@ describe.skipIf(!ready)('the speed test across the link matrix (issue 48)', () =
     process.stdout.write(cellLine(cell, truth, figures));
     if (cell.kind === 'unshaped') {
       // The set of ten each: the first run above and nine more, CLI and page in turn.
+      // Each counted on the router: its rates are held to what the link carried in its window.
       const clis = [cli];
       const pages = [page];
+      const carried = { cli: [cliCarried], page: [pageCarried] };
       for (let i = 1; i < REPEATS; i++) {
+        const cliRepeat = link.countCarried();
         clis.push(await runCliTest(CLI, served.base));
+        carried.cli.push(await cliRepeat.stop());
+        const pageRepeat = link.countCarried();
         pages.push(await runPageTest(browser, served.base, scratch));
+        carried.page.push(await pageRepeat.stop());
       }
-      const repeats = judgeRepeats(clis, pages, SUITE_BOUNDS);
+      const repeats = judgeRepeats(clis, pages, SUITE_BOUNDS, carried);
       process.stdout.write(`unshaped, ${String(REPEATS)} runs each: ${repeats.summary}\n`);
       misses.push(...repeats.misses);
     }
