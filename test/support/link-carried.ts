@@ -39,8 +39,8 @@ export interface Carried {
    */
   pingedIn(direction: 'download' | 'upload', window: ClientWindow | undefined): PingedLoad | undefined;
   /**
-   * What the link carried that way over the client's own window, Mbit/s, placed from the first
-   * sample in which that direction led (ledStart); undefined when it never did.
+   * What the link carried that way over the client's own window, Mbit/s, placed from where that
+   * direction began to lead the other way (ledStart); undefined when it never did.
    */
   carriedIn(direction: 'download' | 'upload', window: ClientWindow): number | undefined;
 }
@@ -121,9 +121,9 @@ const LEAD_SAMPLES = 5;
 
 /**
  * When a direction's transfer began on the router (ms since the epoch): the start of the first
- * of LEAD_SAMPLES samples in a row in which it led the other way. Unlike busyStretch, no share of the fastest second: on the
- * unshaped path the rate swings between 2 and 20 Gbit/s within one run as the two cores are
- * shared, and a transfer's first half second ramps up from 1 Gbit/s.
+ * of LEAD_SAMPLES samples in a row in which it led the other way. Unlike busyStretch, no share
+ * of the fastest second: on the unshaped path the rate swings between 2 and 20 Gbit/s within one
+ * run as the two cores are shared, and a transfer's first half second ramps up from 1 Gbit/s.
  */
 export function ledStart(samples: readonly Sample[], other: readonly Sample[]): number | undefined {
   const leads = (i: number) => {
