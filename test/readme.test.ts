@@ -89,7 +89,7 @@ function withCachedTtls(actual: unknown, shown: unknown, heldSeconds: number): u
         const parts = line.split(/(\s+)/);
         const shownParts = (shownLines[i] ?? '').split(/(\s+)/);
         const [mine, theirs] = [Number(parts[2 * column]), Number(shownParts[2 * column])];
-        if (!Number.isInteger(mine) || !Number.isInteger(theirs) || parts[2 * column] === 'TTL') return line;
+        if (!Number.isInteger(mine) || !Number.isInteger(theirs)) return line;
         parts[2 * column] = String(ttlCountedDown(mine, theirs, heldSeconds));
         return parts.join('');
       })

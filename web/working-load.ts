@@ -258,10 +258,10 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   // of each direction, once every request of it has settled, never while one may still be read.
   performance.setResourceTimingBufferSize(10_000);
   // One body of zeros for every upload, sliced (a Blob slice shares its bytes). Made before the
-  // direction's clock starts: making it took about half a second in Chromium on a two-core
-  // machine, and with it inside the clock the first upload bytes were counted 0.87-0.97 s into
-  // the direction (0.39-0.41 s with it outside), time the direction's budget spent sending
-  // nothing (the unshaped link matrix's page runs, test/timed/link-matrix.test.ts).
+  // direction's clock starts: with it inside, Chromium on a two-core machine counted the first
+  // upload bytes 0.87-0.97 s into the direction, 0.39-0.41 s with it outside; time the
+  // direction's budget spent sending nothing (the unshaped link matrix's page runs,
+  // test/timed/link-matrix.test.ts).
   const zeros = direction === 'upload' ? new Blob([new Uint8Array(Math.min(options.maxBytes, MAX_UPLOAD_BYTES))]) : undefined;
   const began = performance.now();
   const counter = new Counter(began);

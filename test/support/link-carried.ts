@@ -245,6 +245,7 @@ export function countCarried(router: string, toClient: string, toServer: string,
       const downPeakMbps = fastestSecondMbps(down);
       const upPeakMbps = fastestSecondMbps(up);
       const stretches = { download: busyStretch(down, downPeakMbps), upload: busyStretch(up, upPeakMbps) };
+      const led = { download: ledStart(down, up), upload: ledStart(up, down) };
       return {
         downPeakMbps,
         upPeakMbps,
@@ -255,9 +256,8 @@ export function countCarried(router: string, toClient: string, toServer: string,
           return pingedBetween(replies, sentCount, from, to);
         },
         carriedIn(direction, window) {
-          const [mine, other] = direction === 'download' ? [down, up] : [up, down];
-          const start = ledStart(mine, other);
-          return start === undefined ? undefined : carriedBetween(mine, start + window[0], start + window[1]);
+          const start = led[direction];
+          return start === undefined ? undefined : carriedBetween(direction === 'download' ? down : up, start + window[0], start + window[1]);
         },
       };
     },

@@ -236,6 +236,17 @@ function windowOf(w: unknown): [number, number] | undefined {
   return undefined;
 }
 
+/** Each direction's measured window as the CLI reported it (`measured.*.window_s`), [start, end] ms from the direction's start. */
+function cliSpans(r: CliReport): (ClientWindow | undefined)[] {
+  return (['download', 'upload'] as const).map((d) => {
+    const w = r.measured[d]?.window_s;
+    return w === undefined ? undefined : [w[0] * 1000, w[1] * 1000];
+  });
+}
+
+/** Each direction's measured window as the page exported it (`window_ms`), ms from the direction's start. */
+const pageSpans = (p: PageResult): (ClientWindow | undefined)[] => (['download', 'upload'] as const).map((d) => windowOf(p.exported.measured?.[d]?.window_ms));
+
 /** measureDirection (src/common/speedtest/working.ts) over what the page exported for a direction. */
 export function exportedMeasure(d: ExportedDirection | null | undefined): ReturnType<typeof measureDirection> | undefined {
   if (d?.progress === undefined || d.end_ms === undefined) return undefined;
@@ -357,7 +368,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       miss(near(x.down, truth.download.sustainedMbps, share), `${client} download ${pct(x.down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
       miss(near(x.up, truth.upload.sustainedMbps, share), `${client} upload ${pct(x.up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
     } else {
-      misses.push(...carriedMisses(client, [x.down, x.up], x.spans, x.carried, bounds.carriedShare));
+      misses.push(...carriedMisses(client, [x.down, x.up], x.spans, x.carried, bounds.carriedShare).misses);
     }
     for (const [name, b, t, linkPeak] of [['download', x.bursts.down, truth.download, x.carried?.downPeakMbps], ['upload', x.bursts.up, truth.upload, x.carried?.upPeakMbps]] as const) {
       miss((b !== null) === expectBurst, `${client} ${name} burst ${burstText(b)} on a ${cell.kind} link`);
@@ -393,10 +404,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   } else {
     const r = cliRun.report;
     const bursts = { down: r.download_burst === null ? null : { peakMbps: r.download_burst.peak_mbps, bytes: r.download_burst.bytes }, up: r.upload_burst === null ? null : { peakMbps: r.upload_burst.peak_mbps, bytes: r.upload_burst.bytes } };
-    const spans = (['download', 'upload'] as const).map((d): ClientWindow | undefined => {
-      const w = r.measured[d]?.window_s;
-      return w === undefined ? undefined : [w[0] * 1000, w[1] * 1000];
-    });
+    const spans = cliSpans(r);
     const windows = spans.map((w) => (w === undefined ? undefined : w[1] - w[0]));
     const beside = besideOf(carried.cli, spans);
     Object.assign(cliFig, { down: r.download_mbps, up: r.upload_mbps, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, idle: r.latency_ms, grade: r.bufferbloat_grade, bursts: `${burstText(bursts.down)} / ${burstText(bursts.up)}${carriedText(carried.cli, beside)}`, durationMs: r.duration_ms, windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / ') });
@@ -415,7 +423,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     const up = mbps(p.upBps);
     const bursts = { down: p.downBurst === null ? null : { peakMbps: p.downBurst.peakBps / 1e6, bytes: p.downBurst.bytes }, up: p.upBurst === null ? null : { peakMbps: p.upBurst.peakBps / 1e6, bytes: p.upBurst.bytes } };
     const measured = { download: exportedMeasure(p.exported.measured?.download), upload: exportedMeasure(p.exported.measured?.upload) };
-    const spans = (['download', 'upload'] as const).map((d) => windowOf(p.exported.measured?.[d]?.window_ms));
+    const spans = pageSpans(p);
     const windows = spans.map((w) => (w === undefined ? undefined : w[1] - w[0]));
     const beside = besideOf(carried.page, spans);
     const live = (['download', 'upload'] as const).map((d) => ({ direction: d, ...lastSecondLive(p.live, d), final: d === 'download' ? p.downBps : p.upBps }));
@@ -457,9 +465,11 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
  * but what the machine gives it at the moment, so the reference is the same bytes the client
  * counted, seen from the router.
  */
-function carriedMisses(client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], carried: Carried | undefined, share: number, gaps: number[] = []): string[] {
-  if (carried === undefined) return [`${client}: the router did not count this run, so its rates have nothing to be held to`];
+function carriedMisses(client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], carried: Carried | undefined, share: number): { misses: string[]; gaps: number[] } {
+  if (carried === undefined) return { misses: [`${client}: the router did not count this run, so its rates have nothing to be held to`], gaps: [] };
   const misses: string[] = [];
+  /** Each direction's figure against the router's count, as a fraction of the count. */
+  const gaps: number[] = [];
   (['download', 'upload'] as const).forEach((direction, i) => {
     const figure = figures[i] ?? null;
     const span = spans[i];
@@ -470,7 +480,7 @@ function carriedMisses(client: string, figures: readonly [number | null, number 
       misses.push(`${client} ${direction} ${f1(figure)} Mbit/s against ${f1(routed ?? null)} the router counted in its window ${JSON.stringify(span)}${off}`);
     }
   });
-  return misses;
+  return { misses, gaps };
 }
 
 /** What the router counted in each repeat run (the same order as the runs). */
@@ -508,28 +518,35 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds, car
   const gaps = { cli: [] as number[], page: [] as number[] };
   const { spread: most } = bounds;
   if (most !== undefined) for (const [name, s] of Object.entries(spreads)) if (!(s <= most)) misses.push(`${name}: largest over smallest ${s.toFixed(2)} (at most ${String(most)})`);
-  const spanOf = (w: readonly [number, number] | undefined, scale: number): ClientWindow | undefined => (w === undefined ? undefined : [w[0] * scale, w[1] * scale]);
+  /** A run's rates against the router's count: its misses kept, its gaps added to the client's. */
+  const held = (client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], count: Carried | undefined, into: number[]) => {
+    const judged = carriedMisses(client, figures, spans, count, bounds.carriedShare);
+    misses.push(...judged.misses);
+    into.push(...judged.gaps);
+  };
+  /** A run's windows, each at least MIN_WINDOW_MS. */
+  const whole = (client: string, spans: readonly (ClientWindow | undefined)[]) => {
+    spans.forEach((w, i) => {
+      if (w === undefined || w[1] - w[0] < MIN_WINDOW_MS) misses.push(`${client} ${i === 0 ? 'download' : 'upload'} window ${JSON.stringify(w)} ms`);
+    });
+  };
   cli.forEach((r, i) => {
     if (!r.ok) return;
     const m = r.report;
-    const spans = [spanOf(m.measured.download?.window_s, 1000), spanOf(m.measured.upload?.window_s, 1000)];
-    misses.push(...carriedMisses(`CLI run ${String(i + 1)}`, [m.download_mbps, m.upload_mbps], spans, carried.cli[i], bounds.carriedShare, gaps.cli));
+    const spans = cliSpans(m);
+    held(`CLI run ${String(i + 1)}`, [m.download_mbps, m.upload_mbps], spans, carried.cli[i], gaps.cli);
     if (m.download_burst !== null || m.upload_burst !== null) misses.push(`CLI run ${String(i + 1)} named a burst: ${JSON.stringify([m.download_burst, m.upload_burst])}`);
-    for (const d of ['download', 'upload'] as const) {
-      const w = m.measured[d]?.window_s;
-      if (w === undefined || (w[1] - w[0]) * 1000 < MIN_WINDOW_MS) misses.push(`CLI run ${String(i + 1)} ${d} window ${JSON.stringify(w)}`);
-    }
+    whole(`CLI run ${String(i + 1)}`, spans);
     if (m.duration_ms > MAX_TEST_MS || r.wallMs > MAX_TEST_MS) misses.push(`CLI run ${String(i + 1)} took ${String(m.duration_ms)} ms (wall ${String(r.wallMs)})`);
   });
   page.forEach((r, i) => {
     if (!r.ok) return;
     const p = r.result;
-    const spans = [windowOf(p.exported.measured?.download?.window_ms), windowOf(p.exported.measured?.upload?.window_ms)];
-    misses.push(...carriedMisses(`page run ${String(i + 1)}`, [mbps(p.downBps), mbps(p.upBps)], spans, carried.page[i], bounds.carriedShare, gaps.page));
+    const spans = pageSpans(p);
+    held(`page run ${String(i + 1)}`, [mbps(p.downBps), mbps(p.upBps)], spans, carried.page[i], gaps.page);
     if (p.downBurst !== null || p.upBurst !== null) misses.push(`page run ${String(i + 1)} named a burst`);
+    whole(`page run ${String(i + 1)}`, spans);
     for (const d of ['download', 'upload'] as const) {
-      const w = windowOf(p.exported.measured?.[d]?.window_ms);
-      if (w === undefined || w[1] - w[0] < MIN_WINDOW_MS) misses.push(`page run ${String(i + 1)} ${d} window ${JSON.stringify(w)}`);
       const l = lastSecondLive(p.live, d);
       const final = d === 'download' ? p.downBps : p.upBps;
       if (l.median === undefined || final === null || Math.abs(l.median - final) > 0.1 * final) misses.push(`page run ${String(i + 1)} live ${d} in its last second ${f1(mbps(l.median ?? null))} against ${f1(mbps(final))}`);
