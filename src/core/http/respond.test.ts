@@ -18,6 +18,9 @@ describe('utf8Length', () => {
     ['a lone high surrogate at the end (sent as U+FFFD)', 'x\uD800'],
     ['a lone high surrogate before a 2-byte character', '\uD800é'],
     ['a lone low surrogate', 'a\uDC00b'],
+    // Past the encoder's scratch buffer (16 384 units), counted by the loop.
+    ['a long text past the scratch buffer, with a pair and a lone surrogate', `${'ö'.repeat(20_000)}📍\uDC00`],
+    ['a text just inside the scratch buffer', `${'東'.repeat(16_383)}é`],
   ])('counts %s as the encoder does', (_name, text) => {
     expect(utf8Length(text)).toBe(encodedLength(text));
   });

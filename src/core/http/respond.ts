@@ -8,11 +8,19 @@ import { printable } from './printable.js';
 /** Printable ASCII, as every JSON.stringify output of ASCII data is (it escapes control characters). */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
+/** Where `utf8Length` has non-ASCII text encoded to count its bytes (3 bytes a UTF-16 unit at most). */
+const SCRATCH = new Uint8Array(48 * 1024);
+const ENCODER = new TextEncoder();
+
 /** UTF-8 byte length without allocating an encoded copy (for Content-Length on GET and HEAD). */
 export function utf8Length(text: string): number {
   // Nearly every body is ASCII, where bytes are characters: the regular expression runs in
   // V8's native matcher, several times faster than the loop below (0.19 vs 0.69 µs at 550 B).
   if (PRINTABLE_ASCII.test(text)) return text.length;
+  // Otherwise the platform's encoder counts, into a buffer kept for it: an echoip answer with a
+  // city named in Latin-1 (Linköping) took 0.38 µs so against 1.0 µs in the loop (issue 54).
+  // Encoding a lone surrogate as U+FFFD (3 bytes) is the encoder's rule and the loop's.
+  if (text.length * 3 <= SCRATCH.length) return ENCODER.encodeInto(text, SCRATCH).written;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
