@@ -1,5 +1,5 @@
 // npm run bench [-- --duration 5 --rounds 3 --connections 32 --only health,dns-cached,ip,ip-tcp,ip-one-caller,mixed-memory]
-//                [--node-options=--max-semi-space-size=2]  (Node flags for the baseline, floor and service alike)
+//                [--node-options="--max-semi-space-size=4 --heap-growing-percent=20"]  (Node flags for the baseline, floor and service alike)
 //
 // Each route is measured against a bare node:http server that returns a body of the same size.
 // Baseline and service runs are interleaved round by round and medians reported, because this
@@ -44,12 +44,13 @@ const upstreamScript = fileURLToPath(new URL('./dns-upstream.mjs', import.meta.u
 const HIGH = 100_000_000; // the most NETDIAG_RATE_LIMITS accepts
 
 const forceGc = fileURLToPath(new URL('./force-gc.cjs', import.meta.url));
-const NODE_FLAGS = ['--expose-gc', '-r', forceGc];
 /**
  * An operator's Node flags (docs/operations.md, "Memory"), given to the baseline, the floor and
- * the service alike: the same runtime on every side of the comparison.
+ * the service alike: the same runtime on every side of the comparison. On the command line, not
+ * in NODE_OPTIONS, which refuses V8 flags outside Node's list (`--heap-growing-percent`).
  */
-const NODE_OPTIONS = opts['node-options'] === undefined ? {} : { NODE_OPTIONS: opts['node-options'] };
+const OPERATOR_FLAGS = (opts['node-options'] ?? '').split(' ').filter(Boolean);
+const NODE_FLAGS = ['--expose-gc', '-r', forceGc, ...OPERATOR_FLAGS];
 const collectorScript = fileURLToPath(new URL('./collector.mjs', import.meta.url));
 const ipFloorScript = fileURLToPath(new URL('./ip-floor.mjs', import.meta.url));
 const eventsFloorScript = fileURLToPath(new URL('./events-floor.mjs', import.meta.url));
@@ -96,7 +97,6 @@ async function startService(env = {}) {
       PORT: '0',
       HOST: '127.0.0.1',
       NETDIAG_RATE_LIMITS: `ip=${HIGH},dns=${HIGH},probe=${HIGH},events=${HIGH}`,
-      ...NODE_OPTIONS,
       ...env,
     },
     (line) => {
@@ -136,10 +136,10 @@ for (const route of ROUTES) {
   const url = `http://127.0.0.1:${target.port}${route.path}`;
   const probe = await fetch(url, { method: route.method, headers: route.callerHeader === undefined ? route.headers : { [route.callerHeader]: '8.8.8.8' }, body: route.body });
   const size = (await probe.arrayBuffer()).byteLength;
-  const baseline = await startChild(process.execPath, [...NODE_FLAGS, baselineScript, String(size)], NODE_OPTIONS, (line) => Number(line));
+  const baseline = await startChild(process.execPath, [...NODE_FLAGS, baselineScript, String(size)], {}, (line) => Number(line));
   // The floor talks to the same peer as the service: the DNS upstream, or this route's collector.
   const floorPeer = route.floor === undefined ? undefined : route.floor.peer === 'upstream' ? upstream.port : collector.port;
-  const floor = route.floor === undefined ? undefined : await startChild(process.execPath, [...NODE_FLAGS, route.floor.script, '--serve', String(floorPeer)], NODE_OPTIONS, (line) => Number(line));
+  const floor = route.floor === undefined ? undefined : await startChild(process.execPath, [...NODE_FLAGS, route.floor.script, '--serve', String(floorPeer)], {}, (line) => Number(line));
   const runs = { fresh: { base: [], floor: [], svc: [] }, aged: { base: [], floor: [], svc: [] } };
   for (const state of ['fresh', 'aged']) {
     if (state === 'aged') await Promise.all([age(baseline), age(target), ...(floor === undefined ? [] : [age(floor)])]);
