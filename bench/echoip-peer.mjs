@@ -145,13 +145,20 @@ const rows = Object.entries(runs).map(([key, list]) => {
 console.log(`\n${rounds} interleaved rounds of wrk -t1 -c16 -d${opts.duration}s, one caller (${CALLER}), medians:`);
 console.table(rows);
 const row = (path, server) => rows.find((r) => r.path === path && r.server === server);
+/**
+ * Each round's netdiag figure over echoip's in the same round: the two ran seconds apart, so a
+ * neighbour's burst on this shared machine that moves both cancels out of the ratio.
+ */
+const roundRatios = (path, server, field) => runs[`${path}\t${server}`].map((r, i) => r[field] / runs[`${path}\techoip`][i][field]);
 for (const path of paths) {
   const ours = row(path, 'netdiag, 1 process');
   const theirs = row(path, 'echoip');
-  console.log(`${path}: netdiag's CPU per request ${(ours['cpu µs/req'] / theirs['cpu µs/req']).toFixed(2)}x echoip's${ours['cpu µs/req'] <= theirs['cpu µs/req'] ? '' : ' *** OVER ***'}`);
+  const paired = roundRatios(path, 'netdiag, 1 process', 'cpuUsPerReq');
+  console.log(`${path}: netdiag's CPU per request ${(ours['cpu µs/req'] / theirs['cpu µs/req']).toFixed(2)}x echoip's${ours['cpu µs/req'] <= theirs['cpu µs/req'] ? '' : ' *** OVER ***'}; round by round ${paired.map((r) => r.toFixed(2)).join(' ')}, median ${median(paired).toFixed(2)}`);
 }
 if (paths.includes('/json')) {
   const two = row('/json', 'netdiag, workers auto');
   const theirs = row('/json', 'echoip');
-  console.log(`/json: netdiag's throughput with NETDIAG_WORKERS=auto ${(two['requests/s'] / theirs['requests/s']).toFixed(2)}x echoip's${two['requests/s'] >= theirs['requests/s'] ? '' : ' *** UNDER ***'}`);
+  const paired = roundRatios('/json', 'netdiag, workers auto', 'rps');
+  console.log(`/json: netdiag's throughput with NETDIAG_WORKERS=auto ${(two['requests/s'] / theirs['requests/s']).toFixed(2)}x echoip's${two['requests/s'] >= theirs['requests/s'] ? '' : ' *** UNDER ***'}; round by round ${paired.map((r) => r.toFixed(2)).join(' ')}, median ${median(paired).toFixed(2)}`);
 }
