@@ -84,13 +84,18 @@ describe.skipIf(!ready)('container image: built on a local Debian base, run with
     expect(data.location.country_code).toBe('US');
   });
 
-  it('runs the server as a user without privileges', async () => {
+  it('runs the server as a user without privileges, with the Node flags `npm start` uses', async () => {
     // The server is the container's first process (ENTRYPOINT in exec form).
     const { stdout } = await podman('exec', container, 'cat', '/proc/1/status');
     const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(stdout);
     expect(uids?.slice(1)).toEqual(['10001', '10001']);
+    // The memory settings (docs/operations.md, "Memory") as package.json's start line has them:
+    // the words between `node` and the script.
+    const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+    const flags = start.slice(start.indexOf('node') + 1, start.indexOf('dist/cli/main.js'));
+    expect(flags.length).toBeGreaterThan(0);
     const { stdout: cmdline } = await podman('exec', container, 'cat', '/proc/1/cmdline');
-    expect(cmdline.split('\0').slice(0, 3)).toEqual(['node', 'dist/cli/main.js', 'serve']);
+    expect(cmdline.split('\0').slice(0, flags.length + 3)).toEqual(['node', ...flags, 'dist/cli/main.js', 'serve']);
   });
 
   it('passes its own HEALTHCHECK, and is small: no development dependency in it', async () => {
