@@ -5,6 +5,7 @@
 // here rather than passing or failing the timed suite for the wrong reason.
 import { describe, expect, it } from 'vitest';
 import { busyStretch, carriedBetween, ledStart, parseReplies, pingedBetween } from '../support/link-carried.js';
+import { rateTruth } from '../support/link-truth.js';
 
 const T0 = 1_764_000_000_000;
 
@@ -90,5 +91,34 @@ describe('ping beside a client\'s load', () => {
     // Half a sample in, interpolated: 50 ms of the last 1 Gbit/s sample and 50 ms of the first 2 Gbit/s.
     expect(carriedBetween(down, T0 + 1450, T0 + 1550)).toBeCloseTo(1500, 6);
     expect(carriedBetween(down, T0 + 11_000, T0 + 13_000)).toBeUndefined();
+  });
+});
+
+describe("the truth's burst (rateTruth, test/support/link-truth.ts)", () => {
+  // 100 ms rates as the truth's transfers read them: the first interval is the connections'
+  // start, then a 200 Mbit/s bucket over a 100 Mbit/s rate for 1.6 s, then the rate for 10 s.
+  const SURPLUS_MB_PER_BIN = ((200 - 100) * 1e6 * 0.1) / 8 / 1e6; // 1.25 MB
+  const rates = (burst: readonly number[]) => [40, ...burst, ...Array.from({ length: 100 }, () => 100)];
+  const bucket = Array.from({ length: 16 }, () => 200);
+
+  it('counts the whole bucket', () => {
+    const truth = rateTruth(rates(bucket));
+    expect(truth.sustainedMbps).toBe(100);
+    expect(truth.burstBytes / 1e6).toBeCloseTo(16 * SURPLUS_MB_PER_BIN, 6);
+  });
+
+  it('counts across one or two intervals that dip under the bar (the scheduler held a side), less what they fell short', () => {
+    const dipped = bucket.map((rate, i) => (i === 4 || i === 9 || i === 10 ? 90 : rate));
+    const dip = ((90 - 100) * 1e6 * 0.1) / 8 / 1e6;
+    expect(rateTruth(rates(dipped)).burstBytes / 1e6).toBeCloseTo(13 * SURPLUS_MB_PER_BIN + 3 * dip, 6);
+  });
+
+  it('ends at three intervals in a row under the bar, counting nothing after them', () => {
+    const ended = bucket.map((rate, i) => (i >= 4 && i <= 6 ? 100 : rate));
+    expect(rateTruth(rates(ended)).burstBytes / 1e6).toBeCloseTo(4 * SURPLUS_MB_PER_BIN, 6);
+  });
+
+  it('finds no burst on a link without a bucket', () => {
+    expect(rateTruth(rates([100, 104, 98, 101])).burstBytes).toBe(0);
   });
 });
