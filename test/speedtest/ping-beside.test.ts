@@ -3,6 +3,8 @@
 // from taken from the router's counters, and a ping never answered still counted as sent. Inputs are written here as ping and /proc/net/dev
 // give them, so a slip in the reference (a window off by its length, lost pings left out) fails
 // here rather than passing or failing the timed suite for the wrong reason.
+// Also the truth's burst (test/support/link-truth.ts, rateTruth): the bytes a link's bucket carried
+// above its rate, which a dip of an interval or two must not cut short.
 import { describe, expect, it } from 'vitest';
 import { busyStretch, carriedBetween, ledStart, parseReplies, pingedBetween } from '../support/link-carried.js';
 import { rateTruth } from '../support/link-truth.js';

@@ -275,8 +275,8 @@ const WINDOW_S = 5;
 const SETTLE_S = 5;
 
 /**
- * Intervals in a row under the burst's bar that end it: one alone is a dip (the shared machine's
- * scheduler held a side for 100 ms: a 20 MB bucket's download once read 5.09 MB, its end taken at
+ * Intervals in a row under the burst's bar that end it: one or two are a dip (the shared machine's
+ * scheduler held a side for 100-200 ms: a 20 MB bucket's download once read 5.09 MB, its end taken at
  * 0.4 s, while both clients read 18.6-19.1 MB from the same link).
  */
 const BURST_END_BINS = 3;
