@@ -7,7 +7,7 @@
 // Each round runs `wrk -t1 -c16 -d8s` against echoip, then netdiag as `npm start` starts it (one
 // process), then the same with NETDIAG_WORKERS=auto, path by path, so a neighbour's burst on this
 // shared machine falls on all of them alike. A server's CPU per request is the utime + stime of
-// its processes (a cluster's primary and workers together) over the requests wrk completed.
+// its process (every thread of it) over the requests wrk completed.
 //
 // Both trust X-Forwarded-For from loopback and are told the caller is 89.160.20.112 (a city and
 // a network in the test databases). echoip makes no reverse lookup (its default); netdiag always

@@ -75,7 +75,7 @@ export function listeningPort(line) {
   }
 }
 
-/** The port of a cluster primary's "listening" line (it says so after every worker listens), else undefined. */
+/** The port of the primary thread's "listening" line (it says so after every worker thread listens), else undefined. */
 export function primaryListeningPort(line) {
   try {
     const entry = JSON.parse(line);
@@ -117,7 +117,7 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** utime + stime of a process and all its descendants (a cluster's primary and workers). */
+/** utime + stime of a process (all its threads) and all its descendants. */
 export function treeCpuSeconds(pid) {
   let total = cpuSeconds(pid);
   let children = [];

@@ -102,7 +102,7 @@ async function startService(env = {}) {
     (line) => {
       try {
         const entry = JSON.parse(line);
-        // A cluster is ready when its primary says so, after every worker listens.
+        // Worker threads are ready when their primary says so, after every one listens.
         const ready = entry.msg === 'listening' && (env.NETDIAG_WORKERS === undefined || entry.role === 'primary');
         return ready ? entry.port : undefined;
       } catch {

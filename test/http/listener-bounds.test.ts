@@ -1,5 +1,5 @@
 // The same bounds on every listener an operator can enable (plain HTTP, TLS HTTP/1.1, HTTP/2,
-// the PROXY protocol front, cluster workers): header, request and keep-alive deadlines, HTTP/2
+// the PROXY protocol front, worker threads): header, request and keep-alive deadlines, HTTP/2
 // stream limits and per-stream deadlines, and the SIGTERM drain with a request in flight.
 // Deadlines are cut to a few hundred milliseconds so each case runs in about a second.
 import { connect as connectHttp2, constants as h2 } from 'node:http2';
@@ -282,7 +282,7 @@ describe('SIGTERM with a request in flight: it completes, new connections are re
   const cases: [string, Record<string, string>, (s: Serving) => Promise<InFlight>][] = [
     ['plain HTTP', {}, (s) => postPlain(s.port)],
     ['PROXY protocol', { NETDIAG_PROXY_PROTOCOL: 'on', NETDIAG_TRUST_PROXY: 'loopback' }, (s) => postPlain(s.port, 'PROXY TCP4 198.51.100.9 127.0.0.1 40000 80\r\n')],
-    ['cluster workers', { NETDIAG_WORKERS: '2' }, (s) => postPlain(s.port)],
+    ['worker threads', { NETDIAG_WORKERS: '2' }, (s) => postPlain(s.port)],
   ];
   if (haveOpenssl) {
     cases.push(['TLS HTTP/1.1', TLS, (s) => postTls(s.port)], ['HTTP/2', TLS, (s) => postHttp2(s.port)]);

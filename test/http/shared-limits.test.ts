@@ -1,16 +1,13 @@
-// Limits shared between processes: the Redis store and the cluster store behind the one
-// limiter port (the conformance cases every store passes), two instances on one real
-// redis-server, Redis stopped and restarted mid-run, the keys Redis holds, and N workers of
-// `netdiag serve` on one port granting the limit once.
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+// Limits shared between instances and threads: the Redis store behind the one limiter port (the
+// conformance cases every store passes), two instances on one real redis-server, Redis stopped
+// and restarted mid-run, the keys Redis holds, worker threads counting in one table at once, and
+// N worker threads of `netdiag serve` on one port granting the limit once.
+import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FallbackLimiterStore } from '../../src/core/ratelimit/fallback-store.js';
 import { MemoryLimiterStore } from '../../src/core/ratelimit/memory-store.js';
-import { ClusterLimiterStore, answerLimiterRequests } from '../../src/runtime/node/ports/limiter-store/cluster-store.js';
 import { RedisLimiterStore } from '../../src/runtime/node/ports/limiter-store/redis-store.js';
 import { send } from '../support/http.js';
 import { limiterConformance } from '../../src/core/ports/limiter-store.conformance.js';
@@ -30,7 +27,8 @@ async function connected(store: RedisLimiterStore): Promise<RedisLimiterStore> {
 /** A rate-limit key as an operator makes one (`openssl rand -base64 32`). */
 const KEY = 'test-only-rate-limit-key-0123456789abcdef';
 
-const PRIMARY = fileURLToPath(new URL('../support/cluster-primary.mjs', import.meta.url));
+const THREAD_SERVE = fileURLToPath(new URL('../support/thread-serve.mjs', import.meta.url));
+const BUILT_STORE = new URL('../../dist/core/ratelimit/memory-store.js', import.meta.url).href;
 
 /** GET /v1/ip as a given caller (behind the trusted loopback proxy), on a fresh connection. */
 const asCaller = (server: { url: string }, address: string) => send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': address } });
@@ -42,19 +40,6 @@ async function statusesFor(serving: Serving, caller: string, count: number): Pro
   for (let i = 0; i < count; i++) statuses.push((await asCaller({ url }, caller)).status);
   return statuses;
 }
-
-limiterConformance('cluster (primary over IPC)', {
-  create: async (clock) => {
-    const child = fork(PRIMARY, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message');
-    const store = new ClusterLimiterStore(child, clock);
-    (store as unknown as { child: typeof child }).child = child;
-    return store;
-  },
-  dispose: (store) => {
-    (store as unknown as { child: { kill(): void } }).child.kill();
-  },
-});
 
 describe.skipIf(!hasRedis)('Redis', () => {
   let redis: RedisServer;
@@ -204,101 +189,62 @@ describe.skipIf(!hasRedis)('Redis', () => {
 });
 
 describe('NETDIAG_WORKERS=2 without Redis', () => {
-  it('two workers on one port together allow exactly the limit per source, and drain on SIGTERM', async () => {
+  it('two worker threads on one port together allow exactly the limit per source, and drain on SIGTERM', async () => {
     const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=10' });
     const statuses = await statusesFor(serving, '198.51.100.60', 25);
     expect(statuses.filter((s) => s === 200), serving.stdout()).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
-    // Two workers and the primary announced the one shared port.
+    // Two worker threads and the primary announced the one shared port.
     expect(serving.stdout().match(new RegExp(`"port":${String(serving.port)},[^\\n]*"msg":"listening"`, 'g'))?.length).toBe(3);
     serving.child.kill('SIGTERM');
     expect(await serving.exited).toBe(0);
   });
 });
 
-/** The primary's worker processes, from the kernel's record of its children. */
-function childrenOf(pid: number): number[] {
-  const text = readdirSync(`/proc/${String(pid)}/task`).map((task) => readFileSync(`/proc/${String(pid)}/task/${task}/children`, 'utf8')).join(' ');
-  return text.split(/\s+/).filter((p) => p !== '').map(Number);
-}
-
-describe('the cluster store batching a turn of hits', () => {
-  it('sends the hits of one event-loop turn as one message each way, each answered with its own count', async () => {
-    const child = fork(PRIMARY, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message');
-    try {
-      let sent = 0;
-      let received = 0;
-      const channel = {
-        send: (message: unknown, callback?: (err: Error | null) => void) => {
-          sent += 1;
-          return child.send(message as object, callback);
-        },
-        on: (event: 'message', listener: (message: unknown) => void) => child.on(event, (m: unknown) => {
-          received += 1;
-          listener(m);
-        }),
-      };
-      const store = new ClusterLimiterStore(channel, { now: () => Date.now() });
-      // Fifty hits on one key and ten on another, all asked for in one synchronous run.
-      const hits = [...Array.from({ length: 50 }, () => store.hit('one', 60_000)), ...Array.from({ length: 10 }, () => store.hit('two', 60_000))];
-      const counts = (await Promise.all(hits)).map((h) => h.count);
-      expect(counts.slice(0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-      expect(counts.slice(50)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-      expect([sent, received]).toEqual([1, 1]);
-      // A later turn is a message of its own.
-      expect((await store.hit('one', 60_000)).count).toBe(51);
-      expect([sent, received]).toEqual([2, 2]);
-    } finally {
-      child.kill();
-    }
+describe('worker threads counting in one shared table at once', () => {
+  it('four threads, 5 000 hits each on one key and on keys of their own: every hit counted once', { timeout: 30_000 }, async () => {
+    const { createSharedTable } = await import('../../src/core/ratelimit/shared-table.js');
+    const buffer = createSharedTable(1024);
+    // The built store in each thread (a worker thread runs JavaScript, not the TypeScript source).
+    const code = `
+      const { workerData, parentPort, threadId } = require('node:worker_threads');
+      import(workerData.store).then(({ MemoryLimiterStore }) => {
+        const store = new MemoryLimiterStore({ now: () => Date.now() }, undefined, undefined, { buffer: workerData.buffer, holder: threadId + 1 });
+        const seen = [];
+        for (let i = 0; i < 5000; i++) {
+          seen.push(store.hit('ip:together', 600000).count);
+          store.hit('ip:alone-' + threadId, 600000);
+        }
+        parentPort.postMessage(seen);
+      });`;
+    const threads = Array.from({ length: 4 }, () => new Worker(code, { eval: true, workerData: { buffer, store: BUILT_STORE } }));
+    const seen = await Promise.all(threads.map((t) => new Promise<number[]>((resolve, reject) => { t.once('message', resolve); t.once('error', reject); })));
+    await Promise.all(threads.map((t) => t.terminate()));
+    // One window, 20 000 hits: each count from 1 to 20 000 handed out exactly once.
+    const all = seen.flat().sort((a, b) => a - b);
+    expect(all).toEqual(Array.from({ length: 20_000 }, (_, i) => i + 1));
+    const { MemoryLimiterStore: Store } = await import('../../src/core/ratelimit/memory-store.js');
+    const reader = new Store({ now: () => Date.now() }, undefined, undefined, { buffer, holder: 99 });
+    // The one shared key and each thread's own: five windows.
+    expect(reader.size).toBe(5);
   });
 });
 
-describe('the primary answering a worker whose channel has closed', () => {
-  it('drops the reply instead of raising ERR_IPC_CHANNEL_CLOSED as an unhandled error', async () => {
-    // A real worker process and a real IPC channel, closed; then a hit it sent before dying is
-    // delivered to the primary's handler, which answers it.
-    const child = fork(PRIMARY, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    await once(child, 'message');
-    answerLimiterRequests(child, new MemoryLimiterStore({ now: () => Date.now() }));
-    const unhandled: unknown[] = [];
-    const onUncaught = (err: unknown) => unhandled.push(err);
-    process.on('uncaughtException', onUncaught);
-    try {
-      child.disconnect();
-      expect(child.connected).toBe(false);
-      child.emit('message', { tag: 'netdiag:limiter', now: Date.now(), hits: [1, 'k', 60_000] });
-      await new Promise((r) => setTimeout(r, 100));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-      child.kill();
-    }
-  });
-});
-
-describe('NETDIAG_WORKERS=2: a worker killed mid-burst', () => {
+describe('NETDIAG_WORKERS=2: a worker thread ended mid-burst', () => {
   /**
-   * The primary forks a replacement 1 s after a worker dies (RESTART_DELAY_MS in
-   * src/runtime/node/adapter/cluster.ts) and a worker starts in about a second: waited on as events
-   * (log lines), bounded with room for a loaded machine.
+   * The primary starts a replacement 1 s after a thread ends (RESTART_DELAY_MS in
+   * src/runtime/node/adapter/threads.ts) and a thread starts in well under a second: waited on as
+   * events (log lines), bounded with room for a loaded machine.
    */
   const REPLACED_WITHIN_MS = 15_000;
   const workersListening = (s: Serving) => s.stdout().split('\n').filter((l) => l.includes('"msg":"listening"') && !l.includes('"role":"primary"')).length;
 
-  it('the primary survives (no unhandled IPC error), starts another worker, and serving goes on', { timeout: 60_000 }, async () => {
-    const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=1000000' });
+  it('the process survives, another thread starts, and serving goes on, the shared count intact', { timeout: 60_000 }, async () => {
+    const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_TRUST_PROXY: 'loopback', NETDIAG_RATE_LIMITS: 'ip=1000000' }, [THREAD_SERVE]);
     const url = `http://127.0.0.1:${String(serving.port)}/v1/ip`;
-    const pid = serving.child.pid ?? 0;
     try {
-      const [victim] = childrenOf(pid);
-      expect(victim).toBeGreaterThan(0);
-      // Many requests in flight, each one a limiter hit the primary answers over IPC; the kill
-      // lands while the primary is answering the victim's hits.
-      // A client deadline, as real clients have: node:cluster's round-robin handoff leaves a
-      // connection passed to the worker at the instant it died neither accepted nor closed, so
-      // without one a request on it would wait forever.
+      // Many requests in flight, each one a hit in the shared table; the thread is ended while
+      // both threads are counting.
       const pool = new Pool(`http://127.0.0.1:${String(serving.port)}`, { connections: 64, headersTimeout: 3_000, bodyTimeout: 3_000 });
       let answered = 0;
       let flowing: () => void = () => undefined;
@@ -313,22 +259,22 @@ describe('NETDIAG_WORKERS=2: a worker killed mid-burst', () => {
           () => 0,
         ),
       );
-      // Killed once the burst is being answered (not after a while, which a slow machine may
-      // spend before the first request is out), with thousands still to come.
+      // Ended once the burst is being answered, with thousands still to come.
       await underWay;
-      process.kill(victim ?? 0, 'SIGKILL');
+      serving.child.stdin?.write('end-thread\n');
       const statuses = await Promise.all(burst);
       await pool.close();
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
       expect(serving.child.exitCode).toBeNull();
       expect(await eventually(() => serving.stdout().includes('worker exited; starting another'), REPLACED_WITHIN_MS)).toBe(true);
-      // A replacement listens (its own 'listening' line, the third a worker wrote), and both
-      // workers serve again.
+      // A replacement listens (its own 'listening' line, the third a worker thread wrote).
       expect(await eventually(() => workersListening(serving) === 3, REPLACED_WITHIN_MS)).toBe(true);
-      expect(childrenOf(pid)).toHaveLength(2);
-      expect(childrenOf(pid)).not.toContain(victim);
-      const after = await Promise.all(Array.from({ length: 20 }, () => send(url, { headers: { 'X-Forwarded-For': '198.51.100.77' } })));
+      // Fresh connections, spread by the kernel over both threads, all answered, one caller's
+      // count going on across them.
+      const after = await Promise.all(Array.from({ length: 20 }, () => send(url, { headers: { 'X-Forwarded-For': '203.0.113.77', Connection: 'close' } })));
       expect(after.map((r) => r.status)).toEqual(Array<number>(20).fill(200));
+      const remaining = after.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => b - a);
+      expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 1_000_000 - 1 - i));
       expect(serving.child.exitCode).toBeNull();
     } finally {
       serving.child.kill('SIGTERM');

@@ -1,8 +1,9 @@
 // /metrics (NETDIAG_METRICS_PORT) over sockets: the counters follow real traffic to every route
 // (Knot as the DNS upstream, a `netdiag probe`, a collector), nothing about a caller appears in
-// them, a cluster's primary sums its workers, the listener is absent when not configured, and a
+// them, the primary thread sums its worker threads (the process's own figures counted once), the listener is absent when not configured, and a
 // bad setting stops start-up naming the variable.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,11 +194,11 @@ function listeningPorts(pid: number): number[] {
 }
 
 describe.skipIf(!ready)('the metrics listener as a process', () => {
-  it("a cluster's primary serves the sum of its workers' metrics", async () => {
+  it("the primary thread serves the sum of its worker threads' metrics, the process's own figures once", async () => {
     const metricsPort = await freePort();
     const serving = await serveCli({ NETDIAG_WORKERS: '2', NETDIAG_METRICS_PORT: String(metricsPort) });
     try {
-      // Separate connections, so node:cluster hands them to both workers.
+      // Separate connections, so the kernel spreads them over both threads.
       const requests = 40;
       for (let i = 0; i < requests; i++) {
         const res = await fetch(`http://127.0.0.1:${String(serving.port)}/v1/health`, { headers: { Connection: 'close' } });
@@ -205,10 +206,20 @@ describe.skipIf(!ready)('the metrics listener as a process', () => {
       }
       const samples = parse(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text());
       expect(value(samples, 'netdiag_http_requests_total', { route: '/v1/health', status: '200' })).toBe(requests);
-      // Two workers' processes, each counted: the aggregate holds both workers' CPU and the store they share.
+      // Each thread reports the table they share.
       expect(value(samples, 'netdiag_rate_limit_store', { store: 'shared' })).toBe(2);
+      // Resident memory and CPU are the process's, the same in every thread: one thread's value,
+      // not the sum (which would read twice what the kernel says).
+      const pid = serving.child.pid ?? 0;
+      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1]) * 1024;
+      const reported = value(samples, 'process_resident_memory_bytes');
+      expect(reported).toBeGreaterThan(rss * 0.7);
+      expect(reported).toBeLessThan(rss * 1.3);
+      const [utime, stime] = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1]?.split(' ').slice(11, 13).map(Number) ?? [];
+      const cpu = ((utime ?? 0) + (stime ?? 0)) / 100;
+      expect(value(samples, 'process_cpu_seconds_total')).toBeLessThan(cpu * 1.3 + 0.1);
       // Only the primary listens on the metrics port.
-      expect(listeningPorts(serving.child.pid ?? 0)).toContain(metricsPort);
+      expect(listeningPorts(pid)).toContain(metricsPort);
     } finally {
       serving.child.kill('SIGTERM');
       await serving.exited;

@@ -30,6 +30,17 @@ describe('start-up configuration', () => {
     expect(run.stdout).not.toContain('listening');
   });
 
+  it('netdiag serve with worker threads: a file found bad in a thread stops start-up the same way', async () => {
+    const notMmdb = join(dir, 'not.mmdb');
+    writeFileSync(notMmdb, 'this is not a MaxMind database\n');
+    const run = await runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', NETDIAG_WORKERS: '2', NETDIAG_GEOIP_CITY: notMmdb });
+    expect(run.code).toBe(2);
+    const lines = run.stderr.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^netdiag: invalid NETDIAG_GEOIP_CITY: "${notMmdb}" is not a valid MaxMind database`));
+    expect(run.stdout).not.toContain('"role":"primary"');
+  });
+
   it('netdiag probe: a bad value stops start-up with one line naming it', async () => {
     const run = await runCli(['probe'], { PORT: '70000', HOST: '127.0.0.1' });
     expect(run.code).toBe(2);

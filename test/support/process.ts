@@ -40,12 +40,13 @@ export interface Serving {
 
 /**
  * Starts `netdiag serve` on an ephemeral loopback port and waits for its `listening` line; with
- * NETDIAG_WORKERS, for the primary's, which comes once every worker listens.
+ * NETDIAG_WORKERS, for the primary thread's, which comes once every worker thread listens.
+ * `command` runs something else that serves the same way (a test harness), its stdin a pipe.
  */
-export async function serveCli(env: Record<string, string> = {}): Promise<Serving> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+export async function serveCli(env: Record<string, string> = {}, command: string[] = [CLI, 'serve']): Promise<Serving> {
+  const child = spawn(process.execPath, command, {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:9', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';

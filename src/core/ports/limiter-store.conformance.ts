@@ -1,6 +1,6 @@
 // The limiter store port's conformance suite (limiter-store.ts): one set of cases every store runs,
 // so none can drift. Counting stores: in-process (src/core/ratelimit/memory-store.test.ts), the
-// cluster primary over IPC, Redis, Redis behind the in-process fallback
+// table the worker threads share (src/core/ratelimit/shared-table.test.ts), Redis, Redis behind the in-process fallback
 // (test/http/shared-limits.test.ts), a Durable Object (test/workers/limits.test.ts); verdict
 // stores: Workers' rate-limiting binding (test/workers/limits.test.ts).
 import { describe, expect, it } from 'vitest';

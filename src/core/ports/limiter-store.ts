@@ -30,7 +30,7 @@ export interface WindowVerdict {
 }
 
 /**
- * Port: a fixed-window counter store (in-process, cluster primary, Redis, a Durable Object, or
+ * Port: a fixed-window counter store (in-process, shared by worker threads, Redis, a Durable Object, or
  * a platform binding). Keys are `operation:keyed-hash` (`limiterKey`).
  */
 export interface LimiterStore {

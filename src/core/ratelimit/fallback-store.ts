@@ -4,7 +4,7 @@ import type { LimiterStore, WindowHit, WindowVerdict } from '../ports/limiter-st
 import type { Logger } from '../ports/logger.js';
 import { MemoryLimiterStore } from './memory-store.js';
 
-/** A store shared between instances (Redis, a cluster's primary): it can fail or be slow. */
+/** A store shared between instances (Redis): it can fail or be slow. */
 export interface SharedStore {
   hit(key: string, windowMs: number): Promise<WindowHit | WindowVerdict>;
   /** Resolves once the store answers again; used to notice recovery without risking a request. */
@@ -109,7 +109,7 @@ export class FallbackLimiterStore implements LimiterStore {
 
 /**
  * A shared store with this process's (or isolate's) own counters behind it while it fails: how
- * both runtimes build one (Redis or the cluster primary on Node, a Durable Object or a binding on
+ * both runtimes build one (Redis on Node, a Durable Object or a binding on
  * Workers), each with its own deadline.
  */
 export function withLocalFallback(shared: SharedStore, logger: Logger, options: FallbackOptions): FallbackLimiterStore {

@@ -70,7 +70,7 @@ describe('MemoryLimiterStore table', () => {
 });
 
 describe('MemoryLimiterStore over months', () => {
-  it('counts for a clock that names a time before the table began (a cluster worker counted by its primary)', () => {
+  it('counts for a clock that names a time before the table began (a caller clock behind the table)', () => {
     const store = new MemoryLimiterStore(new ManualClock(1_800_000_000_000));
     expect(store.hitAt('ip:early', 60_000, 1_700_000_000_000)).toEqual({ count: 1, resetAt: 1_700_000_060_000 });
     expect(store.hitAt('ip:early', 60_000, 1_700_000_001_000)).toEqual({ count: 2, resetAt: 1_700_000_060_000 });

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { LimiterStore, WindowHit } from '../ports/limiter-store.js';
+import { TableLock, tableViews } from './shared-table.js';
 
 /** Slots a new table starts with; a power of two, so a slot is `hash & (capacity - 1)`. */
 const MIN_CAPACITY = 1024;
@@ -9,19 +10,22 @@ const MIN_CAPACITY = 1024;
  * last doubling, old and new side by side), holding 1 572 864 live windows at three quarters full:
  * a minute of 26 000 new sources a second, more than one process serves. Past it, see `#overflow`.
  */
-const MAX_CAPACITY = 2 ** 21;
+export const MAX_CAPACITY = 2 ** 21;
 
 /** A full table sweeps out ended windows at most this often before it counts a source as overflow. */
 const FULL_SWEEP_GAP_MS = 1_000;
 
 /**
  * A window's end is kept as whole milliseconds after the table's epoch in 32 bits (49 days): the
- * epoch starts an hour before the table (a cluster worker's clock may name a slightly earlier
- * time) and moves up in a sweep once it is 24 days old, when every live window ends within
+ * epoch starts an hour before the table (a caller of `hitAt` may name a slightly earlier time) and moves up in a sweep once it is 24 days old, when every live window ends within
  * minutes of it.
  */
 const EPOCH_SLACK_MS = 3_600_000;
 const REBASE_AFTER_MS = 2 ** 31;
+
+/** Where the bookkeeping sits in `#meta` (and in a shared table's header, `shared-table.ts`). */
+const META = { size: 0, epoch: 1, nextSweep: 2, lastFullSweep: 3 } as const;
+const META_FIELDS = 4;
 
 /**
  * A 64-bit fingerprint of a key as two 32-bit halves (FNV-1a with two offset bases). Keys are
@@ -56,30 +60,85 @@ function fingerprint(key: string): [number, number] {
  * the table holds what it held. They are tracked on their own again once windows end and free slots.
  */
 export class MemoryLimiterStore implements LimiterStore {
-  #hi = new Uint32Array(MIN_CAPACITY);
-  #lo = new Uint32Array(MIN_CAPACITY);
-  #count = new Uint32Array(MIN_CAPACITY);
+  #hi: Uint32Array;
+  #lo: Uint32Array;
+  #count: Uint32Array;
   /** When each slot's window ends, in ms after `#epoch`; 0 marks an empty slot. */
-  #resetAt = new Uint32Array(MIN_CAPACITY);
-  #size = 0;
-  #epoch: number;
+  #resetAt: Uint32Array;
+  /** The bookkeeping (`META`), in a typed array so threads sharing a table share it too. */
+  readonly #meta: Float64Array;
+  /** Only for a table shared between threads: taken for each hit, sweep included. */
+  readonly #lock: TableLock | undefined;
   readonly #clock: Clock;
   readonly #sweepEveryMs: number;
-  #nextSweep: number;
   readonly #maxCapacity: number;
-  /** When a full table last swept early (`FULL_SWEEP_GAP_MS`). */
-  #lastFullSweep = Number.NEGATIVE_INFINITY;
-  /** The shared windows of sources that arrived while the table was full, by key head (`operation` or `operation/prefix`). */
+  /** The shared windows of sources that arrived while the table was full, by key head (`operation` or `operation/prefix`); a thread's own. */
   readonly #overflow = new Map<string, WindowHit>();
   #overflowHits = 0;
 
-  constructor(clock: Clock, sweepEveryMs = 10_000, maxCapacity = MAX_CAPACITY) {
-    if (!Number.isInteger(Math.log2(maxCapacity)) || maxCapacity < MIN_CAPACITY) throw new Error(`maxCapacity must be a power of two of at least ${String(MIN_CAPACITY)}`);
+  /**
+   * A table of this thread's own, or, given `shared` (a buffer from `createSharedTable` and this
+   * thread's lock-holder id), a view of one that other threads count in too: its size is fixed,
+   * and a flood's overflow windows (below) are each thread's own.
+   */
+  constructor(clock: Clock, sweepEveryMs = 10_000, maxCapacity = MAX_CAPACITY, shared?: { buffer: SharedArrayBuffer; holder: number }) {
     this.#clock = clock;
-    this.#maxCapacity = maxCapacity;
     this.#sweepEveryMs = sweepEveryMs;
-    this.#nextSweep = clock.now() + sweepEveryMs;
-    this.#epoch = clock.now() - EPOCH_SLACK_MS;
+    if (shared === undefined) {
+      if (!Number.isInteger(Math.log2(maxCapacity)) || maxCapacity < MIN_CAPACITY) throw new Error(`maxCapacity must be a power of two of at least ${String(MIN_CAPACITY)}`);
+      this.#maxCapacity = maxCapacity;
+      [this.#hi, this.#lo, this.#count, this.#resetAt] = [0, 1, 2, 3].map(() => new Uint32Array(MIN_CAPACITY)) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+      this.#meta = new Float64Array(META_FIELDS);
+      this.#lock = undefined;
+      this.#begin();
+      return;
+    }
+    const views = tableViews(shared.buffer);
+    if (!Number.isInteger(Math.log2(views.resetAt.length)) || views.resetAt.length < MIN_CAPACITY) throw new Error(`a shared table's capacity must be a power of two of at least ${String(MIN_CAPACITY)}`);
+    ({ hi: this.#hi, lo: this.#lo, count: this.#count, resetAt: this.#resetAt, meta: this.#meta } = views);
+    this.#maxCapacity = views.resetAt.length;
+    this.#lock = new TableLock(views, shared.holder);
+    this.#lock.acquire();
+    try {
+      // The first thread to arrive begins the table's bookkeeping (a zeroed buffer's epoch is 0).
+      if (this.#epoch === 0) this.#begin();
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  #begin(): void {
+    const now = this.#clock.now();
+    this.#nextSweep = now + this.#sweepEveryMs;
+    this.#epoch = now - EPOCH_SLACK_MS;
+    this.#lastFullSweep = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Live windows. */
+  get #size(): number {
+    return this.#meta[META.size] ?? 0;
+  }
+  set #size(value: number) {
+    this.#meta[META.size] = value;
+  }
+  get #epoch(): number {
+    return this.#meta[META.epoch] ?? 0;
+  }
+  set #epoch(value: number) {
+    this.#meta[META.epoch] = value;
+  }
+  get #nextSweep(): number {
+    return this.#meta[META.nextSweep] ?? 0;
+  }
+  set #nextSweep(value: number) {
+    this.#meta[META.nextSweep] = value;
+  }
+  /** When a full table last swept early (`FULL_SWEEP_GAP_MS`). */
+  get #lastFullSweep(): number {
+    return this.#meta[META.lastFullSweep] ?? 0;
+  }
+  set #lastFullSweep(value: number) {
+    this.#meta[META.lastFullSweep] = value;
   }
 
   /** A window's end (epoch ms) as a slot holds it: at least 1, so it never reads as empty. */
@@ -92,10 +151,21 @@ export class MemoryLimiterStore implements LimiterStore {
   }
 
   /**
-   * A hit at a time the caller names: the primary process of a cluster counts for its workers
-   * on their clocks (one machine, one clock). Redis, shared across machines, uses its own.
+   * A hit at a time the caller names (the bench replays traffic on its own time line); taken
+   * under the lock when the table is shared between threads.
    */
   hitAt(key: string, windowMs: number, now: number): WindowHit {
+    const lock = this.#lock;
+    if (lock === undefined) return this.#hitAt(key, windowMs, now);
+    lock.acquire();
+    try {
+      return this.#hitAt(key, windowMs, now);
+    } finally {
+      lock.release();
+    }
+  }
+
+  #hitAt(key: string, windowMs: number, now: number): WindowHit {
     if (now >= this.#nextSweep) this.#sweep(now);
     if (now < this.#epoch || now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
     const [hi, lo] = fingerprint(key);
@@ -121,7 +191,7 @@ export class MemoryLimiterStore implements LimiterStore {
       this.#sweep(now);
       // Slots moved, or the table shrank: find the new key's place again.
       if (this.#full()) return this.#overflowHit(key, windowMs, now);
-      return this.hitAt(key, windowMs, now);
+      return this.#hitAt(key, windowMs, now);
     }
     this.#hi[slot] = hi;
     this.#lo[slot] = lo;
@@ -189,14 +259,15 @@ export class MemoryLimiterStore implements LimiterStore {
         passed += 1;
       }
     }
-    if (this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, resetAt.length / 4), now);
+    // A shared table keeps its size: the other threads hold views of these arrays.
+    if (this.#lock === undefined && this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, resetAt.length / 4), now);
     if (now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
   }
 
   /**
    * Moves the epoch to an hour before `now`, each window still ending where it did. After a sweep
    * every window left ends after `now`, so each still fits; called for a `now` before the epoch
-   * (a cluster worker whose clock names an earlier time than the primary's table began), a window
+   * (a `hitAt` time earlier than the table began), a window
    * that would end before the new epoch has ended anyway and is kept as ending just after it.
    */
   #rebase(now: number): void {

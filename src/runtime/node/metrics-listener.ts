@@ -14,7 +14,7 @@ export interface MetricsServer {
 
 interface Exposition {
   contentType: string;
-  /** The metrics now; for a cluster's primary, every worker's, aggregated. */
+  /** The metrics now; for the primary thread, every worker thread's, aggregated. */
   render(): Promise<string>;
 }
 
@@ -35,7 +35,7 @@ export async function startMetricsServer(listen: { port: number; host: string },
         res.end(req.method === 'HEAD' ? undefined : body);
       },
       (err: unknown) => {
-        // A worker that did not answer the primary in time (prom-client's own timeout).
+        // A worker thread that did not answer the primary in time.
         logger.warn({ reason: failureReason(err) }, 'metrics could not be collected');
         res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected; try again.\n');
       },

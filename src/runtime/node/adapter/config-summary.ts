@@ -25,7 +25,7 @@ export function configurationSummary(config: Config, workers: number): Record<st
     dns_upstream: config.dnsUpstream.protocol === 'https' ? redacted(config.dnsUpstream.url) : `${config.dnsUpstream.protocol}://${config.dnsUpstream.host}:${String(config.dnsUpstream.port)}`,
     ...(config.dnsUpstream.protocol === 'udp' ? { dns_udp_sockets: config.dnsUpstream.sockets } : {}),
     events_sink: sink.kind === 'http' ? redacted(sink.url) : sink.kind,
-    limiter: config.redisUrl !== undefined ? `redis ${redacted(config.redisUrl)}` : workers > 1 ? 'cluster primary (in-process, shared by the workers)' : 'in-process',
+    limiter: config.redisUrl !== undefined ? `redis ${redacted(config.redisUrl)}` : workers > 1 ? 'in-process, one table shared by the worker threads' : 'in-process',
     workers,
     probes: Object.fromEntries([...config.probes].map(([region, url]) => [region, redacted(url)])),
     geo: {

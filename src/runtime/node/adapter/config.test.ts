@@ -369,12 +369,12 @@ describe('the start-up configuration line', () => {
     for (const secret of ['collector-pass', 'collector-user', 'sink-token', 'doh-token', 'redis-pass', 'rate-limit-secret']) expect(text).not.toContain(secret);
   });
 
-  it('names a udp upstream with its sockets, and the limiter a cluster shares', () => {
+  it('names a udp upstream with its sockets, and the limiter the worker threads share', () => {
     const config = loadConfig({ NETDIAG_DNS_UPSTREAM: 'udp://127.0.0.1:5353' });
     expect(configurationSummary(config, 4)).toMatchObject({
       dns_upstream: 'udp://127.0.0.1:5353',
       dns_udp_sockets: 'shared',
-      limiter: 'cluster primary (in-process, shared by the workers)',
+      limiter: 'in-process, one table shared by the worker threads',
       workers: 4,
     });
   });

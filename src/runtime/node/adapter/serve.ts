@@ -1,7 +1,7 @@
-import cluster from 'node:cluster';
+import { isMainThread } from 'node:worker_threads';
 import type pino from 'pino';
 import { createApp } from '../../../app/app.js';
-import { startCluster, workerCount } from './cluster.js';
+import { startThreads, workerCount } from './threads.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
 import type { Socket } from 'node:net';
@@ -19,8 +19,10 @@ const EVENTS_FLUSH_MS = 3_000;
 export interface RunningServer {
   server: NodeServer;
   port: number;
-  /** The metrics listener's port, when this process serves one. */
+  /** The metrics listener's port, when this thread serves one. */
   metricsPort: number | undefined;
+  /** What this thread records, when metrics are on: a worker thread hands it to its primary. */
+  metrics: NodeMetrics | undefined;
   /** Stops accepting, lets in-flight requests finish within `graceMs`, then closes the rest. */
   drain(graceMs?: number): Promise<void>;
 }
@@ -35,28 +37,30 @@ export function nodeIsSupported(version: string): boolean {
 }
 
 /**
- * `netdiag serve`: with NETDIAG_WORKERS > 1 this process becomes the cluster's primary and its
- * workers, forked from it (node:cluster re-runs the same command in each), run the server.
+ * `netdiag serve`: with NETDIAG_WORKERS > 1 this thread becomes the primary and its worker
+ * threads (thread-entry.ts) run the server.
  */
 export function startServe(config: Config, logger: pino.Logger): Promise<{ drain(graceMs: number): Promise<void> }> {
-  // Said once, by the process the operator started (a cluster's workers are its copies).
-  if (cluster.isPrimary) {
-    logger.info(configurationSummary(config, workerCount(config)), 'configuration');
-    // A production install runs on the machine's own Node, which may be older than the one it was
-    // built and tested on (a clone's npm scripts bring their own Node 22); said, not refused.
-    if (!nodeIsSupported(process.versions.node)) logger.warn({ node: process.versions.node, supported: SUPPORTED_NODE }, `Node ${process.versions.node} is older than the ${SUPPORTED_NODE} netdiag is built and tested on`);
-    // Only where the responsiveness endpoints are served: they are what the setting affects.
-    const lowat = config.speedTestTargets ? notsentLowatWarning(readNotsentLowat()) : undefined;
-    if (lowat !== undefined) logger.warn({ sysctl: 'net.ipv4.tcp_notsent_lowat', suggested: SUGGESTED_NOTSENT_LOWAT }, lowat);
-  }
-  return cluster.isPrimary && workerCount(config) > 1 ? startCluster(config, logger) : startServer(config, logger);
+  // Said once, by the primary thread (the worker threads start their servers directly).
+  logger.info(configurationSummary(config, workerCount(config)), 'configuration');
+  // A production install runs on the machine's own Node, which may be older than the one it was
+  // built and tested on (a clone's npm scripts bring their own Node 22); said, not refused.
+  if (!nodeIsSupported(process.versions.node)) logger.warn({ node: process.versions.node, supported: SUPPORTED_NODE }, `Node ${process.versions.node} is older than the ${SUPPORTED_NODE} netdiag is built and tested on`);
+  // Only where the responsiveness endpoints are served: they are what the setting affects.
+  const lowat = config.speedTestTargets ? notsentLowatWarning(readNotsentLowat()) : undefined;
+  if (lowat !== undefined) logger.warn({ sysctl: 'net.ipv4.tcp_notsent_lowat', suggested: SUGGESTED_NOTSENT_LOWAT }, lowat);
+  return workerCount(config) > 1 ? startThreads(config, logger) : startServer(config, logger);
 }
 
-export async function startServer(config: Config, logger: pino.Logger): Promise<RunningServer> {
-  // A cluster worker records too; its primary serves every worker's metrics, aggregated.
-  const metrics = config.metrics === undefined ? undefined : await workerMetrics();
+/**
+ * The server of a process alone, or of one worker thread (`reusePort`: its siblings listen on the
+ * same port).
+ */
+export async function startServer(config: Config, logger: pino.Logger, reusePort = false): Promise<RunningServer> {
+  // A worker thread records too; its primary serves every thread's metrics, aggregated.
+  const metrics = config.metrics === undefined ? undefined : (await import('../ports/metrics.js')).nodeMetrics();
   const { services, lifecycle } = nodeServices(config, logger, metrics);
-  const metricsServer = config.metrics !== undefined && metrics !== undefined && cluster.isPrimary
+  const metricsServer = config.metrics !== undefined && metrics !== undefined && isMainThread
     ? await startMetricsServer(config.metrics, { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() }, logger)
     : undefined;
   await lifecycle.limiter.ready();
@@ -75,7 +79,7 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
   // With PROXY protocol the same listening server reads and removes the header first, so every
   // bound and the drain below hold there exactly as without it.
   const awaitingProxyHeader = config.proxyProtocol ? acceptProxyProtocol(server, config.trust, config.timeouts.headersMs) : new Set<Socket>();
-  const port = await listen(server, config.port, config.host);
+  const port = await listen(server, config.port, config.host, reusePort);
   logger.info({ port, host: config.host ?? null, tls: config.tls !== undefined, proxy_protocol: config.proxyProtocol }, 'listening');
 
   const drain = (graceMs = 5_000) =>
@@ -101,17 +105,5 @@ export async function startServer(config: Config, logger: pino.Logger): Promise<
       for (const session of sessions) session.close();
     });
 
-  return { server, port, metricsPort: metricsServer?.port, drain };
-}
-
-/** The metrics of this process; in a cluster worker, also handed to prom-client's aggregation. */
-async function workerMetrics(): Promise<NodeMetrics> {
-  const [{ nodeMetrics }, { AggregatorRegistry }] = await Promise.all([import('../ports/metrics.js'), import('prom-client')]);
-  const metrics = nodeMetrics();
-  if (cluster.isWorker) {
-    AggregatorRegistry.setRegistries([metrics.registry]);
-    // Its constructor installs the worker's answer to the primary's requests.
-    new AggregatorRegistry();
-  }
-  return metrics;
+  return { server, port, metricsPort: metricsServer?.port, metrics, drain };
 }

@@ -266,10 +266,11 @@ export function closeIdleHttp1(server: NodeServer): void {
 }
 
 /** Listens and resolves with the bound port; a listen error (EADDRINUSE, EACCES) rejects. */
-export async function listen(server: NetServer, port: number, host: string | undefined): Promise<number> {
+export async function listen(server: NetServer, port: number, host: string | undefined, reusePort = false): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // SO_REUSEPORT for a worker thread: its siblings bind the same port (Node 22.12+).
+    server.listen({ port, host, reusePort }, () => {
       server.off('error', reject);
       resolve();
     });

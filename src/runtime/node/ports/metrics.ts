@@ -128,7 +128,7 @@ function observedGauges(registers: Registers, { dns, limiter, events, probes }: 
   new Gauge({ name: 'netdiag_dns_circuit_open', help: '1 while the upstream circuit is open (lookups refused with 503 and a recovery probe running), else 0.', registers, collect() { this.set(dns.circuit.isOpen ? 1 : 0); } });
   new Gauge({
     name: 'netdiag_rate_limit_store',
-    help: 'The limiter store counting requests now: local (this process alone), shared (Redis, or the cluster primary), fallback (the shared store failed; counting in-process until it is back). 1 for the one in use.',
+    help: 'The limiter store counting requests now: local (this process alone), shared (Redis, or the table the worker threads share), fallback (the shared store failed; counting in-process until it is back). 1 for the one in use.',
     labelNames: ['store'] as const,
     registers,
     collect() {

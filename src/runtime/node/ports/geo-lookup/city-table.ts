@@ -1,7 +1,7 @@
 // The embedded DB-IP Lite city data, compiled by the build (scripts/geo/city-compile.ts) into one
 // file sized by what the data holds, and read with positioned reads rather than held in memory:
 // read this way, the ranges and records live in the kernel's page cache, shared by every process
-// (each cluster worker would otherwise hold its own copy) and given back under memory pressure.
+// (each worker thread would otherwise hold its own copy) and given back under memory pressure.
 // A process holds only the block directories, the few IPv6 ranges that start inside a /64 and the
 // strings: about 4 MB, in the form the file stores them.
 //

@@ -17,8 +17,8 @@ interface Window {
  */
 export class RateLimitCounter extends DurableObject {
   /**
-   * Counts one hit at `now` (the calling Worker's clock, as the cluster primary counts on its
-   * workers' clocks: one counter, one time line per key, and tests can move it).
+   * Counts one hit at `now` (the calling Worker's clock: one counter, one time line per key, and
+   * tests can move it).
    */
   async hit(windowMs: number, now: number): Promise<WindowHit> {
     const storage = this.ctx.storage;
