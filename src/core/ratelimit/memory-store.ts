@@ -166,7 +166,13 @@ export class MemoryLimiterStore implements LimiterStore {
   }
 
   #hitAt(key: string, windowMs: number, now: number): WindowHit {
-    if (now >= this.#nextSweep) this.#sweep(now);
+    if (now >= this.#nextSweep) {
+      // A shared table keeps all its slots whatever it holds, and a sweep reads every one (5 ms
+      // for 2^21, under the lock every thread waits on): it sweeps once its windows fill an
+      // eighth of them, below which probes stay short; a full table sweeps anyway (below).
+      if (this.#lock === undefined || this.#size * 8 >= this.#resetAt.length) this.#sweep(now);
+      else this.#nextSweep = now + this.#sweepEveryMs;
+    }
     if (now < this.#epoch || now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
     const [hi, lo] = fingerprint(key);
     const mask = this.#resetAt.length - 1;

@@ -45,6 +45,20 @@ describe('a limiter table in shared memory', () => {
     expect(tableViews(buffer).resetAt.length).toBe(1024);
   });
 
+  it('sweeps on its timer only once its windows fill an eighth of its slots', () => {
+    const clock = new ManualClock();
+    const store = onShared(clock, createSharedTable(1024), 1, 1_000);
+    for (let i = 0; i < 127; i++) store.hit(`ip:source-${String(i)}`, 1_000);
+    clock.advance(2_000);
+    // 128 of 1024 after this hit: no sweep yet, the ended windows still counted.
+    store.hit('ip:one-more', 1_000);
+    expect(store.size).toBe(128);
+    clock.advance(2_000);
+    // Now an eighth: the sweep removes every ended window.
+    store.hit('ip:last', 1_000);
+    expect(store.size).toBe(1);
+  });
+
   it('gives the lock back after every hit', () => {
     const buffer = createSharedTable(1024);
     const store = onShared(new ManualClock(), buffer, 7);

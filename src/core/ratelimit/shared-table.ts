@@ -65,12 +65,19 @@ export class TableLock {
 
   acquire(): void {
     const word = this.#word;
-    for (let tries = 0; Atomics.compareExchange(word, 0, 0, this.#holder) !== 0; tries++) {
-      if (tries < SPINS) continue;
-      Atomics.add(word, 1, 1);
+    if (Atomics.compareExchange(word, 0, 0, this.#holder) === 0) return;
+    // Then read until it looks free before trying again: a failing compare-exchange takes the
+    // cache line from the holder each time, a read shares it.
+    for (let tries = 0; ; tries++) {
       const holder = Atomics.load(word, 0);
-      if (holder !== 0) Atomics.wait(word, 0, holder, WAIT_MS);
-      Atomics.sub(word, 1, 1);
+      if (holder === 0) {
+        if (Atomics.compareExchange(word, 0, 0, this.#holder) === 0) return;
+      } else if (tries >= SPINS) {
+        Atomics.add(word, 1, 1);
+        // Returns at once if the holder has changed since the read.
+        Atomics.wait(word, 0, holder, WAIT_MS);
+        Atomics.sub(word, 1, 1);
+      }
     }
   }
 
