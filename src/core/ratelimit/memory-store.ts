@@ -17,8 +17,8 @@ const FULL_SWEEP_GAP_MS = 1_000;
 
 /**
  * A window's end is kept as whole milliseconds after the table's epoch in 32 bits (49 days): the
- * epoch starts an hour before the table (a caller of `hitAt` may name a slightly earlier time) and moves up in a sweep once it is 24 days old, when every live window ends within
- * minutes of it.
+ * epoch starts an hour before the table (a caller of `hitAt` may name a slightly earlier time)
+ * and moves up in a sweep once it is 24 days old, when every live window ends within minutes of it.
  */
 const EPOCH_SLACK_MS = 3_600_000;
 const REBASE_AFTER_MS = 2 ** 31;
@@ -273,8 +273,8 @@ export class MemoryLimiterStore implements LimiterStore {
   /**
    * Moves the epoch to an hour before `now`, each window still ending where it did. After a sweep
    * every window left ends after `now`, so each still fits; called for a `now` before the epoch
-   * (a `hitAt` time earlier than the table began), a window
-   * that would end before the new epoch has ended anyway and is kept as ending just after it.
+   * (a `hitAt` time earlier than the table began), a window that would end before the new epoch
+   * has ended anyway and is kept as ending just after it.
    */
   #rebase(now: number): void {
     const later = now - EPOCH_SLACK_MS;

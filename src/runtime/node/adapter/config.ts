@@ -174,7 +174,7 @@ export const SERVE_VARIABLES = {
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_PORT_CHECK: variable({ about: "on: /port/N connects to the caller's own address on port N", parse: onOff, default: false }),
   NETDIAG_IP_PARAM_SPECIAL_PTR: variable({ about: "on: ?ip= also asks for a special-use address's PTR (the operator's private reverse zones)", parse: onOff, default: false }),
-  NETDIAG_WORKERS: variable({ about: 'server processes on one port, or auto (one per core)', parse: workerCount, default: 1 }),
+  NETDIAG_WORKERS: variable({ about: 'server threads on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,
   NETDIAG_PROBES: variable({ about: 'region=url pairs, comma-separated', parse: regionPairs(isRegionId, 'region=url', probeUrl), default: new Map<RegionId, string>() }),
   NETDIAG_EVENTS_SINK: variable<EventsSink>({ about: 'log, none, or an http(s):// collector URL', parse: eventsSink, default: { kind: 'log' } }),
