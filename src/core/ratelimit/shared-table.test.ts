@@ -71,6 +71,8 @@ describe('a limiter table in shared memory', () => {
     const views = tableViews(buffer);
     new TableLock(views, 5).acquire();
     expect(freeLockOf(views, 6)).toBe(false);
+    // 0 names no holder (a thread that has ended reads its id as -1: -1 + 1).
+    expect(freeLockOf(views, 0)).toBe(false);
     expect(views.lock[0]).toBe(5);
     expect(freeLockOf(views, 5)).toBe(true);
     expect(views.lock[0]).toBe(0);

@@ -90,10 +90,12 @@ export class TableLock {
 
 /**
  * Frees the lock if `holder` holds it: called by the primary for a thread that has exited, which
- * may have been ended mid-hit (Worker.terminate stops JavaScript wherever it is). The window it
- * was counting may then be off by that one hit; every other window is untouched.
+ * may have been ended mid-hit (Worker.terminate stops JavaScript wherever it is). What it was
+ * changing may then be off by that: one window's count, or the entries a sweep was moving.
  */
 export function freeLockOf(views: TableViews, holder: number): boolean {
+  // 0 is no holder: "freeing" it would only wake sleepers for nothing.
+  if (holder <= 0) return false;
   if (Atomics.compareExchange(views.lock, 0, holder, 0) !== holder) return false;
   Atomics.notify(views.lock, 0);
   return true;

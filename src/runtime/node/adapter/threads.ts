@@ -66,6 +66,8 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
   const start = (port: number): Promise<number> => {
     const data: ThreadData = { port, rateLimitKey, limiterTable };
     const thread = new Worker(new URL('./thread-entry.js', import.meta.url), { workerData: data });
+    // Read now: a thread that has ended reads -1 (Node's docs), and its lock id is needed then.
+    const { threadId } = thread;
     threads.add(thread);
     const listening = new Promise<number>((resolve, reject) => {
       thread.on('message', (message: FromThread) => {
@@ -79,14 +81,14 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
     });
     // An uncaught fault ends that thread alone; 'exit' follows and replaces it.
     thread.on('error', (err) => {
-      logger.error({ worker: thread.threadId, reason: err.name }, 'worker thread failed');
+      logger.error({ worker: threadId, reason: err.name }, 'worker thread failed');
     });
     thread.once('exit', (code) => {
       threads.delete(thread);
       // It may have been ended holding the table's lock: the others must not wait on it.
-      if (limiterTable !== undefined) freeLockOf(tableViews(limiterTable), thread.threadId + 1);
+      if (limiterTable !== undefined && freeLockOf(tableViews(limiterTable), threadId + 1)) logger.warn({ worker: threadId }, 'a worker thread ended holding the limiter table\'s lock: freed');
       if (stopping) return;
-      logger.error({ worker: thread.threadId, code }, 'worker exited; starting another');
+      logger.error({ worker: threadId, code }, 'worker exited; starting another');
       setTimeout(() => {
         if (!stopping) start(actualPort).catch((err: unknown) => { logger.error({ reason: err instanceof Error ? err.message : String(err) }, 'a replacement worker thread failed to start'); });
       }, RESTART_DELAY_MS).unref();
