@@ -8,6 +8,7 @@ import { createSharedTable, freeLockOf, tableViews } from '../../../core/ratelim
 import type { Logger } from '../../../core/ports/logger.js';
 import type { Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from '../metrics-listener.js';
+import { listen } from './server.js';
 import type { FromThread, ThreadData, ToThread } from './thread-messages.js';
 
 interface RunningThreads {
@@ -34,10 +35,7 @@ export function workerCount(config: Pick<Config, 'workers'>): number {
 async function portIsFree(port: number, host: string | undefined): Promise<void> {
   if (port === 0) return;
   const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen({ port, host, exclusive: true }, resolve);
-  });
+  await listen(probe, port, host);
   await new Promise((resolve) => probe.close(resolve));
 }
 
