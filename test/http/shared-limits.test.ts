@@ -230,7 +230,7 @@ describe('worker threads counting in one shared table at once', () => {
   });
 });
 
-describe('NETDIAG_WORKERS=2: a worker thread ended mid-burst', () => {
+describe('NETDIAG_WORKERS=2: a worker thread ended mid-burst, holding the limiter table\'s lock', () => {
   /**
    * The primary starts a replacement 1 s after a thread ends (RESTART_DELAY_MS in
    * src/runtime/node/adapter/threads.ts) and a thread starts in well under a second: waited on as
@@ -267,6 +267,11 @@ describe('NETDIAG_WORKERS=2: a worker thread ended mid-burst', () => {
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
       expect(serving.child.exitCode).toBeNull();
       expect(await eventually(() => serving.stdout().includes('worker exited; starting another'), REPLACED_WITHIN_MS)).toBe(true);
+      // The lock it was ended holding is freed by the primary (else the other thread's hits
+      // would wait on it and then fail).
+      expect(serving.stdout()).toContain('a worker thread ended holding the limiter table\'s lock: freed');
+      // Freed within milliseconds of the end: no hit waited out the lock's timeout (1 s).
+      expect(serving.stdout()).not.toContain('LockTimeoutError');
       // A replacement listens (its own 'listening' line, the third a worker thread wrote).
       expect(await eventually(() => workersListening(serving) === 3, REPLACED_WITHIN_MS)).toBe(true);
       // Fresh connections, spread by the kernel over both threads, all answered, one caller's

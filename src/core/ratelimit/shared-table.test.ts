@@ -1,12 +1,12 @@
 // The limiter table worker threads share (shared-table.ts, MemoryLimiterStore over it): the
 // conformance cases, one window counted by two stores on one buffer, a fixed size under a flood,
-// the lock taken and given back, and a holder that died freed. Threads counting at once:
-// test/http/shared-limits.test.ts.
+// the lock taken and given back, a holder that died freed, a wait that would never end failed.
+// Threads counting at once: test/http/shared-limits.test.ts.
 import { describe, expect, it } from 'vitest';
 import { limiterConformance } from '../ports/limiter-store.conformance.js';
 import { ManualClock } from '../ports/clock.conformance.js';
 import { MemoryLimiterStore } from './memory-store.js';
-import { createSharedTable, freeLockOf, TableLock, tableViews } from './shared-table.js';
+import { createSharedTable, freeLockOf, LockTimeoutError, TableLock, tableViews } from './shared-table.js';
 
 const onShared = (clock: ManualClock, buffer: SharedArrayBuffer, holder: number, sweepEveryMs?: number) => new MemoryLimiterStore(clock, sweepEveryMs, undefined, { buffer, holder });
 
@@ -78,6 +78,20 @@ describe('a limiter table in shared memory', () => {
     expect(views.lock[0]).toBe(0);
     // Counting goes on.
     expect(onShared(new ManualClock(), buffer, 6).hit('ip:one', 60_000).count).toBe(1);
+  });
+
+  it('fails a wait for a lock that stays taken past the timeout, naming the holder, instead of waiting for ever', () => {
+    const views = tableViews(createSharedTable(1024));
+    new TableLock(views, 5).acquire();
+    const started = Date.now();
+    expect(() => { new TableLock(views, 6, 100).acquire(); }).toThrow(LockTimeoutError);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(() => { new TableLock(views, 6, 100).acquire(); }).toThrow(/taken \(by holder 5\) for over 100 ms/);
+    // The lock is still its holder's, and no waiter is left counted.
+    expect([views.lock[0], views.lock[1]]).toEqual([5, 0]);
+    freeLockOf(views, 5);
+    new TableLock(views, 6, 100).acquire();
+    expect(views.lock[0]).toBe(6);
   });
 
   it('refuses a holder id of 0, which the lock reads as free', () => {

@@ -46,6 +46,17 @@ export function tableViews(buffer: SharedArrayBuffer): TableViews {
 const WAIT_MS = 20;
 /** Tries before sleeping: the lock is held for one hit (well under a microsecond) or a sweep. */
 const SPINS = 64;
+/**
+ * The longest a hit waits for the lock before it fails: a hit holds it under a microsecond and a
+ * sweep of the largest table 5 ms (measured), and a dead holder's lock is freed as soon as the
+ * primary hears of the death, so a wait this long means a lock no one will give back.
+ */
+const LOCK_TIMEOUT_MS = 1_000;
+
+/** The lock stayed taken past its timeout: the hit fails rather than waiting for ever. */
+export class LockTimeoutError extends Error {
+  override readonly name = 'LockTimeoutError';
+}
 
 /**
  * A mutual-exclusion lock in a table's first two words: word 0 is 0 when free, else the holder's
@@ -56,11 +67,13 @@ const SPINS = 64;
 export class TableLock {
   readonly #word: Int32Array;
   readonly #holder: number;
+  readonly #timeoutMs: number;
 
-  constructor(views: TableViews, holder: number) {
+  constructor(views: TableViews, holder: number, timeoutMs = LOCK_TIMEOUT_MS) {
     if (!Number.isInteger(holder) || holder <= 0) throw new Error('a lock holder is a positive integer');
     this.#word = views.lock;
     this.#holder = holder;
+    this.#timeoutMs = timeoutMs;
   }
 
   acquire(): void {
@@ -68,11 +81,19 @@ export class TableLock {
     if (Atomics.compareExchange(word, 0, 0, this.#holder) === 0) return;
     // Then read until it looks free before trying again: a failing compare-exchange takes the
     // cache line from the holder each time, a read shares it.
+    let deadline = 0;
     for (let tries = 0; ; tries++) {
       const holder = Atomics.load(word, 0);
       if (holder === 0) {
         if (Atomics.compareExchange(word, 0, 0, this.#holder) === 0) return;
       } else if (tries >= SPINS) {
+        // The clock is read after every sleep, and that matters beyond the deadline: a thread
+        // told to end (Worker.terminate) while looping on Atomics calls alone did not end until
+        // the lock came free (measured on Node 22), and with this call in the loop it ends
+        // within one sleep.
+        const now = Date.now();
+        if (deadline === 0) deadline = now + this.#timeoutMs;
+        else if (now >= deadline) throw new LockTimeoutError(`the limiter table's lock stayed taken (by holder ${String(holder)}) for over ${String(this.#timeoutMs)} ms`);
         Atomics.add(word, 1, 1);
         // Returns at once if the holder has changed since the read.
         Atomics.wait(word, 0, holder, WAIT_MS);

@@ -15,6 +15,8 @@ interface RunningThreads {
   port: number;
   /** The worker threads serving now (a replaced one leaves, its successor joins). */
   threads: ReadonlySet<Worker>;
+  /** The limiter table the threads count in, when there is no Redis (a fault harness takes its lock). */
+  limiterTable: SharedArrayBuffer | undefined;
   drain(graceMs: number): Promise<void>;
 }
 
@@ -141,5 +143,5 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
     clearTimeout(timer);
     await metricsServer?.close();
   };
-  return { port: actualPort, threads, drain };
+  return { port: actualPort, threads, limiterTable, drain };
 }
