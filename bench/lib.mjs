@@ -34,6 +34,16 @@ export function rssMiB(pid) {
 }
 
 /**
+ * Of a process's resident memory, the pages mapped from files (`RssFile`): for Node, mostly the
+ * `node` executable's own code (about 50 MB once a server has run), clean and shared with every
+ * other process running it, which the kernel can drop and read back.
+ */
+export function fileBackedMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/RssFile:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/**
  * Starts a child and resolves once `ready(line)` returns a port from its stdout. The lines it
  * prints after that are kept in `output` (a collector's count, a service's warnings).
  */
