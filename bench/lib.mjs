@@ -28,19 +28,22 @@ export function cpuSeconds(pid) {
 
 /** Resident set size of a process, in MiB. */
 export function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
+  return statusMiB(pid, 'VmRSS');
 }
 
 /**
  * Of a process's resident memory, the pages mapped from files (`RssFile`): for Node, mostly the
- * `node` executable's own code (about 50 MB once a server has run), clean and shared with every
+ * `node` executable's own code (about 55 MB once a server has run), clean and shared with every
  * other process running it, which the kernel can drop and read back.
  */
 export function fileBackedMiB(pid) {
+  return statusMiB(pid, 'RssFile');
+}
+
+/** One kB figure of /proc/<pid>/status, in MiB. */
+function statusMiB(pid, field) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/RssFile:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
 }
 
 /**

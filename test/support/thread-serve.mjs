@@ -1,7 +1,8 @@
 // `netdiag serve` with NETDIAG_WORKERS > 1, started from the built primary (startThreads) so a
 // test can end one worker thread as the worst fault would: a line `end-thread` on stdin takes the
-// limiter table's lock in the first thread's name, as if it were ended mid-hit (Worker.terminate
-// stops JavaScript wherever it is), then terminates it. SIGTERM drains as `netdiag serve` does.
+// limiter table's lock in the first thread's name, as if it had died mid-hit, then terminates
+// it (it waits on that lock inside a request, so it ends once the wait gives up). SIGTERM drains
+// as `netdiag serve` does.
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../../dist/runtime/node/adapter/config.js';
 import { startThreads } from '../../dist/runtime/node/adapter/threads.js';

@@ -112,8 +112,9 @@ export class TableLock {
 
 /**
  * Frees the lock if `holder` holds it: called by the primary for a thread that has exited, which
- * may have been ended mid-hit (Worker.terminate stops JavaScript wherever it is). What it was
- * changing may then be off by that: one window's count, or the entries a sweep was moving.
+ * may have ended mid-hit (a fatal fault, or Worker.terminate once the thread reaches a point where
+ * it can be ended). What it was changing may then be off by that: one window's count, or the
+ * entries a sweep was moving.
  */
 export function freeLockOf(views: TableViews, holder: number): boolean {
   // 0 is no holder: "freeing" it would only wake sleepers for nothing.
