@@ -5,6 +5,7 @@
 // the direction ended by the rules the command line shares (src/common/speedtest/working.ts).
 import {
   CHECK_MS,
+  countsUntil,
   directionDone,
   FIRST_UPLOAD_BYTES,
   MAX_UPLOAD_BYTES,
@@ -12,6 +13,7 @@ import {
   nextUploadBytes,
   probeGapMs,
   PROBES_IN_FLIGHT,
+  liveProgress,
   receivedProgress,
   receivedUpload,
   bodyTiming,
@@ -59,8 +61,12 @@ export interface LoadOptions {
   profile: LoadProfile;
   /** Cancels the direction: every request is aborted and the run rejects. */
   signal: AbortSignal;
-  /** The counts so far, at each check (the live view and the stall check read them). */
-  onProgress: (progress: readonly Progress[]) => void;
+  /**
+   * The counts so far, at each check and, after an upload direction's end, until its uploads in
+   * flight are answered: what the measurement reads (the stall check reads it too) and what the
+   * live view reads (liveProgress).
+   */
+  onProgress: (progress: readonly Progress[], live: readonly Progress[]) => void;
 }
 
 /**
@@ -70,6 +76,7 @@ export interface LoadOptions {
  */
 class Counter {
   progress: Progress[] = [];
+  private liveCounts: Progress[] = [];
   private readonly uploads: Received[] = [];
   private total = 0;
   private lastAt = 0;
@@ -96,6 +103,12 @@ class Counter {
     if (this.closed) return;
     this.uploads.push(receivedUpload(stream, bytes, sentAt - this.began, answeredAt - this.began, body));
     this.progress = receivedProgress(this.uploads);
+    this.liveCounts = liveProgress(this.uploads);
+  }
+
+  /** What a live rate reads: a download's counts as they are; an upload's up to every stream's last answer. */
+  get live(): Progress[] {
+    return this.uploads.length === 0 ? this.progress : this.liveCounts;
   }
 
   /** The last record, then nothing more: requests still finishing after the stop are not counted. */
@@ -284,7 +297,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   const endMs = await new Promise<number>((resolve) => {
     const check = setInterval(() => {
       const now = performance.now() - began;
-      options.onProgress(counter.progress);
+      options.onProgress(counter.progress, counter.live);
       if (stop.signal.aborted || directionDone(counter.progress, roundTrips, now, profile)) {
         clearInterval(check);
         resolve(now);
@@ -293,9 +306,18 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   });
   clearInterval(sampler);
   starting.abort();
-  // The uploads in flight are answered (or given up) first, so their bytes up to the end count;
-  // round trips still out are not waited for (one lost again and again may take seconds).
-  if (direction === 'upload') await settledWithin(Promise.all(running), UPLOAD_ANSWER_GRACE_MS, stop.signal);
+  // The uploads in flight are answered (or given up) first, so their bytes up to the end count,
+  // and the live view follows them there, up to the end; round trips still out are not waited for (one lost
+  // again and again may take seconds).
+  if (direction === 'upload') {
+    const report = () => {
+      options.onProgress(counter.progress, countsUntil(counter.live, endMs));
+    };
+    const reporting = setInterval(report, CHECK_MS);
+    await settledWithin(Promise.all(running), UPLOAD_ANSWER_GRACE_MS, stop.signal);
+    clearInterval(reporting);
+    report();
+  }
   counter.close();
   stop.abort();
   options.signal.removeEventListener('abort', cancel);
