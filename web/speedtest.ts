@@ -58,8 +58,8 @@ async function runLoad(directions: Direction[], maxBytes: number, mode: string, 
   for (const direction of directions) {
     text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
     let counted = 0;
-    const onProgress = (progress: readonly Progress[], counts: readonly Progress[]) => {
-      live.follow(direction, counts, profileOf(mode));
+    const onProgress = (progress: readonly Progress[]) => {
+      live.follow(direction, progress, profileOf(mode));
       const bytes = progress.at(-1)?.bytes ?? 0;
       if (bytes === counted) return;
       counted = bytes;

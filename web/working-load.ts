@@ -13,7 +13,6 @@ import {
   nextUploadBytes,
   probeGapMs,
   PROBES_IN_FLIGHT,
-  liveProgress,
   receivedProgress,
   receivedUpload,
   bodyTiming,
@@ -62,11 +61,10 @@ export interface LoadOptions {
   /** Cancels the direction: every request is aborted and the run rejects. */
   signal: AbortSignal;
   /**
-   * The counts so far, at each check and, after an upload direction's end, until its uploads in
-   * flight are answered: what the measurement reads (the stall check reads it too) and what the
-   * live view reads (liveProgress).
+   * The counts so far, at each check (the live view and the stall check read them), and after an
+   * upload direction's end, until its uploads in flight are answered, those counts cut at the end.
    */
-  onProgress: (progress: readonly Progress[], live: readonly Progress[]) => void;
+  onProgress: (progress: readonly Progress[]) => void;
 }
 
 /**
@@ -76,7 +74,6 @@ export interface LoadOptions {
  */
 class Counter {
   progress: Progress[] = [];
-  private liveCounts: Progress[] = [];
   private readonly uploads: Received[] = [];
   private total = 0;
   private lastAt = 0;
@@ -103,12 +100,6 @@ class Counter {
     if (this.closed) return;
     this.uploads.push(receivedUpload(stream, bytes, sentAt - this.began, answeredAt - this.began, body));
     this.progress = receivedProgress(this.uploads);
-    this.liveCounts = liveProgress(this.uploads);
-  }
-
-  /** What a live rate reads: a download's counts as they are; an upload's up to every stream's last answer. */
-  get live(): Progress[] {
-    return this.uploads.length === 0 ? this.progress : this.liveCounts;
   }
 
   /** The last record, then nothing more: requests still finishing after the stop are not counted. */
@@ -297,7 +288,7 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   const endMs = await new Promise<number>((resolve) => {
     const check = setInterval(() => {
       const now = performance.now() - began;
-      options.onProgress(counter.progress, counter.live);
+      options.onProgress(counter.progress);
       if (stop.signal.aborted || directionDone(counter.progress, roundTrips, now, profile)) {
         clearInterval(check);
         resolve(now);
@@ -307,11 +298,12 @@ export async function runDirection(options: LoadOptions): Promise<LoadRun> {
   clearInterval(sampler);
   starting.abort();
   // The uploads in flight are answered (or given up) first, so their bytes up to the end count,
-  // and the live view follows them there, up to the end; round trips still out are not waited for (one lost
+  // and the live view follows the counts there, cut at the end as the figure reads them
+  // (countsUntil): it lands on the figure. Round trips still out are not waited for (one lost
   // again and again may take seconds).
   if (direction === 'upload') {
     const report = () => {
-      options.onProgress(counter.progress, countsUntil(counter.live, endMs));
+      options.onProgress(countsUntil(counter.progress, endMs));
     };
     const reporting = setInterval(report, CHECK_MS);
     await settledWithin(Promise.all(running), UPLOAD_ANSWER_GRACE_MS, stop.signal);

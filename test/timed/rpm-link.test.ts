@@ -9,7 +9,7 @@
 // `netdiag rpm` within a factor of two on the long queue and itself reading the short one at
 // least 3x the long. On the short queue the two are not held to each other: a loaded round trip
 // there is 5 ms of queue and 15-100 ms of this machine's scheduling, and runs have read
-// netdiag 544-3170 against the reference's 999-1766 (0.41x-2.47x, docs/benchmarks.md), where
+// netdiag 544-3170 against the reference's 999-1828 (0.41x-2.47x, docs/benchmarks.md), where
 // the long queue's readings agree within 0.8x-1.1x. One run each, no second try; figures printed
 // for the closing note and docs/benchmarks.md (`npm run bench:rpm` runs this file alone).
 import { execFileSync } from 'node:child_process';

@@ -106,28 +106,16 @@ export const UPLOAD_ANSWER_GRACE_MS = 2_000;
  * counted only when its answer came, as one lump, put a burst's bytes in the seconds after it and
  * smeared the bend a shaper makes; one spread evenly over a second made four streams trading
  * shares of a steady 19 Mbit/s read 17 to 22 from quarter second to quarter second.
- * `stalledMs` Infinity waits for every stream: what a live rate reads (liveProgress).
  */
-export function receivedProgress(received: readonly Received[], stalledMs = STALLED_MS): Progress[] {
+export function receivedProgress(received: readonly Received[]): Progress[] {
   const lastEnd = new Map<number, number>();
   for (const r of received) lastEnd.set(r.stream, Math.max(lastEnd.get(r.stream) ?? 0, r.endMs));
   const newest = Math.max(...lastEnd.values());
-  const horizon = Math.min(...[...lastEnd.values()].filter((end) => end >= newest - stalledMs));
+  const horizon = Math.min(...[...lastEnd.values()].filter((end) => end >= newest - STALLED_MS));
   if (!Number.isFinite(horizon) || horizon <= 0) return [];
   const times = [...new Set(received.flatMap((r) => [r.startMs, ...(r.quarters ?? []), r.endMs]).filter((t) => t > 0 && t < horizon)), horizon].sort((a, b) => a - b);
   return times.map((t) => ({ atMs: t, bytes: received.reduce((sum, r) => sum + arrivedBy(r, t), 0) }));
 }
-
-/**
- * The counts a live rate of uploads is read from: up to the time every stream has answered for,
- * a stalled one included. The measurement leaves a stalled stream out (STALLED_MS) and counts
- * its bytes once it answers, at the latest when the direction ends; a live rate that left them
- * out read under the figure that then counted them, on 5 Mbit/s with a two-frame queue 4.1
- * Mbit/s in the page's last second against a final 4.7 and 4.8 (two runs of four; with these
- * counts 4.6-4.8 against 4.6-4.8, four runs). Waiting for the stalled stream, the live rate holds
- * its last reading until it answers instead.
- */
-export const liveProgress = (received: readonly Received[]): Progress[] => receivedProgress(received, Infinity);
 
 /** How long a direction may load the link, and the window it measures over. */
 export interface LoadProfile {
