@@ -55,6 +55,9 @@ async function curlMbps(base: string, certFile: string, direction: 'download' | 
   return (Number(run.stdout.trim()) * 8) / 1e6;
 }
 
+/** The independent client's figure to set beside `netdiag rpm`'s combined one: the mean of its two directions. */
+const referenceMean = (r: Awaited<ReturnType<typeof referenceRpm>>): number => (r.download.rpm + r.upload.rpm) / 2;
+
 describe.skipIf(!ready)('responsiveness on a 20 Mbit/s link (issue 49)', () => {
   let link: ShapedLink;
   let served: Awaited<ReturnType<typeof serveOnLink>>;
@@ -130,7 +133,7 @@ describe.skipIf(!ready)('responsiveness on a 20 Mbit/s link (issue 49)', () => {
       const cli = JSON.parse(run.stdout) as CliRpm;
       const reference = await referenceRpm(`${base}/.well-known/nq`, readFileSync(cert.certFile));
       results[String(queueMs)] = { cli, reference, curl };
-      const referenceRpmBoth = (reference.download.rpm + reference.upload.rpm) / 2;
+      const referenceRpmBoth = referenceMean(reference);
       process.stdout.write(
         `rpm, 20 Mbit/s, ${String(queueMs)} ms queue: netdiag rpm ${String(cli.rpm)} (down ${String(cli.download_rpm)}, up ${String(cli.upload_rpm)}; ${String(cli.download_mbps)} / ${String(cli.upload_mbps)} Mbit/s; ${cli.confidence}), ` +
           `reference ${referenceRpmBoth.toFixed(0)} (down ${reference.download.rpm.toFixed(0)}, up ${reference.upload.rpm.toFixed(0)}; ${reference.download.goodputMbps.toFixed(1)} / ${reference.upload.goodputMbps.toFixed(1)} Mbit/s), curl ${curl.down.toFixed(1)} / ${curl.up.toFixed(1)} Mbit/s\n`,
@@ -151,10 +154,9 @@ describe.skipIf(!ready)('responsiveness on a 20 Mbit/s link (issue 49)', () => {
     const long = results['300'];
     expect(short).toBeDefined();
     expect(long).toBeDefined();
-    const meanOf = (r: NonNullable<typeof short>['reference']) => (r.download.rpm + r.upload.rpm) / 2;
     const readings = {
       netdiag: [short?.cli.rpm ?? 0, long?.cli.rpm ?? Infinity],
-      reference: [short === undefined ? 0 : meanOf(short.reference), long === undefined ? Infinity : meanOf(long.reference)],
+      reference: [short === undefined ? 0 : referenceMean(short.reference), long === undefined ? Infinity : referenceMean(long.reference)],
     };
     for (const [client, [fast = 0, slow = Infinity]] of Object.entries(readings)) {
       expect(slow, `${client} on the 300 ms queue`).toBeLessThan(600);
