@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { SharedStore } from '../../../../core/ratelimit/fallback-store.js';
 import type { WindowHit } from '../../../../core/ports/limiter-store.js';
 import type { Clock } from '../../../../core/ports/clock.js';
@@ -36,6 +37,16 @@ interface HitCommand {
 }
 
 const REDIS_KEY_PREFIX = 'netdiag:rl:';
+
+/**
+ * ioredis, loaded when a store is made rather than when this module is: every process imports
+ * the limiter, few deployments name Redis, and ioredis with its dependencies (55 modules) held
+ * 1.85 MB of heap in each process and worker thread that never spoke to it (issue 54). It is
+ * CommonJS, so `require` keeps the store's construction synchronous.
+ */
+function redisClass(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis }).Redis;
+}
 
 /**
  * What went wrong with Redis, named for the operator: a socket error's code (`ECONNREFUSED`,
@@ -77,7 +88,8 @@ export class RedisLimiterStore implements SharedStore {
   ) {
     this.#prefix = options.prefix ?? REDIS_KEY_PREFIX;
     this.#callerTime = options.callerTime === true;
-    this.redis = new Redis(url, {
+    const RedisClient = redisClass();
+    this.redis = new RedisClient(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
