@@ -57,6 +57,16 @@ describe('MemoryLimiterStore table', () => {
     expect(store.hit('old-7', 10_000).count).toBe(1);
   });
 
+  it('grows by half once past three quarters full, and finds every key in a table of that size', () => {
+    const clock = new ManualClock();
+    const store = new MemoryLimiterStore(clock, 1_000);
+    for (let i = 0; i < 768; i++) store.hit(`ip:k-${String(i)}`, 60_000);
+    expect(store.capacity).toBe(1024);
+    store.hit('ip:k-768', 60_000);
+    expect(store.capacity).toBe(1536);
+    for (let i = 0; i <= 768; i++) expect(store.hit(`ip:k-${String(i)}`, 60_000).count).toBe(2);
+  });
+
   it('shrinks once most windows have ended', () => {
     const clock = new ManualClock();
     const store = new MemoryLimiterStore(clock, 1_000);

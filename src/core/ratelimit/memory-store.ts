@@ -2,12 +2,19 @@ import type { Clock } from '../ports/clock.js';
 import type { LimiterStore, WindowHit } from '../ports/limiter-store.js';
 import { TableLock, tableViews } from './shared-table.js';
 
-/** Slots a new table starts with; a power of two, so a slot is `hash & (capacity - 1)`. */
+/** Slots a new table starts with. */
 const MIN_CAPACITY = 1024;
 
 /**
- * Slots the table grows to at most: 2^21, 32 MiB of typed arrays (48 MiB for the moment of the
- * last doubling, old and new side by side), holding 1 572 864 live windows at three quarters full:
+ * A table past three quarters full grows by half, not double: after growing it is half full, so a
+ * tracked caller costs 21-32 bytes instead of 21-43. Under `npm run bench`'s mixed load (some 400 000
+ * callers in the minute, issue 54) a doubling table held 16 MiB, this one 10.
+ */
+const GROWTH = 1.5;
+
+/**
+ * Slots the table grows to at most: 2^21, 32 MiB of typed arrays (55 MiB for the moment of the
+ * last growth, old and new side by side), holding 1 572 864 live windows at three quarters full:
  * a minute of 26 000 new sources a second, more than one process serves. Past it, see `#overflow`.
  */
 export const MAX_CAPACITY = 2 ** 21;
@@ -44,10 +51,19 @@ function fingerprint(key: string): [number, number] {
 }
 
 /**
+ * The first slot a fingerprint's high half (32 bits) probes in a table of `capacity` slots: the
+ * half scaled to the table, `hi * capacity / 2^32` (exact in a double: the product stays below 2^53).
+ */
+function homeSlot(hi: number, capacity: number): number {
+  return Math.floor((hi * capacity) / 4294967296);
+}
+
+/**
  * In-process fixed-window counters in an open-addressing table of typed arrays (linear probing):
  * a slot costs 16 bytes (a 64-bit fingerprint, a count, the window's end) and the table is kept at
- * most three quarters full, so a tracked caller costs 21 bytes just before the table doubles and 43
- * just after. 840 000 windows (a minute of distinct callers at 14 000 requests/s) take a 32 MiB table; a Map of strings to objects took
+ * most three quarters full, so a tracked caller costs 21 bytes just before the table grows by half
+ * (`GROWTH`) and 32 just after. A key's first slot is its fingerprint's high half scaled to the
+ * table's size (Lemire's multiply-shift reduction), so the size need not be a power of two. 840 000 windows (a minute of distinct callers at 14 000 requests/s) take a 23 MiB table; a Map of strings to objects took
  * 215 MiB (about 190 bytes of heap a window). Memory is bounded by the live windows: a sweep at most once per `sweepEveryMs` removes expired ones (with backward
  * shifting, so no tombstones build up) and shrinks a table left mostly empty.
  *
@@ -175,8 +191,8 @@ export class MemoryLimiterStore implements LimiterStore {
     }
     if (now < this.#epoch || now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
     const [hi, lo] = fingerprint(key);
-    const mask = this.#resetAt.length - 1;
-    let slot = hi & mask;
+    const capacity = this.#resetAt.length;
+    let slot = homeSlot(hi, capacity);
     for (;;) {
       const stored = this.#resetAt[slot] ?? 0;
       if (stored === 0) break;
@@ -189,7 +205,7 @@ export class MemoryLimiterStore implements LimiterStore {
         this.#count[slot] = count;
         return { count, resetAt: (this.#resetAt[slot] ?? 0) + this.#epoch };
       }
-      slot = (slot + 1) & mask;
+      slot = slot + 1 === capacity ? 0 : slot + 1;
     }
     if (this.#full()) {
       if (now - this.#lastFullSweep < FULL_SWEEP_GAP_MS) return this.#overflowHit(key, windowMs, now);
@@ -208,7 +224,7 @@ export class MemoryLimiterStore implements LimiterStore {
     // At most three quarters full: a new caller's probe (the common case, an unsuccessful search)
     // then looks at 8.5 slots on average, linear probing's (1 + 1/(1-load)²)/2, all in four typed
     // arrays; half full took 2.5 but twice the memory for the same callers.
-    if (this.#size * 4 > this.#resetAt.length * 3) this.#resize(this.#resetAt.length * 2, now);
+    if (this.#size * 4 > capacity * 3) this.#resize(Math.min(this.#maxCapacity, Math.ceil(capacity * GROWTH)), now);
     return { count: 1, resetAt: stored + this.#epoch };
   }
 
@@ -248,12 +264,12 @@ export class MemoryLimiterStore implements LimiterStore {
   #sweep(now: number): void {
     this.#nextSweep = now + this.#sweepEveryMs;
     const resetAt = this.#resetAt;
-    const mask = resetAt.length - 1;
+    const capacity = resetAt.length;
     // Start right after an empty slot, so no cluster wraps around the scan's start: every
     // backward shift then moves an entry to a slot the scan has already passed or is on.
     let start = 0;
     while ((resetAt[start] ?? 0) !== 0) start += 1; // the table is at most 3/4 full: one exists
-    let slot = (start + 1) & mask;
+    let slot = start + 1 === capacity ? 0 : start + 1;
     const epoch = this.#epoch;
     for (let passed = 0; passed < resetAt.length; ) {
       const ends = resetAt[slot] ?? 0;
@@ -261,12 +277,12 @@ export class MemoryLimiterStore implements LimiterStore {
         // The slot then holds whatever was shifted into it: it is looked at again.
         this.#remove(slot);
       } else {
-        slot = (slot + 1) & mask;
+        slot = slot + 1 === capacity ? 0 : slot + 1;
         passed += 1;
       }
     }
     // A shared table keeps its size: the other threads hold views of these arrays.
-    if (this.#lock === undefined && this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, resetAt.length / 4), now);
+    if (this.#lock === undefined && this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, Math.ceil(capacity / 4)), now);
     if (now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
   }
 
@@ -289,11 +305,11 @@ export class MemoryLimiterStore implements LimiterStore {
 
   /** Empties `slot` and shifts back the entries after it that probed past it (Knuth's Algorithm R). */
   #remove(slot: number): void {
-    const mask = this.#resetAt.length - 1;
+    const capacity = this.#resetAt.length;
     let hole = slot;
-    let next = (slot + 1) & mask;
+    let next = slot + 1 === capacity ? 0 : slot + 1;
     while ((this.#resetAt[next] ?? 0) !== 0) {
-      const home = (this.#hi[next] ?? 0) & mask;
+      const home = homeSlot(this.#hi[next] ?? 0, capacity);
       // An entry may move into the hole when its home is not cyclically within (hole, next].
       if (hole <= next ? home <= hole || home > next : home <= hole && home > next) {
         this.#hi[hole] = this.#hi[next] ?? 0;
@@ -302,7 +318,7 @@ export class MemoryLimiterStore implements LimiterStore {
         this.#resetAt[hole] = this.#resetAt[next] ?? 0;
         hole = next;
       }
-      next = (next + 1) & mask;
+      next = next + 1 === capacity ? 0 : next + 1;
     }
     this.#resetAt[hole] = 0;
     this.#size -= 1;
@@ -316,12 +332,11 @@ export class MemoryLimiterStore implements LimiterStore {
     this.#count = new Uint32Array(capacity);
     this.#resetAt = new Uint32Array(capacity);
     this.#size = 0;
-    const mask = capacity - 1;
     for (let i = 0; i < resetAt.length; i++) {
       const ends = resetAt[i] ?? 0;
       if (ends === 0 || now >= ends + this.#epoch) continue;
-      let slot = (hi[i] ?? 0) & mask;
-      while ((this.#resetAt[slot] ?? 0) !== 0) slot = (slot + 1) & mask;
+      let slot = homeSlot(hi[i] ?? 0, capacity);
+      while ((this.#resetAt[slot] ?? 0) !== 0) slot = slot + 1 === capacity ? 0 : slot + 1;
       this.#hi[slot] = hi[i] ?? 0;
       this.#lo[slot] = lo[i] ?? 0;
       this.#count[slot] = count[i] ?? 0;
