@@ -48,8 +48,8 @@ export function dnsRoute(resolver: Resolver): RouteDefinition {
   /**
    * A result from the upstream is serialised for its own request only: the cache answers every
    * later one with an aged copy of another identity, so remembering this one's JSON would keep it
-   * for nothing as long as the entry lives (a third of a one-answer entry's heap; 10 000 names
-   * asked once each held about 3 MB).
+   * for nothing as long as the entry lives (about a third of a one-answer entry's heap: 10 000
+   * names asked once each held 2.1 MB of such JSON in a heap snapshot after the mixed load).
    */
   const fresh = (ctx: RequestContext, { result, maxAge }: Resolution): HttpReply => reply(ctx, serializeResult(ctx, result), maxAge);
 
