@@ -59,6 +59,11 @@ function homeSlot(hi: number, capacity: number): number {
   return Math.floor((hi * capacity) / 4294967296);
 }
 
+/** The slot a probe looks at after `slot`, wrapping at the table's end. */
+function nextSlot(slot: number, capacity: number): number {
+  return slot + 1 === capacity ? 0 : slot + 1;
+}
+
 /**
  * In-process fixed-window counters in an open-addressing table of typed arrays (linear probing):
  * a slot costs 16 bytes (a 64-bit fingerprint, a count, the window's end) and the table is kept at
@@ -206,7 +211,7 @@ export class MemoryLimiterStore implements LimiterStore {
         this.#count[slot] = count;
         return { count, resetAt: (this.#resetAt[slot] ?? 0) + this.#epoch };
       }
-      slot = slot + 1 === capacity ? 0 : slot + 1;
+      slot = nextSlot(slot, capacity);
     }
     if (this.#full()) {
       if (now - this.#lastFullSweep < FULL_SWEEP_GAP_MS) return this.#overflowHit(key, windowMs, now);
@@ -270,20 +275,20 @@ export class MemoryLimiterStore implements LimiterStore {
     // backward shift then moves an entry to a slot the scan has already passed or is on.
     let start = 0;
     while ((resetAt[start] ?? 0) !== 0) start += 1; // the table is at most 3/4 full: one exists
-    let slot = start + 1 === capacity ? 0 : start + 1;
+    let slot = nextSlot(start, capacity);
     const epoch = this.#epoch;
-    for (let passed = 0; passed < resetAt.length; ) {
+    for (let passed = 0; passed < capacity; ) {
       const ends = resetAt[slot] ?? 0;
       if (ends !== 0 && now >= ends + epoch) {
         // The slot then holds whatever was shifted into it: it is looked at again.
         this.#remove(slot);
       } else {
-        slot = slot + 1 === capacity ? 0 : slot + 1;
+        slot = nextSlot(slot, capacity);
         passed += 1;
       }
     }
     // A shared table keeps its size: the other threads hold views of these arrays.
-    if (this.#lock === undefined && this.#size * 8 < resetAt.length && resetAt.length > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, Math.ceil(capacity / 4)), now);
+    if (this.#lock === undefined && this.#size * 8 < capacity && capacity > MIN_CAPACITY) this.#resize(Math.max(MIN_CAPACITY, Math.ceil(capacity / 4)), now);
     if (now - this.#epoch >= REBASE_AFTER_MS) this.#rebase(now);
   }
 
@@ -308,7 +313,7 @@ export class MemoryLimiterStore implements LimiterStore {
   #remove(slot: number): void {
     const capacity = this.#resetAt.length;
     let hole = slot;
-    let next = slot + 1 === capacity ? 0 : slot + 1;
+    let next = nextSlot(slot, capacity);
     while ((this.#resetAt[next] ?? 0) !== 0) {
       const home = homeSlot(this.#hi[next] ?? 0, capacity);
       // An entry may move into the hole when its home is not cyclically within (hole, next].
@@ -319,7 +324,7 @@ export class MemoryLimiterStore implements LimiterStore {
         this.#resetAt[hole] = this.#resetAt[next] ?? 0;
         hole = next;
       }
-      next = next + 1 === capacity ? 0 : next + 1;
+      next = nextSlot(next, capacity);
     }
     this.#resetAt[hole] = 0;
     this.#size -= 1;
@@ -337,7 +342,7 @@ export class MemoryLimiterStore implements LimiterStore {
       const ends = resetAt[i] ?? 0;
       if (ends === 0 || now >= ends + this.#epoch) continue;
       let slot = homeSlot(hi[i] ?? 0, capacity);
-      while ((this.#resetAt[slot] ?? 0) !== 0) slot = slot + 1 === capacity ? 0 : slot + 1;
+      while ((this.#resetAt[slot] ?? 0) !== 0) slot = nextSlot(slot, capacity);
       this.#hi[slot] = hi[i] ?? 0;
       this.#lo[slot] = lo[i] ?? 0;
       this.#count[slot] = count[i] ?? 0;
