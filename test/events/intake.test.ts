@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector, type Collector } from '../support/collector.js';
+import { removeCertificates, selfSignedCertificate } from '../support/doh-relay.js';
 import { expectContract } from '../support/contract.js';
 import { send, type Reply } from '../support/http.js';
 import { serveCli } from '../support/process.js';
@@ -378,6 +379,30 @@ describe('event sinks', () => {
     } finally {
       serving.child.kill('SIGKILL');
       await collector.close();
+    }
+  });
+
+  it('a collector named by an https: URL receives the events over TLS, its certificate checked against the CA the operator names', async () => {
+    const certificate = selfSignedCertificate();
+    const collector = await startCollector('accept', 0, undefined, certificate);
+    // NODE_EXTRA_CA_CERTS: how an operator trusts a private CA; without it the POST is refused.
+    const trusted = await serveCli({ ...LIMITS, NETDIAG_EVENTS_SINK: collector.url, NODE_EXTRA_CA_CERTS: certificate.certFile });
+    const untrusted = await serveCli({ ...LIMITS, NETDIAG_EVENTS_SINK: collector.url });
+    try {
+      const sent = event();
+      const postTo = (port: number, e: Record<string, unknown>) =>
+        send(`http://127.0.0.1:${String(port)}/v1/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(e) });
+      expect((await postTo(trusted.port, sent)).status).toBe(202);
+      expect(await eventually(() => collector.events().some((e) => e.event_id === sent.event_id), 3000)).toBe(true);
+      expect((await postTo(untrusted.port, event())).status).toBe(202);
+      expect(await eventually(() => untrusted.stdout().includes('analytics collector failing'), 3000)).toBe(true);
+      expect(untrusted.stdout()).toContain('"reason":"DEPTH_ZERO_SELF_SIGNED_CERT"');
+      expect(collector.events().map((e) => e.event_id)).toEqual([sent.event_id]);
+    } finally {
+      trusted.child.kill('SIGKILL');
+      untrusted.child.kill('SIGKILL');
+      await collector.close();
+      removeCertificates();
     }
   });
 });

@@ -1,8 +1,10 @@
 // An analytics collector for the sink tests: a real HTTP server on loopback that records every
 // NDJSON POST. Its behaviour can be switched while it runs: accept (204), fail (500), or hang
-// (read the request and never answer).
+// (read the request and never answer). With a certificate it listens over HTTPS.
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 
 export type CollectorMode = 'accept' | 'fail' | 'hang';
 
@@ -22,9 +24,9 @@ export interface Collector {
 
 /**
  * `basicAuth` ("user:password") makes it refuse (401) any POST without those credentials, as a
- * collector behind authentication does.
+ * collector behind authentication does; `tls` (a certificate and its key) serves it over HTTPS.
  */
-export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0, basicAuth?: string): Promise<Collector> {
+export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0, basicAuth?: string, tls?: { certFile: string; keyFile: string }): Promise<Collector> {
   const hanging = new Set<ServerResponse>();
   const collector: Collector = {
     url: '',
@@ -40,7 +42,7 @@ export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0
       await once(server, 'close');
     },
   };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     // What it received, for suites that cannot read this process's memory (workerd's).
     if (req.method === 'GET' && req.url === '/received') {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ attempts: collector.attempts, events: collector.events() }));
@@ -70,9 +72,10 @@ export async function startCollector(mode: CollectorMode = 'accept', delayMs = 0
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     });
-  });
+  };
+  const server = tls === undefined ? createServer(handle) : createTlsServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  collector.url = `http://127.0.0.1:${String((server.address() as { port: number }).port)}/ingest`;
+  collector.url = `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${String((server.address() as { port: number }).port)}/ingest`;
   return collector;
 }

@@ -8,12 +8,11 @@ import { PROBE_PATH } from '../../core/ports/probe-client.js';
 import { MAX_HEADER_BYTES, checkingInterval, clientErrorHandler, listen } from './adapter/server.js';
 import type { Logger } from '../../core/ports/logger.js';
 
-export { PROBE_PATH } from '../../core/ports/probe-client.js';
 /**
  * How long the probe holds an idle connection open. Far longer than the service's 5 s: the
  * edge keeps one connection per region open on purpose and exercises it every 15 s.
  */
-export const PROBE_KEEP_ALIVE_MS = 75_000;
+const PROBE_KEEP_ALIVE_MS = 75_000;
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
 

@@ -8,7 +8,7 @@ import { nodeResolver } from '../ports/dns-transport/transports.js';
 import type { ResolverRuntime } from '../../../engines/dns/resolver.js';
 import { loadGeo } from '../ports/geo-lookup/load.js';
 import { nodeLimiter, type NodeLimiter } from '../ports/limiter-store/limiter.js';
-import { undiciPoster } from '../ports/event-sink.js';
+import { nodePoster } from '../ports/event-sink.js';
 import type { EventSink } from '../../../core/ports/event-sink.js';
 import { loadOpenApi } from './load-openapi.js';
 import { loadClientPackage } from './load-client-package.js';
@@ -36,7 +36,7 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
   const limiter = nodeLimiter(config, logger, SYSTEM_CLOCK);
   const dns = nodeResolver(config, SYSTEM_CLOCK, logger, metrics?.resolver);
   const probes = nodeProbes(config.probes, logger);
-  const events = eventSinkFor(config.eventsSink, { logger, clock: SYSTEM_CLOCK, queueSize: config.eventsQueueSize, post: undiciPoster });
+  const events = eventSinkFor(config.eventsSink, { logger, clock: SYSTEM_CLOCK, queueSize: config.eventsQueueSize, post: nodePoster() });
   metrics?.observe({ dns, limiter, events, probes });
   const observedEvents = metrics === undefined ? events : metrics.events(events);
   const ports: RuntimePorts = {

@@ -19,7 +19,7 @@ import { portCheckConformance } from '../../../core/ports/port-check.conformance
 import { parseAddress, type ParsedAddress } from '../../../core/net/address.js';
 import { HttpEventSink } from '../../../engines/events/http-sink.js';
 import { logSink, NONE_SINK } from '../../../engines/events/sinks.js';
-import { undiciPoster } from './event-sink.js';
+import { nodePoster } from './event-sink.js';
 import { loadGeo } from './geo-lookup/load.js';
 import { createLogger } from './logger.js';
 import { nodeMetrics } from './metrics.js';
@@ -86,11 +86,11 @@ afterAll(async () => {
 eventSinkConformance('HTTP, to a real collector', async () => {
   const collector = await startCollector();
   collectors.push(collector);
-  return { sink: new HttpEventSink({ url: collector.url, queueSize: 10_000, logger: memoryLogger(), clock: SYSTEM_CLOCK, post: undiciPoster }), delivered: () => collector.events() };
+  return { sink: new HttpEventSink({ url: collector.url, queueSize: 10_000, logger: memoryLogger(), clock: SYSTEM_CLOCK, post: nodePoster() }), delivered: () => collector.events() };
 });
 eventSinkConformance('HTTP, behind the /metrics observer', async () => {
   const collector = await startCollector();
   collectors.push(collector);
-  const sink = new HttpEventSink({ url: collector.url, queueSize: 10_000, logger: memoryLogger(), clock: SYSTEM_CLOCK, post: undiciPoster });
+  const sink = new HttpEventSink({ url: collector.url, queueSize: 10_000, logger: memoryLogger(), clock: SYSTEM_CLOCK, post: nodePoster() });
   return { sink: nodeMetrics().events(sink), delivered: () => collector.events() };
 });

@@ -1,9 +1,10 @@
+import type { Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'undici';
-import { ProbeUnavailable, type LatencyProbes } from '../../../core/ports/probe-client.js';
+import { PROBE_PATH, ProbeUnavailable, type LatencyProbes } from '../../../core/ports/probe-client.js';
 import type { RegionId } from '../../../common/regions.js';
-import { PROBE_KEEP_ALIVE_MS, PROBE_PATH } from '../probe-server.js';
 import type { Logger } from '../../../core/ports/logger.js';
+import { exchange, keepAliveAgent } from './http-exchange.js';
 
 export const PROBE_TIMING = {
   /** Whole budget of one measurement, a reconnect included: past it the probe is 503. */
@@ -18,17 +19,18 @@ export const PROBE_TIMING = {
 } as const;
 
 /**
- * One region's probe: a single keep-alive HTTP/1.1 connection (undici `Client`, pipelining 1)
- * opened at start-up and kept open. A measurement is one request and its response over that
+ * One region's probe: a single keep-alive HTTP/1.1 connection (Node's HTTP client, an agent of
+ * one socket) opened at start-up and kept open. A measurement is one request and its response over that
  * open connection, timed with the monotonic clock; if the connection had to be (re)opened, the
  * set-up is done by an untimed request first, so the figure never includes a handshake
  * (docs/api.md, "Latency probes"). Concurrent measurements share the one in flight: queueing a second
  * request behind the first on the same connection would add the first's time to the second's.
  */
 class WarmProbe {
-  readonly #client: Client;
-  readonly #path: string;
-  #connected = false;
+  readonly #agent: Agent;
+  readonly #url: URL;
+  /** The connection's socket while it is open. */
+  #socket: Socket | undefined;
   /** Connections opened so far: a change during a timed request means it paid for set-up. */
   #connects = 0;
   #inflight: Promise<number> | undefined;
@@ -42,27 +44,25 @@ class WarmProbe {
     url: URL,
     private readonly logger: Logger,
   ) {
-    this.#path = `${url.pathname.replace(/\/+$/, '')}${PROBE_PATH}`;
-    this.#client = new Client(url.origin, {
-      pipelining: 1,
-      connectTimeout: PROBE_TIMING.deadlineMs,
-      headersTimeout: PROBE_TIMING.deadlineMs,
-      bodyTimeout: PROBE_TIMING.deadlineMs,
-      // Kept open as long as the probe allows (it says so in its Keep-Alive header).
-      keepAliveTimeout: PROBE_KEEP_ALIVE_MS,
-      keepAliveMaxTimeout: PROBE_KEEP_ALIVE_MS,
-    });
-    this.#client.on('connect', () => {
-      this.#connected = true;
-      this.#connects += 1;
-    });
-    this.#client.on('disconnect', () => {
-      this.#connected = false;
-      // Reopened soon, not at the next measurement: a probe that closed an idle connection,
-      // or died and came back, is warm again before anyone asks.
+    this.#url = new URL(`${url.pathname.replace(/\/+$/, '')}${PROBE_PATH}`, url.origin);
+    // Kept open as long as the probe allows: Node's agent reads the probe's Keep-Alive header.
+    this.#agent = keepAliveAgent(url, { maxSockets: 1 });
+  }
+
+  /**
+   * A socket the agent hands a request: one it has not handed before is a new connection
+   * (counted); when it closes the probe is reopened soon, not at the next measurement, so a
+   * probe that closed an idle connection, or died and came back, is warm again before anyone asks.
+   */
+  readonly #onSocket = (socket: Socket): void => {
+    if (socket === this.#socket) return;
+    this.#socket = socket;
+    this.#connects += 1;
+    socket.once('close', () => {
+      if (this.#socket === socket) this.#socket = undefined;
       this.#schedule(PROBE_TIMING.retryMs);
     });
-  }
+  };
 
   /** Opens the connection now and keeps it warm until `close`. */
   start(): void {
@@ -76,10 +76,10 @@ class WarmProbe {
     return this.#inflight;
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
-    await this.#client.destroy();
+    this.#agent.destroy();
   }
 
   async #measure(): Promise<number> {
@@ -87,7 +87,7 @@ class WarmProbe {
     try {
       // Two tries: a connection the probe closed just before we used it is reopened, untimed.
       for (let attempt = 0; attempt < 2; attempt++) {
-        if (!this.#connected) await this.#request(signal);
+        if (this.#socket === undefined) await this.#request(signal);
         const connects = this.#connects;
         const started = performance.now();
         await this.#request(signal);
@@ -104,10 +104,9 @@ class WarmProbe {
     }
   }
 
-  /** One request over the client's connection; resolves when the whole response is read. */
+  /** One request over the probe's connection; resolves when the whole response is read. */
   async #request(signal: AbortSignal): Promise<void> {
-    const { statusCode, body } = await this.#client.request({ path: this.#path, method: 'GET', signal });
-    await body.dump();
+    const statusCode = await exchange(this.#url, { method: 'GET', agent: this.#agent, signal, onSocket: this.#onSocket });
     if (statusCode !== 204) throw Object.assign(new Error(`the probe answered ${String(statusCode)}`), { code: `status_${String(statusCode)}` });
   }
 
@@ -173,8 +172,9 @@ export function nodeProbes(configured: ReadonlyMap<RegionId, string>, logger: Lo
       return probe.measure();
     },
     reachable: (region) => probes.get(region)?.reachable,
-    async close() {
-      await Promise.all([...probes.values()].map((p) => p.close()));
+    close() {
+      for (const probe of probes.values()) probe.close();
+      return Promise.resolve();
     },
   };
 }
