@@ -177,7 +177,7 @@ export function serviceLikeHeaders(requestId, body, rate = { limit: 60, remainin
 
 /**
  * `npm start`'s command as package.json ships it, split into its environment, Node flags and
- * script, so this compares what an operator runs (MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 node --max-semi-space-size=4 --heap-growing-percent=20 …).
+ * script, so this compares what an operator runs (MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=4 --heap-growing-percent=20 …).
  */
 export function shippedStart() {
   const script = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start;
