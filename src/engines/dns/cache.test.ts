@@ -21,6 +21,22 @@ describe('DnsCache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('ages each second from the stored answer, which neither the caller that stored it nor one served it can change', () => {
+    const clock = new ManualClock();
+    const cache = new DnsCache(10, clock);
+    const stored = result(10);
+    cache.set('k', stored);
+    for (const answer of stored.answers) answer.ttl_seconds = 1;
+    clock.advance(2000);
+    const served = cache.get('k');
+    expect(served).toMatchObject({ maxAge: 8, result: { cacheTtl: 8, answers: [{ ttl_seconds: 8, address: '192.0.2.1' }] } });
+    // Within the same second the same copy is served again; a later second counts from the stored 10 s.
+    expect(cache.get('k')).toBe(served);
+    for (const answer of served?.result.answers ?? []) answer.ttl_seconds = 0;
+    clock.advance(3000);
+    expect(cache.get('k')).toMatchObject({ maxAge: 5, result: { cacheTtl: 5, answers: [{ ttl_seconds: 5, name: 'a.example', type: 'A' }] } });
+  });
+
   it('keeps nothing with a zero TTL', () => {
     const cache = new DnsCache(10, new ManualClock());
     cache.set('k', result(0));
