@@ -5,9 +5,10 @@ import type { DnsResult } from '../../common/dns-types.js';
 interface Entry {
   /**
    * The result as its JSON: one string where the decoded result was an object, an array and an
-   * object and two or three strings per answer. Under the mixed load of issue 54, which fills the
-   * cache with names asked once, that was most of what the cache held; a hit decodes it again at
-   * most once a second (`aged`), and a name asked once is never decoded again.
+   * object and two or three strings per answer. 10 000 one-answer names asked once (what the
+   * mixed load of issue 54 fills the cache with) held 553 bytes an entry decoded, 386 as JSON
+   * with the flat key below (heap after forced collections). A hit decodes it again at most once
+   * a second (`aged`); a name asked once is never decoded again.
    */
   json: string;
   /** The result's `cacheTtl`, read without decoding. */
@@ -64,7 +65,8 @@ function entryBytes(key: string, result: DnsResult): number {
 /**
  * `key` copied into one flat string. A key built from a request (`${type} ${name}`, the name a
  * slice of the query string) is a V8 rope over a slice and keeps that request's whole text alive
- * for as long as the entry lives: about 90 bytes an entry under the mixed load.
+ * for as long as the entry lives: a heap snapshot after the mixed load held 8 988 such request
+ * texts, 0.72 MB.
  */
 function flatCopy(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
