@@ -1,4 +1,4 @@
-// ECHOIP=/path/to/echoip npm run bench:echoip [-- --rounds 3 --duration 8 --paths /json,/,/country,/asn]
+// ECHOIP=/path/to/echoip npm run bench:echoip [-- --rounds 3 --warmup 1 --duration 8 --paths /json,/,/country,/asn]
 //
 // netdiag beside echoip (mpolden/echoip, the Go server behind ifconfig.co) on echoip's own
 // ground: the same MaxMind test databases, the same caller, the same load. docs/benchmarks.md,
@@ -7,7 +7,10 @@
 // Each round runs `wrk -t1 -c16 -d8s` against echoip, then netdiag as `npm start` starts it (one
 // process), then the same with NETDIAG_WORKERS=auto, path by path, so a neighbour's burst on this
 // shared machine falls on all of them alike. A server's CPU per request is the utime + stime of
-// its process (every thread of it) over the requests wrk completed.
+// its process (every thread of it) over the requests wrk completed. The measured rounds follow
+// `--warmup` rounds of the same load, not counted: a server is compared as it runs for its users,
+// after its first seconds, which for Node's compiler are warm-up that Go's binary has not (the
+// first round read 72-98 µs a request for two workers, the later ones 55-66; docs/benchmarks.md).
 //
 // Both trust X-Forwarded-For from loopback and are told the caller is 89.160.20.112 (a city and
 // a network in the test databases). echoip makes no reverse lookup (its default); netdiag always
@@ -24,6 +27,7 @@ import { listeningPort, median, primaryListeningPort, shippedStart, startChild, 
 const { values: opts } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
     duration: { type: 'string', default: '8' },
     paths: { type: 'string', default: '/json,/,/country,/asn' },
   },
@@ -119,12 +123,14 @@ for (const [name, server] of Object.entries(servers)) {
 }
 
 const runs = {};
-for (let round = 0; round < rounds; round++) {
+const warmup = Number(opts.warmup);
+for (let round = -warmup; round < rounds; round++) {
   for (const path of paths) {
     for (const [name, server] of Object.entries(servers)) {
       // Two workers matter for throughput on /json; the text paths compare one process with echoip.
       if (name === 'netdiag, workers auto' && path !== '/json') continue;
-      (runs[`${path}\t${name}`] ??= []).push(wrk(`http://127.0.0.1:${server.port}${path}`, server.child.pid));
+      const run = wrk(`http://127.0.0.1:${server.port}${path}`, server.child.pid);
+      if (round >= 0) (runs[`${path}\t${name}`] ??= []).push(run);
     }
   }
 }
@@ -142,7 +148,7 @@ const rows = Object.entries(runs).map(([key, list]) => {
     'non-2xx/errors': list.reduce((a, r) => a + r.bad, 0),
   };
 });
-console.log(`\n${rounds} interleaved rounds of wrk -t1 -c16 -d${opts.duration}s, one caller (${CALLER}), medians:`);
+console.log(`\n${rounds} interleaved rounds of wrk -t1 -c16 -d${opts.duration}s after ${warmup} not counted, one caller (${CALLER}), medians:`);
 console.table(rows);
 const row = (path, server) => rows.find((r) => r.path === path && r.server === server);
 /**
