@@ -11,8 +11,8 @@
 // doing only the work the route must do. The floor runs in the same rounds, between the baseline
 // and the service, and the CPU a request costs the service over what it costs the floor is the
 // goal's figure (docs/benchmarks.md, "Floors"). Those two routes run `--floor-rounds` rounds (at
-// least `--rounds`): a route's goal there is a ratio of two noisy figures, and one neighbour's
-// burst in one of three rounds moved it by a tenth (docs/benchmarks.md, "Five rounds for the floors").
+// least `--rounds`): a route's goal there is a ratio of two noisy figures, and in one run of three
+// rounds each round's ratio read 1.03-1.20 (docs/benchmarks.md, "Five rounds for the floors").
 //
 // Both sides of a route start as fresh processes and are measured twice: fresh, then aged, after
 // both have been put through the same forced major collections (force-gc.cjs says why that
