@@ -28,6 +28,18 @@ describe('DeferredTimer', () => {
     expect(timer.pending).toBe(false);
   });
 
+  it('is due by a time at or after the one it was started for, until it runs', async () => {
+    vi.useFakeTimers();
+    const clock = handClock();
+    const timer = new DeferredTimer(() => undefined, clock);
+    expect(timer.dueBy(clock.at + 1_000)).toBe(false);
+    timer.start(200, () => undefined);
+    expect(timer.dueBy(clock.at + 199)).toBe(false);
+    expect(timer.dueBy(clock.at + 200)).toBe(true);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(timer.dueBy(clock.at + 200)).toBe(false);
+  });
+
   it('is lost when its time is long past and it never ran (a runtime ended the work)', () => {
     vi.useFakeTimers();
     const clock = handClock();

@@ -25,6 +25,11 @@ export class DeferredTimer {
     return this.#timer !== undefined;
   }
 
+  /** Whether work is scheduled to run at or before `at` (a clock time), and has not run. */
+  dueBy(at: number): boolean {
+    return this.#timer !== undefined && this.#dueAt <= at;
+  }
+
   /** Scheduled, but long past its time: the runtime dropped it. */
   lost(now = this.clock.now()): boolean {
     return this.#timer !== undefined && now > this.#dueAt + LOST_AFTER_MS;
