@@ -19,11 +19,22 @@ function exchange(url: string): [IncomingMessage, ServerResponse] {
   return [incoming, new ServerResponse(incoming)];
 }
 
-/** `/bad` answers with a header value Node refuses to write (a line break: ERR_INVALID_CHAR). */
+/**
+ * `/bad` answers with a header value Node refuses to write (a line break: ERR_INVALID_CHAR);
+ * `/later…` answers once a promise settles, as a route that waited for a body or a PTR does.
+ */
 const app = {
-  handle: (req: HttpRequest): HttpReply =>
-    req.path === '/bad' ? { status: 200, headers: ['X-Broken', 'a\nb'], body: 'no' } : { status: 200, headers: ['Content-Type', 'text/plain'], body: `answer for ${req.path}` },
+  handle: (req: HttpRequest): HttpReply | Promise<HttpReply> => {
+    if (req.path === '/bad') return { status: 200, headers: ['X-Broken', 'a\nb'], body: 'no' };
+    const reply: HttpReply = { status: 200, headers: ['Content-Type', 'text/plain'], body: `answer for ${req.path}` };
+    return req.path.startsWith('/later') ? Promise.resolve(reply) : reply;
+  },
 } as unknown as App;
+
+/** Every microtask queued so far, and those they queue, run; the turn itself goes on. */
+async function drainMicrotasks(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}
 
 describe('replies written at the end of the turn', () => {
   it('writes every reply of a turn once the turn is over, and one that cannot be written does not stop the rest', async () => {
@@ -39,5 +50,17 @@ describe('replies written at the end of the turn', () => {
     expect([first[1].writableEnded, last[1].writableEnded]).toEqual([true, true]);
     expect(bad[1].destroyed).toBe(true);
     expect(logger.entries.map((e) => e.msg)).toEqual(['a reply could not be written']);
+  });
+
+  it('holds replies that waited to the end of the turn too, written together once it is over', async () => {
+    const listener = nodeListener(app, memoryLogger(), undefined);
+    const one = exchange('/later/one');
+    const two = exchange('/later/two');
+    for (const [incoming, outgoing] of [one, two]) listener(incoming, outgoing);
+    // Both promises have settled and their handlers run; the replies are not written yet.
+    await drainMicrotasks();
+    expect([one[1].headersSent, two[1].headersSent]).toEqual([false, false]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([one[1].writableEnded, two[1].writableEnded]).toEqual([true, true]);
   });
 });

@@ -181,10 +181,14 @@ function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
  * woken once for the replies of a turn rather than once per reply, and on this kind of machine
  * a wake-up costs more than the reply: a bare `node:http` server answering from `setImmediate`
  * spent 34.5-41.5 µs of CPU a request against 48.5-63.7 µs answering at once, three interleaved
- * rounds under `wrk -c16` (issue 54); netdiag's `/` 86-107 -> 50-59 µs. The wait is the rest of the
- * turn's I/O callbacks; a reply's order among its connection's own replies is unchanged. Only
- * HTTP/1 replies ready at once are held so: those that waited are written when they settle, and
- * HTTP/2 ones at once (below).
+ * rounds under `wrk -c16` (issue 54); netdiag's `/` 86-107 -> 50-59 µs. Replies that waited are
+ * held too: each events POST's body, and each caller's PTR answer, settles in the I/O callback of
+ * its own connection or datagram, so written when it settled every reply woke the client again
+ * (the kernel's wake-up in `writev` 5.2 µs a request on the events route against the floor's 2.0);
+ * held, the events route spent 0.84x the CPU a request and /v1/ip with a new caller each request
+ * 0.90x (paired rounds, docs/benchmarks.md, "Replies that waited, written at the turn's end").
+ * The wait is the rest of the turn's I/O callbacks; a reply's order among its connection's own
+ * replies is unchanged. HTTP/2 replies are written at once.
  */
 function turnWriter(logger: Logger): (incoming: Incoming, outgoing: Outgoing, reply: HttpReply) => void {
   let queued: [Incoming, Outgoing, HttpReply][] = [];
@@ -202,6 +206,13 @@ function turnWriter(logger: Logger): (incoming: Incoming, outgoing: Outgoing, re
     }
   };
   return (incoming, outgoing, reply) => {
+    if (incoming.httpVersionMajor >= 2) {
+      // On HTTP/2 a reply held to the turn's end queues behind the data a download on the same
+      // connection writes in that turn: the responsiveness draft's probe on a loaded connection
+      // took 68 ms instead of 40 at 20 Mbit/s (test/timed/rpm-link.test.ts, 8 MiB window).
+      write(incoming, outgoing, reply);
+      return;
+    }
     if (queued.length === 0) setImmediate(flush);
     queued.push([incoming, outgoing, reply]);
   };
@@ -227,21 +238,14 @@ export function nodeListener(app: App, logger: Logger, publicUrl: string | undef
     }
     if (reply instanceof Promise) {
       reply.then(
-        // Written at once: replies that waited (a PTR answer, a body) arrive together already,
-        // resolved in one run of the microtask queue after the I/O that settled them.
         (r) => {
-          write(incoming, outgoing, r);
+          writeAtTurnEnd(incoming, outgoing, r);
         },
         (err: unknown) => {
           logger.error({ err }, 'request failed outside the core');
           outgoing.destroy();
         },
       );
-    } else if (incoming.httpVersionMajor >= 2) {
-      // On HTTP/2 a reply held to the turn's end queues behind the data a download on the same
-      // connection writes in that turn: the responsiveness draft's probe on a loaded connection
-      // took 68 ms instead of 40 at 20 Mbit/s (test/timed/rpm-link.test.ts, 8 MiB window).
-      write(incoming, outgoing, reply);
     } else {
       writeAtTurnEnd(incoming, outgoing, reply);
     }
