@@ -186,7 +186,7 @@ function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
  * its own connection or datagram, so written when it settled every reply woke the client again
  * (the kernel's wake-up in `writev` 5.2 µs a request on the events route against the floor's 2.0);
  * held, the events route spent 0.84x the CPU a request and /v1/ip with a new caller each request
- * 0.90x (paired rounds, docs/benchmarks.md, "Replies that waited, written at the turn's end").
+ * 0.90x (paired rounds; docs/benchmarks.md, "The batch's copies, and replies that waited").
  * The wait is the rest of the turn's I/O callbacks; a reply's order among its connection's own
  * replies is unchanged. HTTP/2 replies are written at once.
  */
