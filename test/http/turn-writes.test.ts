@@ -20,13 +20,15 @@ function exchange(url: string): [IncomingMessage, ServerResponse] {
 }
 
 /**
- * `/bad` answers with a header value Node refuses to write (a line break: ERR_INVALID_CHAR);
- * `/later…` answers once a promise settles, as a route that waited for a body or a PTR does.
+ * A path ending in `/bad` answers with a header value Node refuses to write (a line break:
+ * ERR_INVALID_CHAR); `/later…` answers once a promise settles, as a route that waited for a body
+ * or a PTR does.
  */
 const app = {
   handle: (req: HttpRequest): HttpReply | Promise<HttpReply> => {
-    if (req.path === '/bad') return { status: 200, headers: ['X-Broken', 'a\nb'], body: 'no' };
-    const reply: HttpReply = { status: 200, headers: ['Content-Type', 'text/plain'], body: `answer for ${req.path}` };
+    const reply: HttpReply = req.path.endsWith('/bad')
+      ? { status: 200, headers: ['X-Broken', 'a\nb'], body: 'no' }
+      : { status: 200, headers: ['Content-Type', 'text/plain'], body: `answer for ${req.path}` };
     return req.path.startsWith('/later') ? Promise.resolve(reply) : reply;
   },
 } as unknown as App;
@@ -62,5 +64,20 @@ describe('replies written at the end of the turn', () => {
     expect([one[1].headersSent, two[1].headersSent]).toEqual([false, false]);
     await new Promise((resolve) => setImmediate(resolve));
     expect([one[1].writableEnded, two[1].writableEnded]).toEqual([true, true]);
+  });
+
+  it('answers the rest of the turn when a reply that waited cannot be written, and logs it', async () => {
+    // Written when it settled, such a reply threw inside the promise's handler: a rejection
+    // nothing handled, which ends a Node process.
+    const logger = memoryLogger();
+    const listener = nodeListener(app, logger, undefined);
+    const bad = exchange('/later/bad');
+    const good = exchange('/later/good');
+    for (const [incoming, outgoing] of [bad, good]) listener(incoming, outgoing);
+    await drainMicrotasks();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(bad[1].destroyed).toBe(true);
+    expect(good[1].writableEnded).toBe(true);
+    expect(logger.entries.map((e) => e.msg)).toEqual(['a reply could not be written']);
   });
 });
