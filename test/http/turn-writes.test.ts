@@ -33,7 +33,7 @@ const app = {
   },
 } as unknown as App;
 
-/** Every microtask queued so far, and those they queue, run; the turn itself goes on. */
+/** Ten turns of the microtask queue: a settled promise's handlers and those they queue run; the event loop's turn goes on. */
 async function drainMicrotasks(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 }

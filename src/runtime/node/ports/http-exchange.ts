@@ -50,9 +50,9 @@ export function exchange(url: URL, { method, headers = {}, body, agent, signal, 
       // The deadline's own reason (a `TimeoutError`), not the AbortError Node wraps it in.
       reject(signal.aborted ? (signal.reason as Error) : (err as Error));
     };
-    // The body as bytes once: a string body was flattened to count its length, then prefixed
-    // with the request's head by `http` and flattened again, then encoded by the socket's writev:
-    // three copies of a 125 KB batch, each in fresh pages (docs/benchmarks.md, "The batch's copies").
+    // The body as bytes once: a string body was flattened to count its length, then put behind
+    // the request's head by `http` and flattened again by the socket's writev before encoding:
+    // copies of a 125 KB batch in fresh pages (docs/benchmarks.md, "The batch's copies").
     const bytes = body === undefined ? undefined : Buffer.from(body);
     const outgoing = bytes === undefined ? headers : { ...headers, 'content-length': String(bytes.length) };
     const req = httpModuleFor(url).request(url, { method, headers: outgoing, agent, signal }, (res) => {
