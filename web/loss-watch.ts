@@ -1,30 +1,54 @@
-// The browser's own account of the packet-loss step's sending. The engine (@cloudflare/speedtest)
-// opens its two peer connections itself and counts messages, not datagrams; a browser that falls
-// behind the step's pace packs many messages into one datagram, and then one datagram lost on the
-// network loses them all. The page has no handle on the engine's connections, so while the step
-// may run it stands in for window.RTCPeerConnection (the engine looks the global up when it
-// creates them) with a subclass that notes, at each send on a channel it creates, how much the
-// channel still holds, and polls getStats() for the datagrams its transport sent. The rule that
-// reads these is lossUntrusted (report.ts).
+// The browser's own account of the packet-loss step. The engine (@cloudflare/speedtest) opens its
+// two peer connections itself (a sender and a receiver, both through the TURN server) and counts
+// messages, not datagrams: a browser that falls behind the step's pace packs many messages into
+// one datagram, and then one datagram lost on the network loses them all (the count read 17-45%
+// where the network lost 10%). The page has no handle on the engine's connections, so while the
+// step may run it stands in for window.RTCPeerConnection (the engine looks the global up when it
+// creates them) with a subclass that reads getStats() of both at the step's two ends: when the
+// sending channel opens (the engine's open handler, which starts the step, waits for the reading)
+// and when the engine closes them (its count is final then; their native close waits for the
+// reading). The datagrams the sender's DTLS transport sent over the step less those the
+// receiver's received are the network's loss, however the messages were packed
+// (RTCTransportStats packetsSent, packetsReceived: W3C webrtc-stats §7.13; DTLS records, one to a
+// datagram, not the STUN checks beside them). At each send it also notes how many messages the
+// channel still holds: where a browser gives no such counts, the engine's count stands only when
+// it sent one message to a datagram (lossUntrusted, report.ts).
 import type { LossSending } from './report.js';
 
-const POLL_MS = 100;
+/** The longest the step's end waits for getStats(): past it the counts are unknown, never made up. */
+const STATS_WAIT_MS = 2000;
 
 export interface LossWatch {
-  /** What was seen; datagrams undefined when getStats() never told. */
-  sending(): LossSending;
+  /** What was seen, once the engine has closed its connections (or the wait for them ended). */
+  sending(): Promise<LossSending>;
   /** Puts the browser's own RTCPeerConnection back. */
   stop(): void;
 }
 
-/** Datagrams sent by the connection's transports (ICE, DTLS, SCTP and data all counted). */
-async function datagramsSent(pc: RTCPeerConnection): Promise<number | undefined> {
+interface Counts {
+  sent: number;
+  received: number;
+}
+
+/** Datagrams a connection's DTLS transports sent and received so far; undefined when the browser does not say. */
+async function transportCounts(pc: RTCPeerConnection): Promise<Counts | undefined> {
   const report = await pc.getStats();
-  let sent: number | undefined;
-  report.forEach((s: { type?: string; packetsSent?: number }) => {
-    if (s.type === 'transport' && typeof s.packetsSent === 'number') sent = (sent ?? 0) + s.packetsSent;
+  let counts: Counts | undefined;
+  report.forEach((s: { type?: string; packetsSent?: number; packetsReceived?: number }) => {
+    if (s.type !== 'transport' || typeof s.packetsSent !== 'number' || typeof s.packetsReceived !== 'number') return;
+    counts = { sent: (counts?.sent ?? 0) + s.packetsSent, received: (counts?.received ?? 0) + s.packetsReceived };
   });
-  return sent;
+  return counts;
+}
+
+/** Both connections' counts at one moment: the sender's first, the receiver's second. */
+function bothCounts(pair: readonly [RTCPeerConnection, RTCPeerConnection]): Promise<readonly [Counts, Counts] | undefined> {
+  const read = Promise.all(pair.map(transportCounts)).then(
+    ([a, b]) => (a === undefined || b === undefined ? undefined : ([a, b] as const)),
+    () => undefined,
+  );
+  const late = new Promise<undefined>((resolve) => setTimeout(resolve, STATS_WAIT_MS));
+  return Promise.race([read, late]);
 }
 
 export function watchLossStep(): LossWatch {
@@ -33,39 +57,50 @@ export function watchLossStep(): LossWatch {
   /** Sizes in bytes of the messages sent, in order: bufferedAmount counts bytes, the rule messages. */
   const sizes: number[] = [];
   let maxWaiting = 0;
-  let first: number | undefined;
-  let last: number | undefined;
-  let watching = false;
-
-  const poll = (pc: RTCPeerConnection) => {
-    if (pc.signalingState === 'closed') return;
-    datagramsSent(pc).then(
-      (sent) => {
-        // The first answer after the first send is the base; a few of the step's own datagrams may
-        // already be in it, which the rule's tolerance allows for.
-        if (sent !== undefined) {
-          first ??= sent;
-          last = sent;
-        }
-        setTimeout(() => {
-          poll(pc);
-        }, POLL_MS);
-      },
-      // Closed by the engine between two polls: the last answer stands.
-      () => undefined,
-    );
-  };
+  /** The connections made while the step may run, in order: the engine makes its sender, then its receiver. */
+  const made: RTCPeerConnection[] = [];
+  let pair: readonly [RTCPeerConnection, RTCPeerConnection] | undefined;
+  let start: Promise<readonly [Counts, Counts] | undefined> | undefined;
+  let end: Promise<readonly [Counts, Counts] | undefined> | undefined;
+  let ended: () => void = () => undefined;
+  /** Settles when the engine has closed the pair (or never opened a channel: nothing to read). */
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
 
   class Watched extends native {
+    constructor(config?: RTCConfiguration) {
+      super(config);
+      made.push(this);
+    }
+
     override createDataChannel(label: string, init?: RTCDataChannelInit): RTCDataChannel {
       const channel = super.createDataChannel(label, init);
       // The engine's sender: the first channel created while the step may run. Its receiver's
       // channel arrives by ondatachannel and sends nothing.
-      if (watching) return channel;
-      watching = true;
+      if (pair !== undefined) return channel;
+      const receiver = made.filter((pc) => pc !== this).at(-1);
+      if (receiver === undefined) return channel;
+      const both = [this, receiver] as const;
+      pair = both;
+      // The engine starts the step in its onopen handler: it is held here and called once both
+      // connections' counts are read, so the first count has none of the step's datagrams in it
+      // (read beside the first sends, it had up to 12 of them under load, and the loss read low).
+      let engineOpen: ((this: RTCDataChannel, ev: Event) => unknown) | null = null;
+      Object.defineProperty(channel, 'onopen', {
+        configurable: true,
+        get: () => engineOpen,
+        set: (handler: typeof engineOpen) => {
+          engineOpen = handler;
+        },
+      });
+      channel.addEventListener('open', (ev) => {
+        const counted = bothCounts(both);
+        start = counted;
+        void counted.then(() => engineOpen?.call(channel, ev));
+      });
       const send = channel.send.bind(channel) as (data: string) => void;
       channel.send = ((data: string) => {
-        if (sizes.length === 0) poll(this);
         // The messages still in the browser: the most recent ones whose bytes make up bufferedAmount.
         let bytes = channel.bufferedAmount;
         let waiting = 0;
@@ -76,11 +111,33 @@ export function watchLossStep(): LossWatch {
       }) as RTCDataChannel['send'];
       return channel;
     }
+
+    override close(): void {
+      if (pair === undefined || !pair.includes(this)) {
+        super.close();
+        return;
+      }
+      // The engine closes its sender and then its receiver in one go, its count final: both are
+      // read once, at the first close, and each closes once the reading is in.
+      if (end === undefined) {
+        end = start === undefined ? Promise.resolve(undefined) : bothCounts(pair);
+        void end.then(ended);
+      }
+      void end.then(() => {
+        super.close();
+      });
+    }
   }
   window.RTCPeerConnection = Watched;
 
   return {
-    sending: () => ({ messages: sizes.length, maxWaiting, datagrams: first === undefined || last === undefined ? undefined : last - first }),
+    sending: async () => {
+      // A step that never opened its channel has nothing to read; one that did waits for its close.
+      if (start !== undefined) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, STATS_WAIT_MS))]);
+      const [from, to] = [await start, await end];
+      const over = from !== undefined && to !== undefined ? { sent: to[0].sent - from[0].sent, received: to[1].received - from[1].received } : undefined;
+      return { messages: sizes.length, maxWaiting, datagrams: over?.sent, received: over?.received };
+    },
     stop: () => {
       window.RTCPeerConnection = native;
     },

@@ -125,15 +125,24 @@ export function axisScale(maxMbps: number): { top: number; step: number } {
 }
 
 /**
- * What the browser's own statistics say about how it sent the packet-loss step's messages
- * (web/loss-watch.ts): how many the engine sent, the most that waited in the browser at once
- * (from the data channel's bufferedAmount at each send), and the datagrams its transport sent
- * over the step when getStats() told.
+ * What the browser's own statistics say of the packet-loss step (web/loss-watch.ts): how many
+ * messages the engine sent and the most that waited in the browser at once (from the data
+ * channel's bufferedAmount at each send), and, when getStats() told, the datagrams the sending
+ * connection's transport sent over the step and those the receiving one's received.
  */
 export interface LossSending {
   messages: number;
   maxWaiting: number;
   datagrams: number | undefined;
+  received: number | undefined;
+}
+
+/** The step's datagrams, sent and lost, when the browser counted both ends. */
+function datagramCounts(s: LossSending | undefined): { sent: number; lost: number } | undefined {
+  if (s?.datagrams === undefined || s.received === undefined || s.datagrams <= 0) return undefined;
+  // Never below none: a datagram of the connection's opening may still be on its way when the
+  // step's first counts are read, and then arrives inside the step (one to three, measured).
+  return { sent: s.datagrams, lost: Math.max(0, s.datagrams - s.received) };
 }
 
 /**
@@ -143,22 +152,20 @@ export interface LossSending {
  * datagram, so each datagram the relay dropped took ~58 messages (docs/api.md, "Packet loss").
  */
 export const LOSS_MAX_WAITING = 50;
-/**
- * Datagrams under this share of the messages: the browser packed them. Sending well, Chromium sent
- * 1001 for 1000 with nothing lost and 1046-1055 at 5% lost each way (SCTP's FORWARD-TSNs for the
- * messages it gave up); packing, 610-870. As many as LOSS_MAX_WAITING messages may share datagrams.
- */
-export const LOSS_MIN_DATAGRAMS_PER_MESSAGE = 0.95;
 
 /**
- * The step's counts: messages the browser sent and how many of them never came back. The engine
- * (@cloudflare/speedtest 1.x) keeps a copy of its tally only when a message comes back, so the
- * last batches sent after the last one to return are missing from both of its counts (it read
- * "107 of 990" when the whole last batch was lost). The page counts every send itself
- * (web/loss-watch.ts), and what came back is final in the engine's last copy: sent less returned
- * is the loss. Without the page's count (getStats() and the channel unseen), the engine's stand.
+ * The step's counts. Where the browser counted the datagrams at both ends, those: the network
+ * loses datagrams, and how the browser packed the messages into them does not change it. Else the
+ * messages: the engine (@cloudflare/speedtest 1.x) keeps a copy of its tally only when a message
+ * comes back, so the last batches sent after the last one to return are missing from both of its
+ * counts (it read "107 of 990" when the whole last batch was lost). The page counts every send
+ * itself (web/loss-watch.ts), and what came back is final in the engine's last copy: sent less
+ * returned is the loss. Without the page's count (the channel unseen), the engine's stand.
  */
-export function stepLossCounts(engine: { numMessagesSent?: number; lostMessages?: readonly number[] } | undefined, sentByBrowser: number | undefined): { sent: number; lost: number } {
+export function stepLossCounts(engine: { numMessagesSent?: number; lostMessages?: readonly number[] } | undefined, sending: LossSending | undefined): { sent: number; lost: number } {
+  const datagrams = datagramCounts(sending);
+  if (datagrams !== undefined) return datagrams;
+  const sentByBrowser = sending?.messages;
   const counted = engine?.numMessagesSent ?? 0;
   const lostInCopy = engine?.lostMessages?.length ?? 0;
   if (sentByBrowser === undefined || sentByBrowser < counted) return { sent: counted, lost: lostInCopy };
@@ -166,17 +173,17 @@ export function stepLossCounts(engine: { numMessagesSent?: number; lostMessages?
 }
 
 /**
- * Why the loss of the step's messages (`lost` of them) is not the network's loss of datagrams, or
- * undefined when the browser sent them one to a datagram at the step's pace, or none was lost. The engine counts messages; when the
- * browser falls behind, it packs many into one datagram and a single datagram lost on the network
- * loses all of them, so the figure says more about the browser than the network (17.6% where the
- * relay dropped 9.7%).
+ * Why the loss counted (`lost`) is not the network's, or undefined when it is: counted in
+ * datagrams at both ends, or in messages the browser sent one to a datagram at the step's pace,
+ * or none lost. When the browser falls behind, it packs many messages into one datagram and a
+ * single datagram lost on the network loses all of them, so a count of messages says more about
+ * the browser than the network (17.6% where the relay dropped 9.7%).
  */
 export function lossUntrusted(s: LossSending, lost: number): string | undefined {
+  if (datagramCounts(s) !== undefined) return undefined;
   // None lost is none lost however they were packed: every datagram that carried one arrived.
   if (lost === 0) return undefined;
   if (s.maxWaiting > LOSS_MAX_WAITING) return t('figure.loss-pacing', { waiting: num(s.maxWaiting), messages: num(s.messages) });
-  if (s.datagrams !== undefined && s.datagrams < s.messages * LOSS_MIN_DATAGRAMS_PER_MESSAGE) return t('figure.loss-packed', { messages: num(s.messages), datagrams: num(s.datagrams) });
   return undefined;
 }
 

@@ -127,11 +127,12 @@ function showResult(result: SpeedResult): void {
     element.dataset.burstBytes = String(figure.burst.bytes);
   }
   // What the loss rule read, for scripts and tests: the most messages that waited in the browser
-  // at once and the datagrams its transport sent over the step.
+  // at once, and the datagrams the sending connection sent and the receiving one received over the step.
   if (result.lossCounted) {
     const loss = $('#speed-results [data-metric="loss"]');
     loss.dataset.maxWaiting = result.lossSending === undefined ? '' : String(result.lossSending.maxWaiting);
     loss.dataset.datagrams = result.lossSending?.datagrams === undefined ? '' : String(result.lossSending.datagrams);
+    loss.dataset.received = result.lossSending?.received === undefined ? '' : String(result.lossSending.received);
   }
   const verdict = $('#speed-verdict');
   verdict.textContent = result.verdict ?? '';
@@ -221,6 +222,7 @@ function clearForRun(after: AfterTest): void {
   const lossElement = $('#speed-results [data-metric="loss"]');
   delete lossElement.dataset.maxWaiting;
   delete lossElement.dataset.datagrams;
+  delete lossElement.dataset.received;
   $('#speed-chart-figure').hidden = true;
   $('#speed-note').hidden = true;
   $('#speed-verdict').hidden = true;
@@ -346,21 +348,25 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
     if (life.state.settled || life.state.engineDone) return;
     life.state.engineDone = true;
     const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
-    const sending = life.lossWatch?.sending();
-    const loss: Readings['loss'] = !turn.ok
-      ? { run: false, why: turn.reason }
-      : lossError !== undefined
-        ? { run: true, error: lossError }
-        : { run: true, ...stepLossCounts(lossDetails, sending?.messages), sending };
-    // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
-    life.lossWatch?.stop();
+    // The watch's reading of the step's datagrams is in once the engine has closed its connections.
+    const sending = turn.ok && lossError === undefined ? life.lossWatch?.sending() : undefined;
     const maxBytes = config.limits.max_bytes_per_request ?? 0;
     const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
-    // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-    idleRoundTrips(idleCount, life.load.signal)
-      .then(async (idle) => ({ idle, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch) }))
+    Promise.resolve(sending)
+      .then(async (seen) => {
+        // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
+        life.lossWatch?.stop();
+        const loss: Readings['loss'] = !turn.ok
+          ? { run: false, why: turn.reason }
+          : lossError !== undefined
+            ? { run: true, error: lossError }
+            : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
+        // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
+        const idle = await idleRoundTrips(idleCount, life.load.signal);
+        return { idle, loss, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch) };
+      })
       .then(
-        ({ idle, runs }) => {
+        ({ idle, loss, runs }) => {
           if (life.state.settled) return;
           life.finish();
           showDone(run, runs, idle, loss);

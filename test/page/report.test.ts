@@ -1,7 +1,7 @@
 // The page's plain rules for a finished speed test (web/report.ts): the spread of round trips,
 // what a missing figure says, and when the browser itself is named as the likely limit.
 import { describe, expect, it } from 'vitest';
-import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, stepLossCounts, verdictLine } from '../../web/report.js';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, stepLossCounts, verdictLine, type LossSending } from '../../web/report.js';
 
 describe('the spread of round trips', () => {
   it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
@@ -64,42 +64,55 @@ describe('the chart\'s y axis', () => {
   });
 });
 
+/** What the watch saw: messages and the most waiting, and the step's datagrams when the browser counted them. */
+const seen = (maxWaiting: number, datagrams?: { sent: number; received: number }): LossSending => ({ messages: 1000, maxWaiting, datagrams: datagrams?.sent, received: datagrams?.received });
+
 describe("whether the packet-loss figure is the network's", () => {
-  it('is, when the browser sent one message to a datagram at the pace (as Chromium did sending well: at most 9-29 waiting, 1001-1097 datagrams)', () => {
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 29, datagrams: 1034 }, 97)).toBeUndefined();
-    expect(lossUntrusted({ messages: 1000, maxWaiting: LOSS_MAX_WAITING, datagrams: 950 }, 97)).toBeUndefined();
-    // None lost is none lost, however packed: no datagram that carried a message was lost.
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 119, datagrams: 944 }, 0)).toBeUndefined();
-    // Without getStats() the messages waiting still tell.
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 9, datagrams: undefined }, 97)).toBeUndefined();
+  it('is, counted in datagrams at both ends, however the browser packed the messages (up to 442 waited under load)', () => {
+    expect(lossUntrusted(seen(442, { sent: 581, received: 533 }), 48)).toBeUndefined();
+    expect(lossUntrusted(seen(9, { sent: 1074, received: 970 }), 104)).toBeUndefined();
   });
 
-  it('is not, and says why, when messages waited in the browser (430 did under load) or left packed into fewer datagrams', () => {
-    expect(lossUntrusted({ messages: 1000, maxWaiting: LOSS_MAX_WAITING + 1, datagrams: 1040 }, 97)).toBe(
+  it('is, counted in messages, when the browser sent one to a datagram at the pace (as Chromium did sending well: at most 9-29 waiting)', () => {
+    expect(lossUntrusted(seen(29), 97)).toBeUndefined();
+    expect(lossUntrusted(seen(LOSS_MAX_WAITING), 97)).toBeUndefined();
+    // None lost is none lost, however packed: no datagram that carried a message was lost.
+    expect(lossUntrusted(seen(119), 0)).toBeUndefined();
+  });
+
+  it('is not, counted in messages, and says why, when messages waited in the browser (430 did under load)', () => {
+    expect(lossUntrusted(seen(LOSS_MAX_WAITING + 1), 97)).toBe(
       "the browser could not send at the step's pace: up to 51 of its 1000 messages waited in the browser at once and left packed together, so one datagram lost took many",
     );
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 430, datagrams: undefined }, 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1000/);
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 694 }, 97)).toBe('the browser packed its 1000 messages into 694 datagrams, so one datagram lost took several');
-    // One short of the 95% rule: packed.
-    expect(lossUntrusted({ messages: 1000, maxWaiting: 20, datagrams: 949 }, 97)).toBe('the browser packed its 1000 messages into 949 datagrams, so one datagram lost took several');
+    expect(lossUntrusted(seen(430), 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1000/);
+    // A count of datagrams at one end only is no count of their loss: the messages' rule holds.
+    expect(lossUntrusted({ messages: 1000, maxWaiting: 430, datagrams: 700, received: undefined }, 97)).toMatch(/^the browser could not send/);
   });
 });
 
 describe("the packet-loss step's counts", () => {
-  it("count the browser's own sends: the last batch lost whole is lost, not left out (the engine's copy read 107 of 990)", () => {
+  it('are the datagrams when the browser counted both ends: sent, and sent less received', () => {
+    expect(stepLossCounts({ numMessagesSent: 1000, lostMessages: Array.from({ length: 176 }, (_, i) => i + 1) }, seen(506, { sent: 634, received: 572 }))).toEqual({ sent: 634, lost: 62 });
+  });
+
+  it('are never below none lost: a datagram of the opening may arrive inside the step (1002 sent, 1004 received)', () => {
+    expect(stepLossCounts({ numMessagesSent: 1000, lostMessages: [] }, seen(9, { sent: 1002, received: 1004 }))).toEqual({ sent: 1002, lost: 0 });
+  });
+
+  it("count the browser's own sends without datagram counts: the last batch lost whole is lost, not left out (the engine's copy read 107 of 990)", () => {
     // The engine's copy from its last returned message: 990 sent, 107 of them lost, so 883 came
     // back; the browser sent 1000, so 117 were lost.
     const engineCopy = { numMessagesSent: 990, lostMessages: Array.from({ length: 107 }, (_, i) => i + 1) };
-    expect(stepLossCounts(engineCopy, 1000)).toEqual({ sent: 1000, lost: 117 });
+    expect(stepLossCounts(engineCopy, seen(9))).toEqual({ sent: 1000, lost: 117 });
   });
 
   it("agree with the engine's when its copy saw every send", () => {
-    expect(stepLossCounts({ numMessagesSent: 1000, lostMessages: [3, 9] }, 1000)).toEqual({ sent: 1000, lost: 2 });
+    expect(stepLossCounts({ numMessagesSent: 1000, lostMessages: [3, 9] }, seen(9))).toEqual({ sent: 1000, lost: 2 });
   });
 
   it('are every send lost when none came back (the engine kept no copy), and nothing when nothing was sent', () => {
-    expect(stepLossCounts(undefined, 1000)).toEqual({ sent: 1000, lost: 1000 });
-    expect(stepLossCounts(undefined, 0)).toEqual({ sent: 0, lost: 0 });
+    expect(stepLossCounts(undefined, seen(9))).toEqual({ sent: 1000, lost: 1000 });
+    expect(stepLossCounts(undefined, { messages: 0, maxWaiting: 0, datagrams: undefined, received: undefined })).toEqual({ sent: 0, lost: 0 });
   });
 
   it("are the engine's when the page did not see the sends", () => {

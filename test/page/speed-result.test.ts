@@ -115,14 +115,17 @@ describe('a finished speed test as the page shows it', () => {
     expect(r.verdict).toBeUndefined();
   });
 
-  it('packet loss: the count when the browser sent at the pace, else why not, else why it was not measured', () => {
-    const sending = { messages: 1000, maxWaiting: 9, datagrams: 1049 };
+  it('packet loss: the count in datagrams, or in messages when the browser sent at the pace, else why not, else why it was not measured', () => {
+    const sending = { messages: 1000, maxWaiting: 9, datagrams: undefined, received: undefined };
     const counted = speedResult(readings({ loss: { run: true, sent: 1000, lost: 50, sending } }));
     expect(counted.figures.loss).toEqual({ value: '5.0%', detail: "50 of 1000 datagrams through this server's TURN server", exact: 5 });
     expect(counted.loss).toEqual({ sent: 1000, lost: 50, percent: 5 });
     expect(counted.shared.lossPercent).toBe(5);
     expect(counted.lossCounted).toBe(true);
-    const packed = speedResult(readings({ loss: { run: true, sent: 1000, lost: 176, sending: { messages: 1000, maxWaiting: 506, datagrams: 518 } } }));
+    // Packed, counted in datagrams at both ends: the datagrams' loss stands.
+    const datagrams = speedResult(readings({ loss: { run: true, sent: 634, lost: 62, sending: { messages: 1000, maxWaiting: 506, datagrams: 634, received: 572 } } }));
+    expect(datagrams.figures.loss).toEqual({ value: '9.8%', detail: "62 of 634 datagrams through this server's TURN server", exact: (100 * 62) / 634 });
+    const packed = speedResult(readings({ loss: { run: true, sent: 1000, lost: 176, sending: { messages: 1000, maxWaiting: 506, datagrams: undefined, received: undefined } } }));
     expect(packed.figures.loss.value).toBe('not trustworthy');
     expect(packed.loss).toBeUndefined();
     expect(packed.shared.lossPercent).toBeUndefined();

@@ -159,7 +159,6 @@ export const de: Catalogue = {
   'figure.loss-none-sent': 'der Paketverlust-Schritt hat nichts gesendet',
   'figure.loss-count': '{lost} von {sent} Datagrammen über den TURN-Server dieses Servers',
   'figure.loss-pacing': 'der Browser konnte nicht im Takt des Schritts senden: Bis zu {waiting} seiner {messages} Nachrichten warteten gleichzeitig im Browser und gingen gebündelt hinaus, sodass ein verlorenes Datagramm viele mitnahm',
-  'figure.loss-packed': 'der Browser hat seine {messages} Nachrichten in {datagrams} Datagramme gebündelt, sodass ein verlorenes Datagramm mehrere mitnahm',
   'figure.classes': 'Streaming {streaming}, Gaming {gaming}, Videoanrufe {videoCall}',
   'figure.classes-wait-idle': 'alle brauchen die Latenz im Leerlauf, die nicht gemessen wurde',
   'figure.classes-wait-loaded': 'alle brauchen die Latenz unter Last, die dieser Test nicht ermitteln konnte',

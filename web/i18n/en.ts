@@ -141,7 +141,6 @@ export const en = {
   'figure.loss-none-sent': 'the packet-loss step sent nothing',
   'figure.loss-count': '{lost} of {sent} datagrams through this server\'s TURN server',
   'figure.loss-pacing': 'the browser could not send at the step\'s pace: up to {waiting} of its {messages} messages waited in the browser at once and left packed together, so one datagram lost took many',
-  'figure.loss-packed': 'the browser packed its {messages} messages into {datagrams} datagrams, so one datagram lost took several',
   'figure.classes': 'streaming {streaming}, gaming {gaming}, video calls {videoCall}',
   'figure.classes-wait-idle': 'each waits for the idle latency, which was not measured',
   'figure.classes-wait-loaded': 'each waits for the latency under load, which this test could not take',

@@ -152,7 +152,6 @@ export const es: Catalogue = {
   'figure.loss-none-sent': 'la fase de pérdida de paquetes no envió nada',
   'figure.loss-count': '{lost} de {sent} datagramas a través del servidor TURN de este servidor',
   'figure.loss-pacing': 'el navegador no pudo enviar al ritmo de la fase: hasta {waiting} de sus {messages} mensajes esperaron a la vez en el navegador y salieron agrupados, así que cada datagrama perdido se llevó muchos',
-  'figure.loss-packed': 'el navegador agrupó sus {messages} mensajes en {datagrams} datagramas, así que cada datagrama perdido se llevó varios',
   'figure.classes': 'streaming: {streaming}, juegos: {gaming}, videollamadas: {videoCall}',
   'figure.classes-wait-idle': 'cada una espera la latencia en reposo, que no se midió',
   'figure.classes-wait-loaded': 'cada una espera la latencia bajo carga, que esta prueba no pudo obtener',

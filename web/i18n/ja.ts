@@ -152,7 +152,6 @@ export const ja: Catalogue = {
   'figure.loss-none-sent': 'パケットロスの測定では何も送信されませんでした',
   'figure.loss-count': '{sent}個中{lost}個のデータグラム（このサーバーのTURNサーバー経由）',
   'figure.loss-pacing': 'ブラウザーが測定のペースで送信できませんでした：{messages}件のメッセージのうち最大{waiting}件がブラウザー内で同時に待機し、まとめて送信されたため、1つのデータグラムの損失で多数のメッセージが失われました',
-  'figure.loss-packed': 'ブラウザーが{messages}件のメッセージを{datagrams}個のデータグラムにまとめたため、1つのデータグラムの損失で複数のメッセージが失われました',
   'figure.classes': 'ストリーミング {streaming}、ゲーム {gaming}、ビデオ通話 {videoCall}',
   'figure.classes-wait-idle': 'いずれもアイドル時の遅延が必要ですが、測定されませんでした',
   'figure.classes-wait-loaded': 'いずれも負荷時の遅延が必要ですが、このテストでは測定できませんでした',
