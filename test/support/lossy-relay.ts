@@ -4,6 +4,9 @@
 // command line's client sends, RFC 8656 §11) and ChannelData messages (what a browser's WebRTC
 // stack sends once it has bound a channel, §12); requests and their answers pass, so the
 // allocation itself never fails here. Drops follow a seeded generator, so a run is repeatable.
+// What a browser's ChannelData carries is told apart (RFC 7983 §7: a first octet of 0-3 is STUN,
+// 20-63 DTLS), because the page counts DTLS datagrams only (getStats' transport packetsSent and
+// packetsReceived leave out the ICE checks beside them).
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 
@@ -17,9 +20,10 @@ export interface LossyRelay {
   /** Indications passed so far, each way. */
   passed: { up: number; down: number };
   /**
-   * The same per client, in the order each was first seen. A browser's loss step has two (its
-   * sending and its receiving peer connection), and its messages cross the relay up from the
-   * first that sends data and down to the other: browserStepLoss tells the share they lose.
+   * The same per client, in the order each was first seen, with its DTLS datagrams apart. A
+   * browser's loss step has two (its sending and its receiving peer connection), and its
+   * messages cross the relay up from the one that sends most and down to the other:
+   * browserStepLoss tells how many of its datagrams that path lost.
    */
   clients: Counts[];
   reset(): void;
@@ -29,20 +33,22 @@ export interface LossyRelay {
 interface Counts {
   dropped: { up: number; down: number };
   passed: { up: number; down: number };
+  /** Of those, the ChannelData messages that carried DTLS. */
+  dtls: { dropped: { up: number; down: number }; passed: { up: number; down: number } };
 }
 
 /**
- * The share of a browser loss step's messages the relay dropped, sent one to a datagram: those
- * going up from the client that sent most and down to the other (the sender's datagrams up
- * include a few of ICE's and SCTP's own, as the receiver's down do, which the share allows for).
+ * The DTLS datagrams of a browser's loss step on their path, up from the client that sent most
+ * and down to the other: how many the sender sent and how many of them the relay dropped either
+ * way (the same datagrams the page counts; these include the few of the connection's opening).
  */
-export function browserStepLoss(relay: LossyRelay): number {
+export function browserStepLoss(relay: LossyRelay): { sent: number; lost: number; share: number } {
   const [a, b] = relay.clients;
-  if (a === undefined || b === undefined) return NaN;
-  const [sender, receiver] = a.passed.up + a.dropped.up >= b.passed.up + b.dropped.up ? [a, b] : [b, a];
-  const up = sender.dropped.up / (sender.dropped.up + sender.passed.up);
-  const down = receiver.dropped.down / (receiver.dropped.down + receiver.passed.down);
-  return 1 - (1 - up) * (1 - down);
+  if (a === undefined || b === undefined) return { sent: 0, lost: 0, share: NaN };
+  const up = (c: Counts) => c.dtls.passed.up + c.dtls.dropped.up;
+  const [sender, receiver] = up(a) >= up(b) ? [a, b] : [b, a];
+  const lost = sender.dtls.dropped.up + receiver.dtls.dropped.down;
+  return { sent: up(sender), lost, share: lost / up(sender) };
 }
 
 /** mulberry32: a small seeded generator, uniform enough for a drop decision. */
@@ -94,7 +100,7 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
   const countsOf = (key: string): Counts => {
     let counts = clients.get(key);
     if (counts === undefined) {
-      counts = { dropped: { up: 0, down: 0 }, passed: { up: 0, down: 0 } };
+      counts = { dropped: { up: 0, down: 0 }, passed: { up: 0, down: 0 }, dtls: { dropped: { up: 0, down: 0 }, passed: { up: 0, down: 0 } } };
       clients.set(key, counts);
     }
     return counts;
@@ -102,6 +108,9 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
   const isIndication = (packet: Buffer, type: number) => packet.length >= 20 && packet.readUInt16BE(0) === type && packet.readUInt32BE(4) === 0x2112a442;
   // ChannelData: a channel number 0x4000-0x4FFF in the first two octets (RFC 8656 §12.4).
   const isChannelData = (packet: Buffer) => packet.length >= 4 && ((packet[0] ?? 0) & 0xf0) === 0x40;
+  // DTLS in a ChannelData message: its first octet after the 4-octet header (RFC 7983 §7). Before
+  // a channel is bound the opening's DTLS goes in Send indications, not counted here.
+  const isDtls = (packet: Buffer) => isChannelData(packet) && (packet[4] ?? 0) >= 20 && (packet[4] ?? 0) <= 63;
 
   front.on('message', (packet: Buffer, client) => {
     const key = `${client.address}:${String(client.port)}`;
@@ -114,10 +123,12 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
           if (random() < share) {
             dropped.down += 1;
             countsOf(key).dropped.down += 1;
+            if (isDtls(reply)) countsOf(key).dtls.dropped.down += 1;
             return;
           }
           passed.down += 1;
           countsOf(key).passed.down += 1;
+          if (isDtls(reply)) countsOf(key).dtls.passed.down += 1;
           if (holdDownMs !== undefined) {
             if (held === undefined) {
               const queue: (() => void)[] = [];
@@ -141,10 +152,12 @@ export async function startLossyRelay(server: { host: string; port: number }, sh
       if (random() < share) {
         dropped.up += 1;
         countsOf(key).dropped.up += 1;
+        if (isDtls(packet)) countsOf(key).dtls.dropped.up += 1;
         return;
       }
       passed.up += 1;
       countsOf(key).passed.up += 1;
+      if (isDtls(packet)) countsOf(key).dtls.passed.up += 1;
     }
     back.send(packet, server.port, server.host);
   });
