@@ -85,7 +85,7 @@ export function watchLossStep(): LossWatch {
       pair = both;
       // The engine starts the step in its onopen handler: it is held here and called once both
       // connections' counts are read, so the first count has none of the step's datagrams in it
-      // (read beside the first sends, it had up to 12 of them under load, and the loss read low).
+      // (read beside the first sends, under load it held 10 of them, and the loss read low).
       let engineOpen: ((this: RTCDataChannel, ev: Event) => unknown) | null = null;
       Object.defineProperty(channel, 'onopen', {
         configurable: true,

@@ -140,8 +140,8 @@ export interface LossSending {
 /** The step's datagrams, sent and lost, when the browser counted both ends. */
 function datagramCounts(s: LossSending | undefined): { sent: number; lost: number } | undefined {
   if (s?.datagrams === undefined || s.received === undefined || s.datagrams <= 0) return undefined;
-  // Never below none: a datagram of the connection's opening may still be on its way when the
-  // step's first counts are read, and then arrives inside the step (one to three, measured).
+  // Never below none: a datagram of the connections' opening may still be on its way when the
+  // step's first counts are read, and then arrives inside the step (two, with nothing dropped).
   return { sent: s.datagrams, lost: Math.max(0, s.datagrams - s.received) };
 }
 
