@@ -89,7 +89,7 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
     return { relay, server };
   }
 
-  /** The page's figure held to the relay's count of the same datagrams: within a point, and the count within the opening's few. */
+  /** The page's figure held to the relay's count of the same datagrams: those sent within the opening's few, those lost within a point. */
   function expectRelaysLoss(shown: Shown, relay: LossyRelay, run: string): void {
     const path = browserStepLoss(relay);
     process.stdout.write(`page packet loss ${run}: ${shown.text} | the relay dropped ${String(path.lost)} of the sender's ${String(path.sent)} DTLS datagrams (${(100 * path.share).toFixed(1)}%), the kernel ${String(shown.hostDrops)} at full receive buffers\n`);
@@ -100,8 +100,12 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
     // 7-16 measured. It misses what the kernel dropped before the relay could read it.
     expect(path.sent - sent, `${run}: the page counted ${String(sent)} datagrams sent, the relay saw ${String(path.sent)}`).toBeGreaterThanOrEqual(-shown.hostDrops);
     expect(path.sent - sent, `${run}: the page counted ${String(sent)} datagrams sent, the relay saw ${String(path.sent)}`).toBeLessThanOrEqual(30);
-    const points = Math.abs((100 * lost) / sent - 100 * path.share);
-    expect(points, `${run}: the page read ${String(lost)} of ${String(sent)} lost, the relay dropped ${String(path.lost)} of ${String(path.sent)}`).toBeLessThanOrEqual(1 + (100 * shown.hostDrops) / sent);
+    // The same datagrams lost, within a point of those sent (the relay's count also holds any of
+    // the opening's it dropped; 4 apart at most measured), and what the kernel dropped on the host.
+    // Counts, not two shares: with most of them lost, the opening's few in the relay's count of
+    // those sent alone move its share by more than a point (443 of 636 against 442 of 646).
+    const apart = Math.abs(lost - path.lost);
+    expect(apart, `${run}: the page read ${String(lost)} of ${String(sent)} lost, the relay dropped ${String(path.lost)} of ${String(path.sent)}`).toBeLessThanOrEqual(sent / 100 + shown.hostDrops);
   }
 
   it('with nothing dropped: none lost (but what the host dropped), of the datagrams the relay saw', async () => {
