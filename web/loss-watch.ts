@@ -60,13 +60,10 @@ export function watchLossStep(): LossWatch {
   /** The connections made while the step may run, in order: the engine makes its sender, then its receiver. */
   const made: RTCPeerConnection[] = [];
   let pair: readonly [RTCPeerConnection, RTCPeerConnection] | undefined;
+  /** Both counts as the step starts, read when the sending channel opens. */
   let start: Promise<readonly [Counts, Counts] | undefined> | undefined;
+  /** Both counts as the step ends, read at the engine's first close of the pair. */
   let end: Promise<readonly [Counts, Counts] | undefined> | undefined;
-  let ended: () => void = () => undefined;
-  /** Settles when the engine has closed the pair (or never opened a channel: nothing to read). */
-  const closed = new Promise<void>((resolve) => {
-    ended = resolve;
-  });
 
   class Watched extends native {
     constructor(config?: RTCConfiguration) {
@@ -119,10 +116,7 @@ export function watchLossStep(): LossWatch {
       }
       // The engine closes its sender and then its receiver in one go, its count final: both are
       // read once, at the first close, and each closes once the reading is in.
-      if (end === undefined) {
-        end = start === undefined ? Promise.resolve(undefined) : bothCounts(pair);
-        void end.then(ended);
-      }
+      end ??= start === undefined ? Promise.resolve(undefined) : bothCounts(pair);
       void end.then(() => {
         super.close();
       });
@@ -132,8 +126,8 @@ export function watchLossStep(): LossWatch {
 
   return {
     sending: async () => {
-      // A step that never opened its channel has nothing to read; one that did waits for its close.
-      if (start !== undefined) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, STATS_WAIT_MS))]);
+      // The engine closes its connections before it finishes, so the end reading has begun by
+      // now; one that never opened its channel has nothing to read.
       const [from, to] = [await start, await end];
       const over = from !== undefined && to !== undefined ? { sent: to[0].sent - from[0].sent, received: to[1].received - from[1].received } : undefined;
       return { messages: sizes.length, maxWaiting, datagrams: over?.sent, received: over?.received };

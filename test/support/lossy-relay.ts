@@ -42,13 +42,13 @@ interface Counts {
  * and down to the other: how many the sender sent and how many of them the relay dropped either
  * way (the same datagrams the page counts; these include the few of the connection's opening).
  */
-export function browserStepLoss(relay: LossyRelay): { sent: number; lost: number; share: number } {
+export function browserStepLoss(relay: LossyRelay): { sent: number; lost: number } {
   const [a, b] = relay.clients;
-  if (a === undefined || b === undefined) return { sent: 0, lost: 0, share: NaN };
+  if (a === undefined || b === undefined) return { sent: 0, lost: 0 };
   const up = (c: Counts) => c.dtls.passed.up + c.dtls.dropped.up;
   const [sender, receiver] = up(a) >= up(b) ? [a, b] : [b, a];
   const lost = sender.dtls.dropped.up + receiver.dtls.dropped.down;
-  return { sent: up(sender), lost, share: lost / up(sender) };
+  return { sent: up(sender), lost };
 }
 
 /** mulberry32: a small seeded generator, uniform enough for a drop decision. */

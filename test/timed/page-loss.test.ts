@@ -92,7 +92,7 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
   /** The page's figure held to the relay's count of the same datagrams: those sent within the opening's few, those lost within a point. */
   function expectRelaysLoss(shown: Shown, relay: LossyRelay, run: string): void {
     const path = browserStepLoss(relay);
-    process.stdout.write(`page packet loss ${run}: ${shown.text} | the relay dropped ${String(path.lost)} of the sender's ${String(path.sent)} DTLS datagrams (${(100 * path.share).toFixed(1)}%), the kernel ${String(shown.hostDrops)} at full receive buffers\n`);
+    process.stdout.write(`page packet loss ${run}: ${shown.text} | the relay dropped ${String(path.lost)} of the sender's ${String(path.sent)} DTLS datagrams (${((100 * path.lost) / path.sent).toFixed(1)}%), the kernel ${String(shown.hostDrops)} at full receive buffers\n`);
     expect(shown.sent, `${run}: a count of datagrams, not "${shown.text}"`).toBeDefined();
     const sent = shown.sent ?? 0;
     const lost = shown.lost ?? 0;
