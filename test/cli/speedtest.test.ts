@@ -131,7 +131,9 @@ describe('netdiag speedtest: how it measures', () => {
     expect(r.upload_loaded_latency_ms).toBeGreaterThanOrEqual(0);
     for (const q of [r.streaming_quality, r.gaming_quality, r.video_call_quality]) expect(['bad', 'poor', 'average', 'good', 'great']).toContain(q);
     expect(r.duration_ms).toBeLessThanOrEqual(LIGHT_BOUND_MS);
-    expect(r.notes.join('\n')).not.toContain('download rate did not settle');
+    // The note says the download did not settle exactly when its figure was not a steady window's
+    // (a CI run with three suites at once on two cores paced it late, and the note rightly came).
+    expect(r.notes.join('\n').includes('download rate did not settle')).toBe(r.measured.download?.steady === false);
 
     // The table says what each figure rests on.
     await target?.close();
