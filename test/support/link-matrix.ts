@@ -324,21 +324,53 @@ interface Reading {
 }
 
 /**
+ * How much of each bound a run used: the reading's distance from its reference over the distance
+ * the bound allows (1 is at the bound, over 1 a miss), the largest per kind of check, with the
+ * reading that used it. Printed with each cell, so the spread of many runs gives each bound's
+ * margin (docs/testing.md, "Timed").
+ */
+export type BoundsUsed = Record<string, { used: number; what: string }>;
+
+/** Records `used` under `kind` when it is the largest so far. */
+function noteUse(into: BoundsUsed, kind: string, used: number, what: string): void {
+  if (!Number.isFinite(used)) return;
+  const before = into[kind];
+  if (before === undefined || used > before.used) into[kind] = { used, what };
+}
+
+/** The bounds used, one line: `kind 0.42 (what)` each, largest first. */
+export const boundsUsedText = (used: BoundsUsed): string =>
+  Object.entries(used)
+    .sort(([, a], [, b]) => b.used - a.used)
+    .map(([kind, u]) => `${kind} ${u.used.toFixed(2)} (${u.what})`)
+    .join(', ');
+
+/**
  * The checks one cell's run must pass: each a description of a miss, none when it passed.
  * `carried`, when given, is what the link carried in each client's own run (link-carried.ts): a
  * burst's peak is held to the fastest second the link gave that run rather than the truth's, and
  * the loaded latency to ping beside that run's load rather than beside the truth's.
  */
-export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun: PageRun, bounds: Bounds, carried: { cli?: Carried; page?: Carried } = {}): { misses: string[]; figures: CellFigures } {
+export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun: PageRun, bounds: Bounds, carried: { cli?: Carried; page?: Carried } = {}): { misses: string[]; figures: CellFigures; used: BoundsUsed } {
   const misses: string[] = [];
+  const used: BoundsUsed = {};
   const miss = (ok: boolean, text: string) => {
     if (!ok) misses.push(text);
   };
   const share = cell.kind === 'boosted' ? bounds.boostedShare : bounds.plainShare;
-  const near = (value: number | null | undefined, target: number, s: number) => value !== null && value !== undefined && Math.abs(value - target) <= target * s;
+  /** Within `s` of `target`; what the reading used of that is noted under `kind`, with `what`. */
+  const near = (value: number | null | undefined, target: number, s: number, kind?: string, what?: string) => {
+    if (value === null || value === undefined) return false;
+    if (kind !== undefined) noteUse(used, kind, Math.abs(value - target) / (target * s), what ?? kind);
+    return Math.abs(value - target) <= target * s;
+  };
   const pct = (value: number | null | undefined, target: number) => (value === null || value === undefined ? 'null' : `${value.toFixed(1)} (${value >= target ? '+' : ''}${((100 * (value - target)) / target).toFixed(1)}%)`);
   // Loaded latency: within a fifth or 10 ms of ping's median, whichever is wider.
-  const nearMs = (value: number | null | undefined, target: number | undefined) => value !== null && value !== undefined && target !== undefined && Math.abs(value - target) <= Math.max(10, 0.2 * target);
+  const nearMs = (value: number | null | undefined, target: number | undefined, what: string) => {
+    if (value === null || value === undefined || target === undefined) return false;
+    noteUse(used, 'loaded latency', Math.abs(value - target) / Math.max(10, 0.2 * target), what);
+    return Math.abs(value - target) <= Math.max(10, 0.2 * target);
+  };
   // On the unshaped path there is no queue to measure: ping's round trips there are tens of µs,
   // and what an HTTP round trip adds under load is two busy cores scheduling Node (the server, the
   // client, the load), not the link. A latency held to sub-millisecond noise would test the
@@ -350,7 +382,12 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   // (about 200 ms) and counts that: the latency a request there really meets, which ping cannot
   // say. There the client may read more than ping, never less, and the grade is not compared.
   const lossy = (d: PingedLoad) => d.pings.answered < 0.9 * d.pings.sent;
-  const nearOrLossy = (value: number | null | undefined, d: PingedLoad) => (lossy(d) ? value !== null && value !== undefined && d.loadedMs !== undefined && value >= d.loadedMs - Math.max(10, 0.2 * d.loadedMs) : nearMs(value, d.loadedMs));
+  const nearOrLossy = (value: number | null | undefined, d: PingedLoad, what: string) => {
+    if (!lossy(d)) return nearMs(value, d.loadedMs, what);
+    if (value === null || value === undefined || d.loadedMs === undefined) return false;
+    noteUse(used, 'loaded latency', Math.max(0, d.loadedMs - value) / Math.max(10, 0.2 * d.loadedMs), `${what}, lossy: at least`);
+    return value >= d.loadedMs - Math.max(10, 0.2 * d.loadedMs);
+  };
   // The grade is compared where the truth's added latency is farther from a band's edge than the
   // latency's own tolerance (20% or 10 ms): at 5.0 ms added, a client reading 4.5 ms is within
   // it and grades A+ where the truth grades A.
@@ -365,18 +402,22 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
   const judgeReading = (x: Reading): void => {
     const { client } = x;
     if (rateChecked) {
-      miss(near(x.down, truth.download.sustainedMbps, share), `${client} download ${pct(x.down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
-      miss(near(x.up, truth.upload.sustainedMbps, share), `${client} upload ${pct(x.up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
+      miss(near(x.down, truth.download.sustainedMbps, share, 'rate', `${client} download`), `${client} download ${pct(x.down, truth.download.sustainedMbps)} against ${truth.download.sustainedMbps.toFixed(1)}`);
+      miss(near(x.up, truth.upload.sustainedMbps, share, 'rate', `${client} upload`), `${client} upload ${pct(x.up, truth.upload.sustainedMbps)} against ${truth.upload.sustainedMbps.toFixed(1)}`);
     } else {
-      misses.push(...carriedMisses(client, [x.down, x.up], x.spans, x.carried, bounds.carriedShare).misses);
+      const judged = carriedMisses(client, [x.down, x.up], x.spans, x.carried, bounds.carriedShare);
+      misses.push(...judged.misses);
+      judged.gaps.forEach((gap, i) => {
+        if (gap !== undefined) noteUse(used, "rate against the router's count", Math.abs(gap) / bounds.carriedShare, `${client} ${i === 0 ? 'download' : 'upload'}`);
+      });
     }
     for (const [name, b, t, linkPeak] of [['download', x.bursts.down, truth.download, x.carried?.downPeakMbps], ['upload', x.bursts.up, truth.upload, x.carried?.upPeakMbps]] as const) {
       miss((b !== null) === expectBurst, `${client} ${name} burst ${burstText(b)} on a ${cell.kind} link`);
       if (expectBurst && b !== null) {
         const peak = linkPeak ?? t.peakMbps;
         const against = linkPeak === undefined ? "the truth's" : 'the link carried in this run';
-        miss(near(b.peakMbps, peak, 0.15), `${client} ${name} burst peak ${b.peakMbps.toFixed(1)} against ${peak.toFixed(1)} ${against} (15%)`);
-        miss(near(b.bytes, t.burstBytes, 0.3), `${client} ${name} burst ${(b.bytes / 1e6).toFixed(2)} MB against ${(t.burstBytes / 1e6).toFixed(2)} (30%)`);
+        miss(near(b.peakMbps, peak, 0.15, 'burst peak', `${client} ${name}`), `${client} ${name} burst peak ${b.peakMbps.toFixed(1)} against ${peak.toFixed(1)} ${against} (15%)`);
+        miss(near(b.bytes, t.burstBytes, 0.3, 'burst size', `${client} ${name}`), `${client} ${name} burst ${(b.bytes / 1e6).toFixed(2)} MB against ${(t.burstBytes / 1e6).toFixed(2)} (30%)`);
       }
     }
     if (!subMs) {
@@ -386,7 +427,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
         const beside = x.beside === undefined ? truth[direction] : x.beside[direction];
         const name = x.beside === undefined ? 'ping beside the truth' : 'ping beside it';
         if (beside === undefined) miss(false, `${client} ${direction}: the router saw no load that way to read ping beside`);
-        else miss(nearOrLossy(value, beside), `${client} ${direction} loaded latency ${f1(value)} ms against ${name} ${f1(beside.loadedMs)} (${String(beside.pings.answered)}/${String(beside.pings.sent)} answered)`);
+        else miss(nearOrLossy(value, beside, `${client} ${direction}`), `${client} ${direction} loaded latency ${f1(value)} ms against ${name} ${f1(beside.loadedMs)} (${String(beside.pings.answered)}/${String(beside.pings.sent)} answered)`);
       };
       loadedAgainst('download', x.loadedDown);
       loadedAgainst('upload', x.loadedUp);
@@ -409,6 +450,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
     const beside = besideOf(carried.cli, spans);
     Object.assign(cliFig, { down: r.download_mbps, up: r.upload_mbps, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, idle: r.latency_ms, grade: r.bufferbloat_grade, bursts: `${burstText(bursts.down)} / ${burstText(bursts.up)}${carriedText(carried.cli, beside)}`, durationMs: r.duration_ms, windowsS: windows.map((w) => (w === undefined ? '-' : (w / 1000).toFixed(1))).join(' / ') });
     judgeReading({ client: 'CLI', down: r.download_mbps, up: r.upload_mbps, bursts, loadedDown: r.download_loaded_latency_ms, loadedUp: r.upload_loaded_latency_ms, grade: r.bufferbloat_grade, windows, spans, carried: carried.cli, beside });
+    noteUse(used, 'test duration', Math.max(r.duration_ms, cliRun.wallMs) / MAX_TEST_MS, 'CLI');
     miss(r.duration_ms <= MAX_TEST_MS, `CLI duration_ms ${String(r.duration_ms)} over ${String(MAX_TEST_MS)}`);
     miss(cliRun.wallMs <= MAX_TEST_MS, `CLI wall time ${String(cliRun.wallMs)} ms over ${String(MAX_TEST_MS)}`);
   }
@@ -433,9 +475,11 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       live: live.map((l) => `${f1(mbps(l.median ?? null))} (${String(l.count)})`).join(' / '),
     });
     judgeReading({ client: 'page', down, up, bursts, loadedDown: pageFig.loadedDown, loadedUp: pageFig.loadedUp, grade: p.grade, windows, spans, carried: carried.page, beside });
+    noteUse(used, 'test duration', p.ms / MAX_TEST_MS, 'page');
     miss(p.ms <= MAX_TEST_MS, `page took ${String(p.ms)} ms from the click to "Done." (at most ${String(MAX_TEST_MS)})`);
     // The live line in each direction's last second: the median of its readings within a tenth of the final figure.
     for (const l of live) {
+      if (l.median !== undefined && l.final !== null && l.final > 0) noteUse(used, 'live rate', Math.abs(l.median - l.final) / (0.1 * l.final), `page ${l.direction}`);
       miss(l.count > 0 && l.median !== undefined && l.final !== null && Math.abs(l.median - l.final) <= 0.1 * l.final, `page live ${l.direction} in its last second ${f1(mbps(l.median ?? null))} Mbit/s (${String(l.count)} readings) against the final ${f1(mbps(l.final))}`);
     }
     // The headline is measureDirection over the progress and round trips the page exported.
@@ -456,7 +500,7 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
       miss(increase === undefined ? p.bufferbloatMs === null : p.bufferbloatMs !== null && Math.abs(p.bufferbloatMs - increase) <= 0.001, `page bufferbloat ${String(p.bufferbloatMs)} ms is not its idle latency against the worse exported loaded median (${String(increase)})`);
     }
   }
-  return { misses, figures: { cli: cliFig, page: pageFig } };
+  return { misses, figures: { cli: cliFig, page: pageFig }, used };
 }
 
 /**
@@ -465,16 +509,16 @@ export function judgeCell(cell: Cell, truth: LinkTruth, cliRun: CliRun, pageRun:
  * but what the machine gives it at the moment, so the reference is the same bytes the client
  * counted, seen from the router.
  */
-function carriedMisses(client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], carried: Carried | undefined, share: number): { misses: string[]; gaps: number[] } {
+function carriedMisses(client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], carried: Carried | undefined, share: number): { misses: string[]; gaps: (number | undefined)[] } {
   if (carried === undefined) return { misses: [`${client}: the router did not count this run, so its rates have nothing to be held to`], gaps: [] };
   const misses: string[] = [];
-  /** Each direction's figure against the router's count, as a fraction of the count. */
-  const gaps: number[] = [];
+  /** Each direction's figure against the router's count, as a fraction of the count (undefined: no figure or count). */
+  const gaps: (number | undefined)[] = [];
   (['download', 'upload'] as const).forEach((direction, i) => {
     const figure = figures[i] ?? null;
     const span = spans[i];
     const routed = span === undefined ? undefined : carried.carriedIn(direction, span);
-    if (figure !== null && routed !== undefined) gaps.push((figure - routed) / routed);
+    gaps.push(figure !== null && routed !== undefined ? (figure - routed) / routed : undefined);
     if (figure === null || routed === undefined || Math.abs(figure - routed) > share * routed) {
       const off = figure === null || routed === undefined ? '' : ` (${figure >= routed ? '+' : ''}${((100 * (figure - routed)) / routed).toFixed(1)}%, at most ${String(100 * share)}%)`;
       misses.push(`${client} ${direction} ${f1(figure)} Mbit/s against ${f1(routed ?? null)} the router counted in its window ${JSON.stringify(span)}${off}`);
@@ -522,7 +566,7 @@ export function judgeRepeats(cli: CliRun[], page: PageRun[], bounds: Bounds, car
   const held = (client: string, figures: readonly [number | null, number | null], spans: readonly (ClientWindow | undefined)[], count: Carried | undefined, into: number[]) => {
     const judged = carriedMisses(client, figures, spans, count, bounds.carriedShare);
     misses.push(...judged.misses);
-    into.push(...judged.gaps);
+    into.push(...judged.gaps.filter((gap) => gap !== undefined));
   };
   /** A run's windows, each at least MIN_WINDOW_MS. */
   const whole = (client: string, spans: readonly (ClientWindow | undefined)[]) => {

@@ -3,7 +3,8 @@
 // HAProxy in HTTP mode. `netdiag speedtest` (full, the command line's default) and the page's full
 // test in Chromium each run through each proxy and must complete with both rates. Here with the
 // timed suites, one file at a time: a full test over loopback moves about 700 MB and takes the
-// machine's two cores while it does.
+// machine's two cores while it does. CI's set (test/support/timed-set.ts) goes through nginx alone;
+// the full run through all three.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,12 @@ import { runCli } from '../support/process.js';
 import { startHaproxyWith, startNginx, type Proxy } from '../support/proxies.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
+import { timedCases } from '../support/timed-set.js';
 
 const ready = requireCommands('the full speed test through reverse proxies', ['nginx', 'haproxy', 'openssl', 'chromium'], 'nginx haproxy openssl chromium');
+
+/** The proxies this run goes through. */
+const PROXIES = timedCases(['nginx', 'haproxy-tcp', 'haproxy-http'] as const, (name) => name === 'nginx', (name) => `through ${name}`);
 
 describe.skipIf(!ready)('the full speed test through the documented proxies', () => {
   const servers: TestServer[] = [];
@@ -79,7 +84,7 @@ describe.skipIf(!ready)('the full speed test through the documented proxies', ()
     removeCertificates();
   });
 
-  it.each(['nginx', 'haproxy-tcp', 'haproxy-http'] as const)('through %s: netdiag speedtest (full) completes with both rates', async (name) => {
+  it.each(PROXIES)('through %s: netdiag speedtest (full) completes with both rates', async (name) => {
     const run = await runCli(['speedtest', '--mode', 'full', '--json', '--no-analytics', '--no-packet-loss', '--url', through[name]], { NODE_EXTRA_CA_CERTS: caFile }, 240_000);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { download_mbps: number | null; upload_mbps: number | null };
@@ -88,7 +93,7 @@ describe.skipIf(!ready)('the full speed test through the documented proxies', ()
     expect(report.upload_mbps).toBeGreaterThan(0);
   }, 300_000);
 
-  it.each(['nginx', 'haproxy-tcp', 'haproxy-http'] as const)("through %s: the page's full test completes with both rates", async (name) => {
+  it.each(PROXIES)("through %s: the page's full test completes with both rates", async (name) => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     try {
       const page = await context.newPage();
