@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import DocumentedTimesSequencer from './test/support/sequencer.js';
 import { CONTRACT_SUITES } from './vitest.contract.config.js';
 
 export default defineConfig({
@@ -13,10 +14,13 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Suites start real servers on loopback; files run in parallel workers, tests within a file in order.
     pool: 'forks',
-    // At least two at once: vitest's default (one less than the cores) is one on a 2-core machine,
-    // where most suites wait on peers (npm, podman, Chromium, coturn) more than they compute. Two
-    // took the Node suites from 533 s to 315 s there, every suite passing.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // At least three at once: vitest's default (one less than the cores) is one on a 2-core
+    // machine, where most suites wait on peers (npm, podman, Chromium, coturn, a speed test's
+    // fixed seconds) more than they compute. On two cores, two at once took 634 s and three 441 s
+    // (docs/testing.md, "How long").
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     setupFiles: ['test/support/setup.ts'],
+    // Longest first, by docs/testing.md's times (test/support/sequencer.ts).
+    sequence: { sequencer: DocumentedTimesSequencer },
   },
 });

@@ -1,8 +1,8 @@
 // `npm test`: every step runs, in order, whatever the earlier ones gave, and the exit status is
 // non-zero if any failed. Chained with `&&`, a failing type-check or Node suite hid whether the
 // workerd suites passed. Each step's output is streamed as it comes; at the end one
-// line names each step's outcome. It names steps, never counts, so the closing lines of each
-// vitest run ("Test Files …", "Tests …") stay the only test counts in the output.
+// line names each step's outcome and how long it took. It names steps, never counts, so the
+// closing lines of each vitest run ("Test Files …", "Tests …") stay the only test counts.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -25,7 +25,8 @@ const STEPS = [
   { name: 'contract (in-process)', command: 'vitest', args: ['run', '--config', 'vitest.contract.config.ts', ...reportArgs('contract.json')], report: 'contract.json' },
   { name: 'typecheck', command: 'npm', args: ['run', 'typecheck'] },
   { name: 'lint', command: 'npm', args: ['run', 'lint'] },
-  { name: 'node suites', command: 'vitest', args: ['run', ...reportArgs('node.json')], report: 'node.json' },
+  // With each file's whole time at the end (test/support/file-times-reporter.ts).
+  { name: 'node suites', command: 'vitest', args: ['run', ...reportArgs('node.json'), '--reporter=./test/support/file-times-reporter.ts'], report: 'node.json' },
   { name: 'workerd suites', command: 'npm', args: ['run', 'test:workers', '--', ...reportArgs('workerd.json')], report: 'workerd.json' },
   // Last and alone: the speed test on shaped links measures rates, so it runs once nothing else
   // loads the machine (root; skipped with a notice without it, failed under CI=true).
@@ -102,11 +103,14 @@ for (const step of STEPS) {
     continue;
   }
   process.stdout.write(`\n=== npm test step: ${step.name} (${[step.command, ...step.args].join(' ')})\n\n`);
-  outcomes.push({ name: step.name, outcome: await run(step) });
+  const started = performance.now();
+  const outcome = await run(step);
+  outcomes.push({ name: step.name, outcome, seconds: Math.round((performance.now() - started) / 1000) });
 }
 
 const failed = outcomes.filter((o) => o.outcome !== 'ok');
-process.stdout.write(`\nnpm test steps: ${outcomes.map((o) => `${o.name} ${o.outcome}`).join(', ')}\n`);
+const took = (o) => (o.seconds === undefined ? '' : ` (${String(o.seconds)} s)`);
+process.stdout.write(`\nnpm test steps: ${outcomes.map((o) => `${o.name} ${o.outcome}${took(o)}`).join(', ')}\n`);
 if (interruptedBy !== null) {
   process.stdout.write(`npm test stopped by ${interruptedBy}\n`);
   // As a shell reports a command ended by a signal: 128 + its number (130 for Ctrl-C).

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { documentedTimes } from './support/sequencer.js';
 
 const root = join(import.meta.dirname, '..');
 const doc = readFileSync(join(root, 'docs', 'testing.md'), 'utf8');
@@ -27,6 +28,14 @@ describe('docs/testing.md', () => {
       }
     });
     expect(missing).toEqual([]);
+  });
+
+  it('gives every Node and timed suite of test/ a time the run can order by (test/support/sequencer.ts)', () => {
+    const times = documentedTimes(doc);
+    const files = readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.test.ts') && !f.startsWith('workers/'))
+      .map((f) => `test/${f}`);
+    expect(files.filter((f) => !times.has(f))).toEqual([]);
   });
 
   it('has no line over 200 characters', () => {
