@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSFER_LIMITS, TransferLedger } from '../core/http/transfers.js';
 import { dnsRoute } from '../features/dns/route.js';
 import { eventsRoute } from '../features/events/route.js';
 import { healthRoute } from '../features/health.js';
@@ -6,7 +7,7 @@ import { drainStreamBody, readStreamBody } from '../core/http/bounded-read.js';
 import { headerPairs, problemReply } from '../core/http/respond.js';
 import { rateLimited, type LimitPorts } from '../core/http/rate-limit.js';
 import { Router, methodHandler, type RouteDefinition, type RouteMethod } from '../core/http/router.js';
-import type { Handler, HttpReply, HttpRequest, RequestContext } from '../core/http/types.js';
+import type { Handler, HttpReply, HttpRequest, RequestContext, StreamedBody } from '../core/http/types.js';
 import { ipFacts } from '../features/ip/facts.js';
 import { familiesRoute, ipRoute } from '../features/ip/route.js';
 import { rootRoute, textRoutes } from '../features/ip/text-routes.js';
@@ -34,13 +35,24 @@ export interface App {
 }
 
 /** A pull stream over the chunks: the next one is made only when the client has taken the last. */
-function streamOf(chunks: Iterator<Uint8Array>): ReadableStream<Uint8Array> {
+function streamOf(body: StreamedBody): ReadableStream<Uint8Array> {
+  const chunks = body.chunks();
+  let over = false;
+  /** The body's `done`, once: at its end or when the client cancels it. */
+  const end = () => {
+    if (over) return;
+    over = true;
+    body.done?.();
+  };
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       const next = chunks.next();
-      if (next.done === true) controller.close();
-      else controller.enqueue(next.value);
+      if (next.done === true) {
+        controller.close();
+        end();
+      } else controller.enqueue(next.value);
     },
+    cancel: end,
   });
 }
 
@@ -89,6 +101,8 @@ function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]
   const limiting: LimitPorts = { ...callerRule, limits: options.limits, limiter: ports.limiter, clock, metrics, keyedHash: ports.keyedHash };
   const router = new Router();
   const facts = ipFacts({ ...callerRule, geo: ports.geo, dns: ports.dns, colo: options.colo, specialUsePtr: options.specialUsePtr === true });
+  // One ledger for the targets and the responsiveness endpoints: a source's transfers of both count together.
+  const transfers = new TransferLedger(options.transfers ?? DEFAULT_TRANSFER_LIMITS, clock);
   for (const route of [
     healthRoute,
     speedTestRoute,
@@ -100,11 +114,11 @@ function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]
     portRoute(ports.portCheck ?? PORT_CHECK_OFF, facts),
     rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [], clientPackage: ports.clientPackage === undefined ? null : CLIENT_PACKAGE_PATH }, ports.compress)),
     clientPackageRoute(ports.clientPackage),
-    dnsRoute(ports.dns),
+    dnsRoute(ports.dns, { specialUsePtr: options.specialUsePtr === true }),
     eventsRoute(ports.events),
     openApiRoute(ports.openapi),
-    ...speedTestTargets(options.speedTestTargets),
-    ...responsivenessRoutes(options.speedTestTargets),
+    ...speedTestTargets(options.speedTestTargets, transfers),
+    ...responsivenessRoutes(options.speedTestTargets, transfers),
     ...pageAssetRoutes(),
     problemDocsRoute(),
     ...extraRoutes,
@@ -207,10 +221,13 @@ export function createApp(services: Services, extraRoutes: RouteDefinition[] = [
       connection: () => connection,
     });
     const headers = headerPairs(reply.headers);
-    if (request.method === 'HEAD') return new Response(null, { status: reply.status, headers });
+    if (request.method === 'HEAD') {
+      reply.stream?.done?.();
+      return new Response(null, { status: reply.status, headers });
+    }
     // Workers code a body by its Content-Encoding unless told it already is (`encodeBody`); other
     // Response implementations ignore the option.
-    if (reply.stream !== undefined) return new Response(streamOf(reply.stream.chunks()), { status: reply.status, headers, ...(reply.encoded === true ? { encodeBody: 'manual' } : {}) });
+    if (reply.stream !== undefined) return new Response(streamOf(reply.stream), { status: reply.status, headers, ...(reply.encoded === true ? { encodeBody: 'manual' } : {}) });
     return new Response(reply.body, { status: reply.status, headers });
   };
 

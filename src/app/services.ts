@@ -1,3 +1,4 @@
+import type { TransferLimits } from '../core/http/transfers.js';
 import type { PrecompressedAsset, TextCompressor } from '../core/http/static-asset.js';
 import type { LimiterStore } from '../core/ports/limiter-store.js';
 import type { Limits } from '../core/ratelimit/limits.js';
@@ -87,9 +88,9 @@ export interface OperatorOptions {
   /** This node's location code (`NETDIAG_COLO`), or null; an edge runtime's own `edge.colo` wins. */
   colo: string | null;
   /**
-   * Whether `?ip=` asks the resolver for a special-use address's PTR (`NETDIAG_IP_PARAM_SPECIAL_PTR`):
-   * off unless set, so nobody can read the operator's private reverse zones through it. The
-   * caller's own PTR is asked either way. False when left out.
+   * Whether `?ip=` and `/v1/dns/resolve` ask the resolver about a special-use address's reverse
+   * zone (`NETDIAG_IP_PARAM_SPECIAL_PTR`): off unless set, so nobody can read the operator's
+   * private reverse zones through either. The caller's own PTR is asked either way. False when left out.
    */
   specialUsePtr?: boolean;
   /** Base for problem `type` URIs; the request's origin when undefined (`NETDIAG_PUBLIC_URL`). */
@@ -98,6 +99,11 @@ export interface OperatorOptions {
   accessLog: boolean;
   /** Whether /__down and /__up serve (`NETDIAG_SPEEDTEST_TARGETS`). */
   speedTestTargets: boolean;
+  /**
+   * What one source may hold of the speed-test and responsiveness transfers (`NETDIAG_TRANSFERS_AT_ONCE`,
+   * `NETDIAG_TRANSFER_BYTES_PER_MINUTE`); DEFAULT_TRANSFER_LIMITS when left out.
+   */
+  transfers?: TransferLimits;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_URL`, `NETDIAG_TURN_SECRET`), if any. */
   turn: TurnOptions | undefined;
   /** Origins of this deployment that answer over one address family each, or null (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`). */

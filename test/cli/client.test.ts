@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collector } from '../support/collector.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { CLI, runCli, type Finished } from '../support/process.js';
-import type { TestServer } from '../support/server.js';
+import { LOOPBACK_TRANSFERS, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { eventually, freePort } from '../support/wait.js';
 import { PROBE_VARIABLES, SERVE_VARIABLES } from '../../src/runtime/node/adapter/config.js';
@@ -40,7 +40,7 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
   beforeAll(async () => {
     // Eight speed tests in about a minute: over loopback each makes a few hundred requests (four
     // streams of uploads capped at 64 MB run back to back at several Gbit/s), past the default limit.
-    deployment = await startDeployment({ NETDIAG_RATE_LIMITS: 'speedtest=100000' });
+    deployment = await startDeployment({ NETDIAG_RATE_LIMITS: 'speedtest=100000', ...LOOPBACK_TRANSFERS });
     ({ server, collector } = deployment);
     // The deployment through NETDIAG_URL, as an operator would set it once.
     cli = (args, env = {}) => runCli(args, { NETDIAG_URL: server.url, ...env }, 60_000);

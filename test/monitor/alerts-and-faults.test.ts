@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { freePort } from '../support/wait.js';
 
@@ -84,7 +84,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
     try {
       await until('the alert', () => received.length >= 1, 30_000);
       expect(runLines(monitor.lines).length).toBeGreaterThanOrEqual(3);
-      server = await startTestServer({ PORT: String(port), NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+      server = await startTestServer({ PORT: String(port), NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
       await until('the recovery', () => received.length >= 2, 60_000);
       // Runs go on meeting the expectation: nothing more is sent.
       const runsAtRecovery = runLines(monitor.lines).length;
@@ -112,7 +112,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
   }, 150_000);
 
   it('SIGKILL in the middle of a test: the history is intact with every committed run, and the restarted monitor runs at its pace', async () => {
-    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
     const database = join(dir, 'killed.db');
     const config = configFor(server.port, database);
     try {
@@ -179,7 +179,7 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
   }, 90_000);
 
   it.skipIf(!promtoolReady)("serves /metrics on the address it is given: each run's figures, counts and schedule, in a text promtool accepts; the rules file's own tests pass", async () => {
-    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
     const metricsPort = await freePort();
     const file = join(dir, 'metrics.yaml');
     writeFileSync(file, `servers: [${server.url}]\ndatabase: ${join(dir, 'metrics.db')}\nlisten: 127.0.0.1:${String(metricsPort)}\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { download_mbps: ">= 0.001" }\n`);

@@ -15,7 +15,7 @@ import { historyFileJson } from '../../src/common/speedtest/history-file.js';
 import { addAxe, axeViolations } from '../support/axe.js';
 import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
 import { runCli } from '../support/process.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { freePort } from '../support/wait.js';
 
@@ -46,7 +46,7 @@ describe.skipIf(!ready)("the monitor's local page", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-page-'));
-    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
     port = await freePort();
     url = `http://127.0.0.1:${String(port)}/`;
     const config = join(dir, 'monitor.yaml');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
 import { dashboardTargets, exportedIn, problemsOf, readDashboard, startPrometheus, type Prometheus } from '../support/prometheus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { eventually, freePort } from '../support/wait.js';
 
@@ -32,7 +32,7 @@ describe.skipIf(!ready)("netdiag monitor's /metrics scraped by a real Prometheus
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-prometheus-'));
-    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000,probe=100000' });
+    server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000,probe=100000', ...LOOPBACK_TRANSFERS });
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${String(port)}/metrics`;
     const config = join(dir, 'monitor.yaml');

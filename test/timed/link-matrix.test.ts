@@ -41,6 +41,7 @@ import { measureLinkTruth, refillSeconds, startUploadSink, type UploadSink } fro
 import { canMakeNetns } from '../support/netns.js';
 import { CLI } from '../support/process.js';
 import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
+import { LOOPBACK_TRANSFERS } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { timedCases, timedRepeats } from '../support/timed-set.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,7 +69,7 @@ describe.skipIf(!ready)('the speed test across the link matrix (issue 48)', () =
 
   beforeAll(async () => {
     link = createShapedLink();
-    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100' });
+    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,turn=100', ...LOOPBACK_TRANSFERS });
     sink = await startUploadSink(link);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
   }, 60_000);

@@ -15,6 +15,7 @@ import { canMakeNetns } from '../support/netns.js';
 import { CLI } from '../support/process.js';
 import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
 import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
+import { LOOPBACK_TRANSFERS } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('monitor on a shaped link', ['ip', 'tc', 'apprise'], 'iproute2 apprise') && canMakeNetns();
@@ -30,7 +31,7 @@ describe.skipIf(!ready)('netdiag monitor on a link whose rate is lowered mid-run
     dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-link-'));
     link = createShapedLink();
     link.shape(40, 20);
-    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    served = await serveOnLink(link, CLI, { NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));

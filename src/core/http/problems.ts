@@ -27,7 +27,7 @@ export const PROBLEMS = {
   invalid_parameter: {
     status: 400,
     title: 'Invalid parameter',
-    when: 'A query parameter is missing, repeated, or not a value the route accepts: for example a DNS name that is not a valid name, a record type outside A, AAAA, CNAME, MX, NS, TXT and PTR, or a PTR lookup of something that is not an IP address.',
+    when: 'A query parameter is missing, repeated, or not a value the route accepts: for example a DNS name that is not a valid name, a record type outside A, AAAA, CNAME, MX, NS, TXT and PTR, a PTR lookup of something that is not an IP address, or a question about a special-use address\'s reverse zone (private, loopback and the like), which this server does not ask its resolver.',
     action: 'Correct the parameter that the detail names and send the request again; the API description (/v1/openapi.json) lists every parameter and its rules.',
   },
   unknown_region: {
@@ -81,7 +81,7 @@ export const PROBLEMS = {
   rate_limit_exceeded: {
     status: 429,
     title: 'Rate limit exceeded',
-    when: 'This source has made more requests of this operation than its limit allows in the current 60-second window; the RateLimit-Limit header gives the limit.',
+    when: 'This source has made more requests of this operation than its limit allows in the current 60-second window (the RateLimit-Limit header gives the limit), or holds as many speed-test and responsiveness transfers at once as it may, or has moved as many bytes through them this minute as it may (the detail says which).',
     action: 'Wait the number of seconds in the Retry-After header, then send the request again; poll less often.',
   },
   header_fields_too_large: {

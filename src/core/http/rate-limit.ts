@@ -92,11 +92,13 @@ export function rateLimited(operation: Operation, services: LimitPorts, handler:
 
   /** An IPv4 source (or an unknown one): one window, one hit, as before there were wider ones. */
   const countOne = (ctx: RequestContext, hash: string): HttpReply | Promise<HttpReply> => {
+    ctx.sourceKey = hash;
     const hit = services.limiter.hit(limiterKey(operation, hash), WINDOW_MS);
     return hit instanceof Promise ? hit.then((h) => decide(ctx, [h])) : decide(ctx, [hit]);
   };
 
   const countAll = (ctx: RequestContext, hashes: readonly string[]): HttpReply | Promise<HttpReply> => {
+    ctx.sourceKey = hashes[0];
     const hits = allOf(hashes.map((hash, i) => services.limiter.hit(limiterKey(operation, hash, windows[i]?.prefix), WINDOW_MS)));
     return hits instanceof Promise ? hits.then((h) => decide(ctx, h)) : decide(ctx, hits);
   };

@@ -65,6 +65,11 @@ export interface BodyRefusal {
 export interface StreamedBody {
   length: number;
   chunks(): Iterator<Uint8Array>;
+  /**
+   * Called once by the runtime when the body is over, however it ended: written whole, its client
+   * gone, or never written (a HEAD request): what a transfer holds is let go here (transfers.ts).
+   */
+  done?(): void;
 }
 
 /** What the core answers; each runtime writes it in its own way. `body` null means no body. */
@@ -109,6 +114,8 @@ export interface RequestContext {
   params: Readonly<Record<string, string>>;
   /** The RateLimit-* values for limited routes, set by the rate-limit wrapper. */
   rate: RateState | undefined;
+  /** The caller's source as the rate limit keys it (a keyed hash, never the address), set by the rate-limit wrapper. */
+  sourceKey?: string;
   /** The caller address, resolved at most once per request. */
   caller: CallerResult | undefined;
   /**

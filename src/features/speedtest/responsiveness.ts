@@ -1,6 +1,7 @@
 import { baseHeaders, bodyCutOffReply, jsonReply, problemReply } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { HttpReply, RequestContext } from '../../core/http/types.js';
+import { counted, isRefusal, type TransferLedger } from '../../core/http/transfers.js';
 import { NO_STORE, turnedOff, zeros } from './targets.js';
 
 /**
@@ -60,12 +61,14 @@ function small(ctx: RequestContext): HttpReply {
   return { status: 200, headers, body: '0' };
 }
 
-function large(ctx: RequestContext): HttpReply {
+function large(ctx: RequestContext, ledger: TransferLedger): HttpReply {
+  const transfer = ledger.begin(ctx);
+  if (isRefusal(transfer)) return transfer;
   const headers = baseHeaders(ctx, NO_STORE);
   headers.push('Content-Type', OCTETS, 'Content-Length', String(NQ_MAX_BYTES));
   // Written 16 KiB at a time: a response asked for on the same HTTP/2 connection (a client's
   // probe) waits behind what the server has queued, and a 256 KiB chunk is 100 ms at 20 Mbit/s.
-  return { status: 200, headers, body: null, stream: zeros(NQ_MAX_BYTES, 16 * 1024) };
+  return { status: 200, headers, body: null, stream: counted(zeros(NQ_MAX_BYTES, 16 * 1024), transfer) };
 }
 
 /** 413, and the connection closes: the rest of the body is not read (RFC 9110 §15.5.14). */
@@ -74,18 +77,24 @@ function tooLarge(ctx: RequestContext): HttpReply {
   return { ...problemReply(ctx, 'payload_too_large', detail), close: true };
 }
 
-async function upload(ctx: RequestContext): Promise<HttpReply> {
+async function upload(ctx: RequestContext, ledger: TransferLedger): Promise<HttpReply> {
   const declared = ctx.req.header('content-length');
   if (declared !== undefined && Number(declared) > NQ_MAX_BYTES) return tooLarge(ctx);
-  const body = await ctx.req.drainBody(NQ_MAX_BYTES);
+  const transfer = ledger.begin(ctx);
+  if (isRefusal(transfer)) return { ...transfer, close: true };
+  const body = await ctx.req.drainBody(NQ_MAX_BYTES).finally(transfer.end);
+  if (body.ok) transfer.moved(body.size);
   if (!body.ok) return body.reason === 'too_large' ? tooLarge(ctx) : bodyCutOffReply(ctx);
   const headers = baseHeaders(ctx, NO_STORE);
   headers.push('Content-Length', '0');
   return { status: 200, headers, body: null };
 }
 
-/** The routes; with the speed-test targets turned off, these answer 404 saying so, as those do. */
-export function responsivenessRoutes(enabled: boolean): RouteDefinition[] {
+/**
+ * The routes; with the speed-test targets turned off, these answer 404 saying so, as those do.
+ * `ledger` holds what each source has open and moved, shared with the targets (core/http/transfers.ts).
+ */
+export function responsivenessRoutes(enabled: boolean, ledger: TransferLedger): RouteDefinition[] {
   if (!enabled) {
     return [
       { path: NQ_PATHS.config, GET: { limit: null, handle: turnedOff } },
@@ -97,7 +106,7 @@ export function responsivenessRoutes(enabled: boolean): RouteDefinition[] {
   return [
     { path: NQ_PATHS.config, GET: { limit: 'rpm', handle: configuration } },
     { path: NQ_PATHS.small, GET: { limit: 'rpm', handle: small } },
-    { path: NQ_PATHS.large, GET: { limit: 'rpm', handle: large } },
-    { path: NQ_PATHS.upload, POST: { limit: 'rpm', handle: upload } },
+    { path: NQ_PATHS.large, GET: { limit: 'rpm', handle: (ctx) => large(ctx, ledger) } },
+    { path: NQ_PATHS.upload, POST: { limit: 'rpm', handle: (ctx) => upload(ctx, ledger) } },
   ];
 }

@@ -3,6 +3,7 @@ import { Problem } from '../../core/http/problems.js';
 import { baseHeaders, bodyCutOffReply, problemReply } from '../../core/http/respond.js';
 import type { RouteDefinition } from '../../core/http/router.js';
 import type { HttpReply, RequestContext, StreamedBody } from '../../core/http/types.js';
+import { counted, isRefusal, type TransferLedger } from '../../core/http/transfers.js';
 import { MAX_BYTES_PER_REQUEST } from './configuration.js';
 
 // The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
@@ -96,12 +97,14 @@ function requestedBytes(query: string): number {
   return bytes;
 }
 
-function download(ctx: RequestContext): HttpReply {
+function download(ctx: RequestContext, ledger: TransferLedger): HttpReply {
   const started = performance.now();
   const bytes = requestedBytes(ctx.req.query);
+  const transfer = ledger.begin(ctx);
+  if (isRefusal(transfer)) return transfer;
   const headers = targetHeaders(ctx, started);
   headers.push('Content-Type', 'application/octet-stream', 'Content-Length', String(bytes));
-  return { status: 200, headers, body: null, stream: zeros(bytes) };
+  return { status: 200, headers, body: null, stream: counted(zeros(bytes), transfer) };
 }
 
 /** 413, and the connection closes: the rest of the body is not read (RFC 9110 §15.5.14). */
@@ -115,14 +118,17 @@ function tooLarge(ctx: RequestContext): HttpReply {
  * client gone mid-upload (a page closed during its test) is answered, to nobody, like any cut
  * request body, not logged as a fault of ours.
  */
-async function upload(ctx: RequestContext): Promise<HttpReply> {
+async function upload(ctx: RequestContext, ledger: TransferLedger): Promise<HttpReply> {
   const declared = ctx.req.header('content-length');
   if (declared !== undefined && Number(declared) > MAX_BYTES_PER_REQUEST) return tooLarge(ctx);
   const length = declared === undefined ? 0 : Number(declared);
   const marks = length >= 4 ? [length / 4, length / 2, (3 * length) / 4] : [];
+  const transfer = ledger.begin(ctx);
+  if (isRefusal(transfer)) return { ...transfer, close: true };
   // The body starts arriving as the request is handed over (it follows the head).
   const arriving = performance.now();
-  const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST, marks);
+  const body = await ctx.req.drainBody(MAX_BYTES_PER_REQUEST, marks).finally(transfer.end);
+  if (body.ok) transfer.moved(body.size);
   if (!body.ok) {
     if (body.reason === 'too_large') return tooLarge(ctx);
     return bodyCutOffReply(ctx);
@@ -146,7 +152,8 @@ export function turnedOff(): never {
   throw new Problem('not_found', 'The speed-test targets are turned off on this service (NETDIAG_SPEEDTEST_TARGETS=off).');
 }
 
-export function speedTestTargets(enabled: boolean): RouteDefinition[] {
+/** The targets; `ledger` holds what each source has open and moved (core/http/transfers.ts). */
+export function speedTestTargets(enabled: boolean, ledger: TransferLedger): RouteDefinition[] {
   if (!enabled) {
     return [
       { path: '/__down', GET: { limit: null, handle: turnedOff } },
@@ -154,7 +161,7 @@ export function speedTestTargets(enabled: boolean): RouteDefinition[] {
     ];
   }
   return [
-    { path: '/__down', GET: { limit: 'speedtest', handle: download } },
-    { path: '/__up', POST: { limit: 'speedtest', handle: upload } },
+    { path: '/__down', GET: { limit: 'speedtest', handle: (ctx) => download(ctx, ledger) } },
+    { path: '/__up', POST: { limit: 'speedtest', handle: (ctx) => upload(ctx, ledger) } },
   ];
 }

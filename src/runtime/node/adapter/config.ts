@@ -2,6 +2,7 @@
 // operator interface): a table per program (one row per variable: parser and bounds, default,
 // description), read in order; then the checks that span variables; then the one step with I/O,
 // reading the files variables name (TLS certificate and key, geo databases).
+import { DEFAULT_TRANSFER_LIMITS, type TransferLimits } from '../../../core/http/transfers.js';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
@@ -66,9 +67,11 @@ export interface Config extends DnsBounds {
   logLevel: LogLevel;
   accessLog: boolean;
   speedTestTargets: boolean;
+  /** What one source may hold of the speed-test and responsiveness transfers (`NETDIAG_TRANSFERS_AT_ONCE`, `NETDIAG_TRANSFER_BYTES_PER_MINUTE`). */
+  transfers: TransferLimits;
   /** Whether /port/N connects to callers (`NETDIAG_PORT_CHECK`). */
   portCheck: boolean;
-  /** Whether `?ip=` asks for a special-use address's PTR (`NETDIAG_IP_PARAM_SPECIAL_PTR`). */
+  /** Whether `?ip=` and the DNS route ask about special-use reverse zones (`NETDIAG_IP_PARAM_SPECIAL_PTR`). */
   specialUsePtr: boolean;
   /** The TURN server credentials are minted for (`NETDIAG_TURN_*`), if any. */
   turn: TurnSettings | undefined;
@@ -85,6 +88,11 @@ export interface ListenerTimeouts {
   requestMs: number;
   /** How long an idle keep-alive connection (or an HTTP/2 session with no stream) is held. */
   keepAliveMs: number;
+  /**
+   * How long a connection, or an HTTP/2 stream, may make no progress, reading or writing, before
+   * it is closed: a download whose client stopped reading holds the host's socket memory until it is.
+   */
+  stallMs: number;
 }
 
 // ---- Parsers for what only Node reads (pure: text in, meaning out, or an Error saying why).
@@ -173,7 +181,7 @@ export const SERVE_VARIABLES = {
   ...SHARED_FEATURES,
   NETDIAG_REDIS_URL: variable<string | undefined>({ about: 'a shared rate-limit store: redis:// or rediss://', parse: (text) => url(text, ['redis:', 'rediss:']).href, default: undefined }),
   NETDIAG_PORT_CHECK: variable({ about: "on: /port/N connects to the caller's own address on port N", parse: onOff, default: false }),
-  NETDIAG_IP_PARAM_SPECIAL_PTR: variable({ about: "on: ?ip= also asks for a special-use address's PTR (the operator's private reverse zones)", parse: onOff, default: false }),
+  NETDIAG_IP_PARAM_SPECIAL_PTR: variable({ about: "on: ?ip= and /v1/dns/resolve also ask about special-use reverse zones (the operator's private ones)", parse: onOff, default: false }),
   NETDIAG_WORKERS: variable({ about: 'server threads on one port, or auto (one per core)', parse: workerCount, default: 1 }),
   NETDIAG_RATE_LIMIT_KEY: SHARED.NETDIAG_RATE_LIMIT_KEY,
   NETDIAG_PROBES: variable({ about: 'region=url pairs, comma-separated', parse: regionPairs(isRegionId, 'region=url', probeUrl), default: new Map<RegionId, string>() }),
@@ -184,6 +192,9 @@ export const SERVE_VARIABLES = {
   NETDIAG_HEADERS_TIMEOUT_MS: variable({ about: "time for a request's header block, a PROXY header, a TLS handshake", parse: wholeNumber(100, 600_000), default: 10_000 }),
   NETDIAG_REQUEST_TIMEOUT_MS: variable({ about: 'time for a whole request, body included', parse: wholeNumber(100, 3_600_000), default: 30_000 }),
   NETDIAG_KEEPALIVE_TIMEOUT_MS: variable({ about: 'how long an idle connection is held', parse: wholeNumber(100, 600_000), default: 5_000 }),
+  NETDIAG_TRANSFERS_AT_ONCE: variable({ about: 'speed-test and responsiveness transfers one source may have open at once', parse: wholeNumber(1, 1_000_000), default: DEFAULT_TRANSFER_LIMITS.atOnce }),
+  NETDIAG_TRANSFER_BYTES_PER_MINUTE: variable({ about: 'bytes one source may move through those transfers in a minute before new ones are refused', parse: wholeNumber(1_000_000, 1_000_000_000_000_000), default: DEFAULT_TRANSFER_LIMITS.bytesPerMinute }),
+  NETDIAG_STALL_TIMEOUT_MS: variable({ about: 'how long a connection or HTTP/2 stream may move nothing, either way, before it is closed', parse: wholeNumber(1_000, 600_000), default: 20_000 }),
   NETDIAG_LOG_LEVEL: SHARED.NETDIAG_LOG_LEVEL,
   NETDIAG_ACCESS_LOG: SHARED.NETDIAG_ACCESS_LOG,
   NETDIAG_METRICS_PORT: variable<number | undefined>({ about: 'a second listener serving GET /metrics; off when unset', parse: wholeNumber(0, 65535), default: undefined }),
@@ -199,6 +210,7 @@ export const PROBE_VARIABLES = {
   NETDIAG_HEADERS_TIMEOUT_MS: SERVE_VARIABLES.NETDIAG_HEADERS_TIMEOUT_MS,
   NETDIAG_REQUEST_TIMEOUT_MS: SERVE_VARIABLES.NETDIAG_REQUEST_TIMEOUT_MS,
   NETDIAG_KEEPALIVE_TIMEOUT_MS: SERVE_VARIABLES.NETDIAG_KEEPALIVE_TIMEOUT_MS,
+  NETDIAG_STALL_TIMEOUT_MS: SERVE_VARIABLES.NETDIAG_STALL_TIMEOUT_MS,
   NETDIAG_LOG_LEVEL: SERVE_VARIABLES.NETDIAG_LOG_LEVEL,
 };
 
@@ -216,14 +228,14 @@ function withSockets(upstream: UpstreamAddress, sockets: UdpSockets | undefined)
   return upstream;
 }
 
-type TimeoutValues = Pick<Values<typeof SERVE_VARIABLES>, 'NETDIAG_HEADERS_TIMEOUT_MS' | 'NETDIAG_REQUEST_TIMEOUT_MS' | 'NETDIAG_KEEPALIVE_TIMEOUT_MS'>;
+type TimeoutValues = Pick<Values<typeof SERVE_VARIABLES>, 'NETDIAG_HEADERS_TIMEOUT_MS' | 'NETDIAG_REQUEST_TIMEOUT_MS' | 'NETDIAG_KEEPALIVE_TIMEOUT_MS' | 'NETDIAG_STALL_TIMEOUT_MS'>;
 
 function timeouts(values: TimeoutValues): ListenerTimeouts {
   const headersMs = values.NETDIAG_HEADERS_TIMEOUT_MS;
   const requestMs = values.NETDIAG_REQUEST_TIMEOUT_MS;
   // Node refuses a request deadline shorter than the header deadline (it would never apply).
   if (requestMs < headersMs) fail('NETDIAG_REQUEST_TIMEOUT_MS', `must be at least NETDIAG_HEADERS_TIMEOUT_MS (${headersMs}), got ${requestMs}`);
-  return { headersMs, requestMs, keepAliveMs: values.NETDIAG_KEEPALIVE_TIMEOUT_MS };
+  return { headersMs, requestMs, keepAliveMs: values.NETDIAG_KEEPALIVE_TIMEOUT_MS, stallMs: values.NETDIAG_STALL_TIMEOUT_MS };
 }
 
 type TlsPaths = { cert: string; key: string } | undefined;
@@ -343,6 +355,7 @@ export function loadConfig(env: Env): Config {
     logLevel: v.NETDIAG_LOG_LEVEL,
     accessLog: v.NETDIAG_ACCESS_LOG,
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
+    transfers: { atOnce: v.NETDIAG_TRANSFERS_AT_ONCE, bytesPerMinute: v.NETDIAG_TRANSFER_BYTES_PER_MINUTE },
     portCheck: v.NETDIAG_PORT_CHECK,
     specialUsePtr: v.NETDIAG_IP_PARAM_SPECIAL_PTR,
     turn: turnSettings(v),

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '../../../app/app.js';
 import { drainStreamBody } from '../../../core/http/bounded-read.js';
 import { detachedProblem, headerPairs } from '../../../core/http/respond.js';
-import type { BodyBytes, BodyDrained, HttpReply, HttpRequest } from '../../../core/http/types.js';
+import type { BodyBytes, BodyDrained, HttpReply, HttpRequest, StreamedBody } from '../../../core/http/types.js';
 import type { ConnectionFacts } from '../../../core/http/connection.js';
 import { nodeConnection } from './connection.js';
 import { readNodeBody } from './read-body.js';
@@ -132,8 +132,10 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
     (outgoing as ServerResponse).writeHead(reply.status, reply.headers);
   }
   // HEAD keeps every header of the GET, Content-Length included, and sends no body.
-  if (incoming.method === 'HEAD') outgoing.end();
-  else if (reply.stream !== undefined) writeStream(outgoing, reply.stream.chunks());
+  if (incoming.method === 'HEAD') {
+    reply.stream?.done?.();
+    outgoing.end();
+  } else if (reply.stream !== undefined) writeStream(outgoing, reply.stream);
   else if (reply.body === null) outgoing.end();
   else outgoing.end(reply.body);
 }
@@ -150,12 +152,20 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
  * with 8 MiB. The turn's poll phase reads what has arrived; measured on loopback, it costs no
  * throughput (HTTP/2 4.0-4.8 Gbit/s either way).
  */
-function writeStream(outgoing: Outgoing, chunks: Iterator<Uint8Array>): void {
+function writeStream(outgoing: Outgoing, body: StreamedBody): void {
   // Both response classes are Writables; the union of their overloads is not callable as such.
   const writable = outgoing as ServerResponse;
+  // A client gone before the reply was written (it waited for the end of the turn) has had its 'close'.
+  if (writable.closed || writable.destroyed) {
+    body.done?.();
+    return;
+  }
+  const chunks = body.chunks();
   let gone = false;
+  // 'close' comes once the response is over, written whole or its client gone.
   writable.once('close', () => {
     gone = true;
+    body.done?.();
   });
   const pump = (): void => {
     for (;;) {

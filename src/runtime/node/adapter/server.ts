@@ -110,6 +110,11 @@ function boundHttp2Sessions(server: Http2SecureServer, timeouts: ListenerTimeout
     session.on('stream', (stream: ServerHttp2Stream) => {
       open += 1;
       clearTimeout(idle);
+      // A stream that moves nothing either way (a download its client stopped reading, held by
+      // flow control) is cancelled after the stall bound, whatever else the session carries.
+      stream.setTimeout(timeouts.stallMs, () => {
+        if (!stream.destroyed) stream.close(h2.NGHTTP2_CANCEL);
+      });
       const deadline = stream.endAfterHeaders
         ? undefined
         : setTimeout(() => {
@@ -185,7 +190,8 @@ function deferContinue(server: NodeServer, listener: Listener): void {
 /**
  * HTTP/1.1 by default; with TLS, HTTP/2 and HTTP/1.1 chosen by ALPN (RFC 7301). Every kind of
  * connection gets the same bounds (docs/design.md): header block size, header and request
- * deadlines, keep-alive time, and on HTTP/2 the stream limit and per-stream deadline.
+ * deadlines, keep-alive time, the stall bound, and on HTTP/2 the stream limit and per-stream
+ * deadline and stall bound.
  */
 export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, appListener: Listener): NodeServer {
   const { timeouts } = config;
@@ -215,8 +221,9 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     http1.connectionsCheckingInterval = checkingInterval(timeouts);
     http1.maxHeaderSize = MAX_HEADER_BYTES;
     http1.requireHostHeader = false;
-    // Idle sockets of either protocol: a backstop behind the bounds above.
-    server.setTimeout(timeouts.requestMs);
+    // A socket of either protocol that moves nothing either way for the stall bound is closed:
+    // an HTTP/1.1 download whose client stopped reading, or a whole HTTP/2 session so stalled.
+    server.setTimeout(timeouts.stallMs);
     server.on('clientError', onClientError);
     deferContinue(server, listener);
     boundHttp2Sessions(server, timeouts);
@@ -236,6 +243,9 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     },
     listener,
   );
+  // The same stall bound as TLS: without it, a download whose client stopped reading held its
+  // socket, and megabytes of the host's TCP memory, for as long as the client kept it open.
+  server.setTimeout(timeouts.stallMs);
   server.on('clientError', onClientError);
   deferContinue(server, listener);
   return server;

@@ -56,6 +56,6 @@ export function nodeServices(config: Config, logger: pino.Logger, metrics?: Node
     compress: nodeCompress,
     portCheck: config.portCheck ? tcpPortCheck() : PORT_CHECK_OFF,
   };
-  const options = operatorOptions(config, { trust: config.trust, trustHeader: config.trustHeader, colo: config.colo, specialUsePtr: config.specialUsePtr });
+  const options = { ...operatorOptions(config, { trust: config.trust, trustHeader: config.trustHeader, colo: config.colo, specialUsePtr: config.specialUsePtr }), transfers: config.transfers };
   return { services: { ports, options }, lifecycle: { limiter, dns, probes, events: observedEvents } };
 }
