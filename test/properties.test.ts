@@ -118,7 +118,8 @@ describe('DNS replies', () => {
             cache: new DnsCache(10, clock),
             clock,
           });
-          const app = createApp(testServices({ dns }));
+          // 192.0.2.10 is documentation space, special-use: the PTR is asked once the operator allows it.
+          const app = createApp(testServices({ dns, specialUsePtr: true }));
           const query = type === 'PTR' ? '192.0.2.10' : name;
           const res = await app.fetch(new Request(`http://api.test/v1/dns/resolve?name=${query}&type=${type}`), loopback);
           expect([200, 502]).toContain(res.status);

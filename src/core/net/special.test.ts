@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { ipv4RangeMatcher, parseAddress } from './address.js';
-import { isSpecialUse } from './special.js';
+import { reverseBlockOf, reverseNameOfText } from './reverse.js';
+import { isSpecialUse, specialUseKindOfBlock } from './special.js';
 import { parseTrustList } from './trust.js';
 
 function parsed(text: string) {
@@ -79,5 +80,51 @@ describe('IPv4 ranges as numbers', () => {
     expect(narrow.trusts(parsed('192.0.2.128'))).toBe(false);
     expect(narrow.trusts(parsed('::ffff:192.0.2.1'))).toBe(true);
     expect(narrow.trusts(parsed('::1'))).toBe(false);
+  });
+});
+
+describe('reverse zones of special-use blocks', () => {
+  const kindOf = (name: string) => {
+    const block = reverseBlockOf(name);
+    return block === undefined ? 'not a reverse name' : (specialUseKindOfBlock(block) ?? null);
+  };
+
+  it('reads the block a reverse name lies in, whatever stands left of its octets or nibbles', () => {
+    expect(reverseBlockOf('5.0.0.10.in-addr.arpa')).toEqual({ bytes: [10, 0, 0, 5], bits: 32 });
+    expect(reverseBlockOf('x.0.0.10.in-addr.arpa')).toEqual({ bytes: [10, 0, 0, 0], bits: 24 });
+    expect(reverseBlockOf('05.0.0.10.in-addr.arpa')).toEqual({ bytes: [10, 0, 0, 0], bits: 24 });
+    expect(reverseBlockOf('1.5.0.0.10.in-addr.arpa')).toEqual({ bytes: [10, 0, 0, 5], bits: 32 });
+    expect(reverseBlockOf('in-addr.arpa')).toEqual({ bytes: [0, 0, 0, 0], bits: 0 });
+    expect(reverseBlockOf('d.f.ip6.arpa')).toEqual({ bytes: [0xfd, ...new Array<number>(15).fill(0)], bits: 8 });
+    expect(reverseBlockOf('example.test')).toBeUndefined();
+    expect(reverseBlockOf('in-addr.arpa.example')).toBeUndefined();
+  });
+
+  it('a whole address, as the PTR of each spelling the route accepts makes it', () => {
+    for (const text of ['10.0.0.5', '::ffff:10.0.0.5', '127.0.0.1', '169.254.1.1', '100.64.0.1', '192.0.2.1', 'fd00::1', 'fe80::1', '::1', '2001:db8::1']) {
+      const name = reverseNameOfText(text) ?? '';
+      expect(kindOf(name), text).not.toBeNull();
+      // The same verdict as the one table of special-use addresses gives the address itself.
+      const address = parseAddress(text);
+      expect(address !== undefined && isSpecialUse(address), text).toBe(true);
+    }
+    // An IPv4-mapped address is judged as its IPv4 address, as everywhere else.
+    for (const text of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8']) expect(kindOf(reverseNameOfText(text) ?? ''), text).toBeNull();
+    expect(kindOf(reverseNameOfText('::ffff:10.0.0.5') ?? '')).toBe('private-use (RFC 1918)');
+  });
+
+  it('a zone is special-use when its whole block is, and says which kind', () => {
+    expect(kindOf('10.in-addr.arpa')).toBe('private-use (RFC 1918)');
+    expect(kindOf('168.192.in-addr.arpa')).toBe('private-use (RFC 1918)');
+    expect(kindOf('127.in-addr.arpa')).toBe('loopback');
+    expect(kindOf('d.f.ip6.arpa')).toBe('unique local (RFC 4193)');
+    expect(kindOf('8.b.d.0.1.0.0.2.ip6.arpa')).not.toBeNull();
+    // 192.0.0.0/8 holds 192.168.0.0/16 but is not wholly special; 172.16.0.0/12 is not octet-aligned.
+    expect(kindOf('192.in-addr.arpa')).toBeNull();
+    expect(kindOf('172.in-addr.arpa')).toBeNull();
+    expect(kindOf('16.172.in-addr.arpa')).toBe('private-use (RFC 1918)');
+    expect(kindOf('in-addr.arpa')).toBeNull();
+    expect(kindOf('ip6.arpa')).toBeNull();
+    expect(kindOf('8.8.8.in-addr.arpa')).toBeNull();
   });
 });

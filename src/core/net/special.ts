@@ -1,7 +1,9 @@
 import ipaddr from 'ipaddr.js';
 import { ipv4RangeMatcher, type ParsedAddress } from './address.js';
+import type { ReverseBlock } from './reverse.js';
 
 type RangeEntry = [ipaddr.IPv4, number];
+type Range6Entry = [ipaddr.IPv6, number];
 
 /**
  * ipaddr.js's own table of IPv4 special-use ranges (the one `range()` walks, with an object
@@ -17,9 +19,22 @@ function specialRangesOfIpaddr(): Record<string, RangeEntry | RangeEntry[]> {
   return table as Record<string, RangeEntry | RangeEntry[]>;
 }
 
-function isRangeList(entry: RangeEntry | RangeEntry[]): entry is RangeEntry[] {
-  return Array.isArray(entry[0]);
+function isRangeList<T>(entry: T | T[]): entry is T[] {
+  return Array.isArray((entry as unknown[])[0]);
 }
+
+/** ipaddr.js's IPv6 special-use table, each block with the name `range()` gives it. */
+function specialRanges6OfIpaddr(): [string, Range6Entry][] {
+  const table: unknown = (ipaddr.IPv6.prototype as unknown as { SpecialRanges?: unknown }).SpecialRanges;
+  if (typeof table !== 'object' || table === null) throw new Error('ipaddr.js no longer has IPv6.prototype.SpecialRanges');
+  return Object.entries(table as Record<string, Range6Entry | Range6Entry[]>).flatMap(([name, entry]) => (isRangeList(entry) ? entry : [entry]).map((e): [string, Range6Entry] => [name, e]));
+}
+
+/** Every special-use block of both families with its range name, for the reverse-zone check (not a hot path). */
+const SPECIAL_BLOCKS = {
+  v4: Object.entries(specialRangesOfIpaddr()).flatMap(([name, entry]) => (isRangeList(entry) ? entry : [entry]).map((e): [string, RangeEntry] => [name, e])),
+  v6: specialRanges6OfIpaddr(),
+};
 
 /**
  * Private, loopback, link-local, documentation, multicast, CGNAT, translation and other
@@ -42,6 +57,28 @@ export function specialUseKind(address: ParsedAddress): string | undefined {
   if (!isSpecialUse(address)) return undefined;
   const range = address.addr.range();
   return SPECIAL_USE_WORDS[range] ?? `special-use (${range})`;
+}
+
+/**
+ * What kind of special-use block a reverse zone belongs to, in words, or undefined when the block
+ * is not wholly special-use: `10.in-addr.arpa` (10.0.0.0/8) is private-use, `192.in-addr.arpa`
+ * (192.0.0.0/8) is not, though 192.168.0.0/16 lies inside it. A question about such a zone reads
+ * a resolver's private reverse data (RFC 6303) as a PTR of a special-use address does.
+ */
+export function specialUseKindOfBlock(block: ReverseBlock): string | undefined {
+  // An IPv4-mapped block (::ffff:0:0/96 and within) is judged as the IPv4 block it maps, as
+  // parseAddress reads `::ffff:a.b.c.d` as IPv4 for every other rule: `::ffff:10.0.0.5` is
+  // private-use, `::ffff:8.8.8.8` is not.
+  if (block.bytes.length === 16 && block.bits >= 96 && block.bytes.slice(0, 10).every((b) => b === 0) && block.bytes[10] === 0xff && block.bytes[11] === 0xff) {
+    return specialUseKindOfBlock({ bytes: block.bytes.slice(12), bits: block.bits - 96 });
+  }
+  const v4 = block.bytes.length === 4;
+  const first = ipaddr.fromByteArray(block.bytes);
+  const blocks: [string, [ipaddr.IPv4 | ipaddr.IPv6, number]][] = v4 ? SPECIAL_BLOCKS.v4 : SPECIAL_BLOCKS.v6;
+  for (const [name, [network, bits]] of blocks) {
+    if (bits <= block.bits && first.match(network, bits)) return SPECIAL_USE_WORDS[name] ?? `special-use (${name})`;
+  }
+  return undefined;
 }
 
 /** ipaddr.js's range names (RFC 6890 registries) as a reader would say them. */

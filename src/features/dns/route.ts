@@ -9,6 +9,8 @@ import { canonicalName, reverseName } from '../../engines/dns/names.js';
 import type { Resolution, Resolver } from '../../engines/dns/resolver.js';
 import { DNS_TYPES, MAX_NAME_LENGTH, isDnsType, type DnsResult, type DnsType } from '../../common/dns-types.js';
 import { DnsFailure } from '../../core/ports/dns-transport.js';
+import { reverseBlockOf } from '../../core/net/reverse.js';
+import { specialUseKindOfBlock } from '../../core/net/special.js';
 
 const required = (key: string): Problem => new Problem('invalid_parameter', `The query parameter "${key}" is required.`);
 
@@ -18,7 +20,7 @@ const required = (key: string): Problem => new Problem('invalid_parameter', `The
  * type, then the name's form, which depends on the type) before a parameter that is missing, and
  * `name`, the subject of the question, before `type`.
  */
-function parseQuestion(query: string): { name: string; type: DnsType } {
+function parseQuestion(query: string): { raw: string; name: string; type: DnsType } {
   const { name: raw, type } = queryParameters(query, ['name', 'type']);
   if (raw !== undefined && (raw.length < 1 || raw.length > MAX_NAME_LENGTH)) {
     throw new Problem('invalid_parameter', `name must be 1 to ${MAX_NAME_LENGTH} characters; got ${raw.length}.`);
@@ -26,10 +28,26 @@ function parseQuestion(query: string): { name: string; type: DnsType } {
   if (type !== undefined && !isDnsType(type)) throw new Problem('invalid_parameter', `type must be one of ${DNS_TYPES.join(', ')}.`);
   if (raw === undefined) throw required('name');
   if (type === undefined) throw required('type');
-  return { name: type === 'PTR' ? reverseName(raw) : canonicalName(raw), type };
+  return { raw, name: type === 'PTR' ? reverseName(raw) : canonicalName(raw), type };
 }
 
-export function dnsRoute(resolver: Resolver): RouteDefinition {
+/**
+ * Refuses a question about a special-use address's reverse zone, whichever way it is spelt: a PTR
+ * of `10.0.0.5` or `::ffff:10.0.0.5`, or any type asked of a name under `10.in-addr.arpa` (the
+ * same rule as `/v1/ip?ip=`, and the same switch, NETDIAG_IP_PARAM_SPECIAL_PTR): a resolver may
+ * hold private reverse zones (RFC 6303) that are nobody else's business. The check is made on
+ * the canonical name, the one the resolver would be asked.
+ */
+function refuseSpecialReverse(raw: string, name: string, type: DnsType): void {
+  const block = reverseBlockOf(name);
+  const kind = block === undefined ? undefined : specialUseKindOfBlock(block);
+  if (kind === undefined) return;
+  const what = type === 'PTR' ? `${raw} is a ${kind} address` : `${name} lies in the reverse zone of ${kind} addresses`;
+  throw new Problem('invalid_parameter', `${what}: this server does not ask its resolver about special-use addresses, whose reverse zones belong to the networks that use them (RFC 6303). The operator can allow it with NETDIAG_IP_PARAM_SPECIAL_PTR.`);
+}
+
+/** `specialUsePtr`: questions about special-use reverse zones are asked too (OperatorOptions.specialUsePtr). */
+export function dnsRoute(resolver: Resolver, options: { specialUsePtr: boolean } = { specialUsePtr: false }): RouteDefinition {
   // A cached result keeps its identity for a whole second (see DnsCache), so its serialised
   // form is made once per second per name instead of once per request.
   const serialized = new WeakMap<DnsResult, Serialized>();
@@ -72,7 +90,8 @@ export function dnsRoute(resolver: Resolver): RouteDefinition {
       limit: 'dns',
       // Bad parameters are refused before they cost the caller quota.
       accept: (ctx) => {
-        const { name, type } = parseQuestion(ctx.req.query);
+        const { raw, name, type } = parseQuestion(ctx.req.query);
+        if (!options.specialUsePtr) refuseSpecialReverse(raw, name, type);
         ctx.params = { name, type };
       },
       handle: (ctx) => {
