@@ -26,13 +26,22 @@ function showCredits(): void {
   element.hidden = false;
 }
 
-/** The one command that installs the command-line client from this server, when it serves one. */
+/**
+ * The one command that installs the command-line client from this server, when it serves one;
+ * over plain HTTP (not a secure context) why it is not offered instead (report.ts clientInstallCommand).
+ */
 function showClientInstall(): void {
-  const command = clientInstallCommand(location.origin, document.documentElement.dataset.clientPackage);
-  if (command === undefined) return;
-  const element = $('#client-install');
+  const clientPackage = document.documentElement.dataset.clientPackage;
+  if (clientPackage === undefined) return;
+  const command = clientInstallCommand(location.origin, clientPackage, window.isSecureContext);
+  if (command === undefined) {
+    const why = $('#client-install-refused');
+    why.textContent = t('page.client-https-only');
+    why.hidden = false;
+    return;
+  }
   $('#client-install code').textContent = command;
-  element.hidden = false;
+  $('#client-install').hidden = false;
 }
 
 document.addEventListener('DOMContentLoaded', () => {

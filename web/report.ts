@@ -92,22 +92,24 @@ export const BROWSER_LIMIT_BPS = 500e6;
  * to measure without one (shown apart from the words, left to right in every language, and copied
  * as it is).
  */
-export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string, clientPackage: string | undefined): { text: string; command: string } | undefined {
+export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string, clientPackage: string | undefined, secure: boolean): { text: string; command: string } | undefined {
   const top = Math.max(downloadBps ?? 0, uploadBps ?? 0);
   if (top < BROWSER_LIMIT_BPS) return undefined;
   const run = `netdiag speedtest --url ${origin}`;
   // Installed from this server when it serves the client; no registry has a package by that name.
-  const install = clientInstallCommand(origin, clientPackage);
+  const install = clientInstallCommand(origin, clientPackage, secure);
   return { text: t('verdict.browser-limit', { rate: `${num(Math.round(top / 1e6))} ${t('unit.mbit-axis')}` }), command: install === undefined ? run : `${install} && ${run}` };
 }
 
 /**
  * The one command that installs the command-line client from this server
  * (src/features/client-package.ts), or undefined when the server serves none (the page's root
- * element says where: `data-client-package`).
+ * element says where: `data-client-package`) or the page is not in a secure context: over plain
+ * HTTP anyone on the path could swap the tarball, and `npm install -g` runs its scripts, often as
+ * root. A secure context is HTTPS, or a loopback address, where there is no path to be on.
  */
-export function clientInstallCommand(origin: string, clientPackage: string | undefined): string | undefined {
-  return clientPackage === undefined ? undefined : `npm install -g ${origin}${clientPackage}`;
+export function clientInstallCommand(origin: string, clientPackage: string | undefined, secure: boolean): string | undefined {
+  return clientPackage === undefined || !secure ? undefined : `npm install -g ${origin}${clientPackage}`;
 }
 
 /** An axis tick as the language writes numbers: whole from 100 up or when whole, else two significant digits. */

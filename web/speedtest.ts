@@ -137,7 +137,7 @@ function showResult(result: SpeedResult): void {
   const verdict = $('#speed-verdict');
   verdict.textContent = result.verdict ?? '';
   verdict.hidden = result.verdict === undefined;
-  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin, document.documentElement.dataset.clientPackage);
+  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin, document.documentElement.dataset.clientPackage, window.isSecureContext);
   const noteElement = $('#speed-note');
   noteElement.hidden = note === undefined;
   if (note === undefined) noteElement.replaceChildren();

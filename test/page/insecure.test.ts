@@ -131,4 +131,14 @@ describe.skipIf(!ready)('the page over plain HTTP by a LAN address (an insecure 
     await page.screenshot({ path: `${ARTIFACTS}page-insecure.png`, fullPage: true });
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it('offers no install command over plain HTTP, and says why (issue 69: anyone on the path could swap the package)', async () => {
+    const { page, errors } = await open();
+    await page.waitForSelector('#client-install-refused:not([hidden])');
+    expect(await page.isHidden('#client-install')).toBe(true);
+    expect(await page.textContent('#client-install-refused')).toMatch(/^This server offers the netdiag command line over HTTPS only: this page came over plain HTTP/);
+    expect(await page.content()).not.toContain('npm install');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -33,18 +33,22 @@ describe('what a missing figure says', () => {
 
 describe('the browser as the limit', () => {
   it('is named from the threshold up, with the faster direction and the command to run instead', () => {
-    expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'http://192.0.2.1:8080', '/client/netdiag-client.tgz')).toBeUndefined();
-    expect(browserLimitNote(undefined, undefined, 'http://192.0.2.1:8080', '/client/netdiag-client.tgz')).toBeUndefined();
-    const note = browserLimitNote(20e6, 1.2e9, 'http://192.0.2.1:8080', '/client/netdiag-client.tgz');
+    expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
+    expect(browserLimitNote(undefined, undefined, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
+    const note = browserLimitNote(20e6, 1.2e9, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true);
     expect(note?.text).toMatch(/^At 1200 Mbit\/s your browser may be what limits the result rather than your connection/);
     // About the person's browser, not about a test machine of ours.
     expect(note?.text).not.toMatch(/netdiag's test machine|loopback/);
     // Installed from this server: no registry has a package by that name.
-    expect(note?.command).toBe('npm install -g http://192.0.2.1:8080/client/netdiag-client.tgz && netdiag speedtest --url http://192.0.2.1:8080');
+    expect(note?.command).toBe('npm install -g https://192.0.2.1:8080/client/netdiag-client.tgz && netdiag speedtest --url https://192.0.2.1:8080');
   });
 
   it('names no install command where the server serves no client package (Workers)', () => {
-    expect(browserLimitNote(1.2e9, 10e6, 'https://example.test', undefined)?.command).toBe('netdiag speedtest --url https://example.test');
+    expect(browserLimitNote(1.2e9, 10e6, 'https://example.test', undefined, true)?.command).toBe('netdiag speedtest --url https://example.test');
+  });
+
+  it('names no install command over plain HTTP (not a secure context): anyone on the path could swap the package', () => {
+    expect(browserLimitNote(1.2e9, 10e6, 'http://192.0.2.1:8080', '/client/netdiag-client.tgz', false)?.command).toBe('netdiag speedtest --url http://192.0.2.1:8080');
   });
 });
 

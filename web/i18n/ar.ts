@@ -32,6 +32,7 @@ export const ar: Catalogue = {
   'page.footer': 'netdiag: أدوات تشخيص شبكة مستضافة ذاتيًا.',
   'page.api': 'API',
   'page.client': 'سطر أوامر netdiag، يُثبَّت من هذا الخادم (Node 20 أو أحدث):',
+  'page.client-https-only': 'يقدّم هذا الخادم سطر أوامر netdiag عبر HTTPS فقط: وصلت هذه الصفحة عبر HTTP غير المشفّر، حيث يستطيع أي أحد على الطريق استبدال الحزمة، وnpm يشغّل نصوص ما يثبّته. افتح الصفحة على عنوان https:// لهذا الخادم، أو ثبّت العميل على جهاز الخادم نفسه.',
   'page.credits': 'بيانات الموقع والشبكة: {credits}.',
   'page.credits-separator': '؛ ',
   // Units and small words, as numbers are written with them.

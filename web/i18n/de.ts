@@ -32,6 +32,7 @@ export const de: Catalogue = {
   'page.footer': 'netdiag: selbst gehostete Netzwerkdiagnose.',
   'page.api': 'API',
   'page.client': 'Die netdiag-Kommandozeile, von diesem Server installiert (Node 20 oder neuer):',
+  'page.client-https-only': 'Dieser Server bietet die netdiag-Kommandozeile nur über HTTPS an: Diese Seite kam über unverschlüsseltes HTTP, wo jeder auf dem Weg das Paket austauschen könnte, und npm führt die Skripte dessen aus, was es installiert. Öffnen Sie die Seite unter der https://-Adresse dieses Servers oder installieren Sie den Client auf dem Rechner des Servers selbst.',
   'page.credits': 'Standort- und Netzwerkdaten: {credits}.',
   'page.credits-separator': '; ',
   // Units and small words, as numbers are written with them.

@@ -14,6 +14,7 @@ export const en = {
   'page.footer': 'netdiag: self-hosted network diagnostics.',
   'page.api': 'API',
   'page.client': 'The netdiag command line, installed from this server (Node 20 or later):',
+  'page.client-https-only': 'This server offers the netdiag command line over HTTPS only: this page came over plain HTTP, where anyone on the way could swap the package, and npm runs the scripts of what it installs. Open the page at this server\'s https:// address, or install the client on the server\'s own machine.',
   'page.credits': 'Location and network data: {credits}.',
   'page.credits-separator': '; ',
   // Units and small words, as numbers are written with them.

@@ -31,6 +31,7 @@ export const es: Catalogue = {
   'page.footer': 'netdiag: diagnóstico de red autoalojado.',
   'page.api': 'API',
   'page.client': 'La línea de órdenes de netdiag, instalada desde este servidor (Node 20 o posterior):',
+  'page.client-https-only': 'Este servidor ofrece la línea de órdenes de netdiag solo por HTTPS: esta página llegó por HTTP sin cifrar, donde cualquiera en el camino podría cambiar el paquete, y npm ejecuta los scripts de lo que instala. Abra la página en la dirección https:// de este servidor o instale el cliente en la propia máquina del servidor.',
   'page.credits': 'Datos de ubicación y de red: {credits}.',
   'page.credits-separator': '; ',
   'unit.ms': '{value} ms',

@@ -31,6 +31,7 @@ export const ja: Catalogue = {
   'page.footer': 'netdiag：セルフホスト型のネットワーク診断ツール。',
   'page.api': 'API',
   'page.client': 'netdiag コマンドライン（このサーバーからインストール、Node 20 以降）：',
+  'page.client-https-only': 'このサーバーは netdiag コマンドラインを HTTPS でのみ提供します。このページは暗号化されていない HTTP で届いたため、途中の誰でもパッケージを差し替えられ、npm はインストールするもののスクリプトを実行します。このサーバーの https:// のアドレスでページを開くか、サーバー自身のマシンでクライアントをインストールしてください。',
   'page.credits': '位置情報とネットワークデータ：{credits}。',
   'page.credits-separator': '、',
   'unit.ms': '{value} ms',
