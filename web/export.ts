@@ -2,6 +2,7 @@
 // each direction's load counted and timed, and every round trip) and a watch's polls, as JSON and
 // CSV. No DOM here, so each format is unit-tested on its own (test/page/export.test.ts);
 // `download` hands the text over.
+import { csvRows } from '../src/common/csv.js';
 import type { Poll } from '../src/common/series.js';
 import type { SharedResult } from '../src/common/speedtest/share.js';
 import { INTERVAL_MS, type DirectionMeasure, type Progress, type RoundTrip } from '../src/common/speedtest/working.js';
@@ -84,8 +85,7 @@ export function testJson(t: TestExport): string {
   );
 }
 
-const csvCell = (v: string | number | null) => (v === null ? '' : typeof v === 'number' ? String(v) : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-const csv = (rows: (string | number | null)[][]) => `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
+const csv = csvRows;
 
 /** One table: a row per figure, then a row per quarter second of each direction's load and per round trip. */
 export function testCsv(t: TestExport): string {

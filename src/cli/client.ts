@@ -41,15 +41,39 @@ export function problemText(body: string, status: number): string {
 /** The fetch a client sends with: the platform's, or one bound to an address family (src/cli/ip-families.ts). */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
+/** Same-origin redirects followed for one API call; the API itself sends none. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Sends `init` to `url`, following a redirect only within `url`'s origin: a redirect elsewhere
+ * would have this command print, and a monitor record, another server's answer as this one's (a
+ * 302 from a hostile or misconfigured deployment), so it is refused, naming where it led.
+ */
+async function sameOrigin(send: Fetcher, url: string, init: RequestInit): Promise<Response> {
+  const origin = new URL(url).origin;
+  let at = url;
+  for (let hop = 0; ; hop++) {
+    const res = await send(at, { ...init, redirect: 'manual' });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (location === null) return res;
+    await res.body?.cancel();
+    const next = new URL(location, at);
+    if (next.origin !== origin) throw new ApiFailure(`${at} redirected to ${next.origin}, another server; netdiag follows no redirect away from the server it was given (if you trust that one, give it with --url ${next.origin})`, res.status);
+    if (hop === MAX_REDIRECTS) throw new ApiFailure(`${url} redirected more than ${String(MAX_REDIRECTS)} times`, res.status);
+    at = next.href;
+  }
+}
+
 export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch): Client {
   const base = url.replace(/\/+$/, '');
   const call = async <T>(path: string, init: RequestInit): Promise<T> => {
     let res: Response;
     let text: string;
     try {
-      res = await send(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      res = await sameOrigin(send, `${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
       text = await boundedText(res, MAX_API_BODY_BYTES);
     } catch (err) {
+      if (err instanceof ApiFailure) throw err;
       if (err instanceof BodyTooLarge) throw new ApiFailure(`${base}${path} answered more than ${String(err.limit)} bytes, far more than any answer of the API; is this a netdiag server?`);
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));
     }

@@ -15,8 +15,16 @@ type IpData = Schemas['CallerIpData'];
 const orNone = (value: string | number | null | undefined, none = '-'): string => (value === null || value === undefined || value === '' ? none : String(value));
 const joined = (parts: (string | null)[]): string => parts.filter((p) => p !== null && p !== '').join(', ') || '-';
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `data` of /v1/ip with the objects the table reads, or a failure that says it is not the API's answer (never a TypeError). */
+function ipData(base: string, d: unknown): IpData {
+  if (isObject(d) && typeof d.address === 'string' && isObject(d.network) && isObject(d.location) && isObject(d.connection)) return d as unknown as IpData;
+  throw new ApiFailure(`${base}/v1/ip answered data without the API's address, network, location and connection; is this a netdiag server?`);
+}
+
 export async function ipCommand(client: Client, out: Output): Promise<void> {
-  const d = await client.get<IpData>('/v1/ip');
+  const d = ipData(client.base, await client.get<unknown>('/v1/ip'));
   if (out.json) {
     printJson(d);
     return;
@@ -52,7 +60,8 @@ async function clientRtt(client: Client): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < 5; i++) {
     const started = performance.now();
-    const res = await fetch(`${client.base}/v1/health`, { signal: AbortSignal.timeout(client.timeoutMs) });
+    // client.get above refused a redirect away; a timing request follows none at all.
+    const res = await fetch(`${client.base}/v1/health`, { redirect: 'error', signal: AbortSignal.timeout(client.timeoutMs) });
     samples.push(performance.now() - started);
     await discardBounded(res, MAX_API_BODY_BYTES);
   }

@@ -28,6 +28,19 @@ function parseUrl(value: string): string {
   return url.href;
 }
 
+/** An origin (`https://host:port`), as `--allow-origin` takes it: a URL's scheme, host and port, nothing after. */
+function parseOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not an origin; give one like https://rpm.example.net');
+  }
+  if (url.protocol !== 'https:') throw new InvalidArgumentError('the test runs over HTTPS: give an https:// origin');
+  if (url.origin !== value.replace(/\/$/, '')) throw new InvalidArgumentError(`give the origin alone (${url.origin}), without a path, query or fragment`);
+  return url.origin;
+}
+
 function parseSeconds(value: string): number {
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0 || seconds > 3600) throw new InvalidArgumentError('give seconds, more than 0 and at most 3600');
@@ -120,10 +133,11 @@ export function addClientCommands(root: Command): void {
     });
   clientCommand(root, 'rpm', 'responsiveness under load in round trips per minute (RPM), by the IETF draft, against the deployment or any server that follows it')
     .option('--config <url>', "a responsiveness configuration to test against instead of the deployment's (any server that serves the draft's, e.g. https://host/.well-known/nq)", parseUrl)
-    .action(async (options: ClientOptions & { config?: string }) => {
+    .option('--allow-origin <origin>', "let the configuration send the test's load to this origin too (by default only to its own; repeat for more)", (value: string, before: string[] | undefined) => [...(before ?? []), parseOrigin(value)])
+    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[] }) => {
       const { rpmCommand } = await import('./rpm-command.js');
       const configUrl = options.config ?? new URL('/.well-known/nq', options.url).href;
-      process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000 });
+      process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000, allowOrigins: options.allowOrigin ?? [] });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')

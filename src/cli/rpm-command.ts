@@ -13,6 +13,8 @@ interface RpmOptions {
   configUrl: string;
   /** How long a connection may take, and how long nothing may move, ms. */
   timeoutMs: number;
+  /** Origins besides the configuration's own that its URLs may send the load to (`--allow-origin`). */
+  allowOrigins?: readonly string[];
 }
 
 /** The exit status of a run that was interrupted (128 + SIGINT), as the speed test's. */
@@ -92,7 +94,9 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
   let down: DirectionRpm;
   let up: DirectionRpm;
   try {
-    const urls = await fetchRpmConfig(options.configUrl, options.timeoutMs);
+    const urls = await fetchRpmConfig(options.configUrl, options.timeoutMs, options.allowOrigins);
+    // Said whatever the output: the load goes to a server the configuration named, not the one given.
+    if (urls.origin !== new URL(options.configUrl).origin) process.stderr.write(`netdiag: the test's load goes to ${urls.origin}, as the configuration ${terminalText(options.configUrl)} names it (allowed with --allow-origin)\n`);
     const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal };
     down = await runDirection(urls, 'download', run);
     up = await runDirection(urls, 'upload', run);

@@ -55,8 +55,22 @@ function rpmUrls(config: unknown): RpmUrls {
   return found;
 }
 
-/** Fetches and checks the configuration at `url`, within `timeoutMs`. */
-export async function fetchRpmConfig(url: string, timeoutMs: number): Promise<RpmUrls> {
+/**
+ * The origin the test's load goes to: the configuration's own, or one the user allowed
+ * (`--allow-origin`). A configuration is the server's word, and one that names URLs elsewhere
+ * (another host, port or scheme, an internal address) would aim 150 requests and an upload of
+ * gigabytes at a place the user never named; the three URLs share one origin (rpmUrls).
+ */
+function loadOrigin(urls: RpmUrls, configUrl: string, allowed: readonly string[]): string {
+  const own = new URL(configUrl).origin;
+  const origin = urls.small.origin;
+  if (urls.large.origin !== origin || urls.upload.origin !== origin) throw new RpmConfigError(`the three URLs must share one origin, got ${[...new Set([urls.small.origin, urls.large.origin, urls.upload.origin])].join(', ')}`);
+  if (origin === own || allowed.includes(origin)) return origin;
+  throw new RpmConfigError(`the configuration ${configUrl} sends the test's load to ${origin}, not to ${own}: netdiag rpm loads only the server you name. To test ${origin}, give its configuration (--config ${origin}/.well-known/nq), or let this one send the load there with --allow-origin ${origin}`);
+}
+
+/** Fetches and checks the configuration at `url`, within `timeoutMs`; its URLs and the origin they load. */
+export async function fetchRpmConfig(url: string, timeoutMs: number, allowedOrigins: readonly string[] = []): Promise<RpmUrls & { origin: string }> {
   let res: Response;
   try {
     res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
@@ -72,11 +86,17 @@ export async function fetchRpmConfig(url: string, timeoutMs: number): Promise<Rp
     throw new RpmConfigError(`could not read the configuration ${url} (${err instanceof Error ? err.message : String(err)})`);
   }
   if (!res.ok) throw new RpmConfigError(`the configuration ${url} answered ${String(res.status)}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
+  return readRpmConfig(text, url, allowedOrigins);
+}
+
+/** A configuration's text, fetched from `url`, checked: its URLs and the origin they load, or RpmConfigError naming what is wrong. */
+export function readRpmConfig(text: string, url: string, allowedOrigins: readonly string[] = []): RpmUrls & { origin: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new RpmConfigError(`the configuration ${url} is not JSON`);
   }
-  return rpmUrls(parsed);
+  const urls = rpmUrls(parsed);
+  return { ...urls, origin: loadOrigin(urls, url, allowedOrigins) };
 }

@@ -115,4 +115,25 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
       await fake.close();
     }
   }, 40_000);
+
+  it("a configuration that names another server's URLs: exit 1 naming both, and the other server is sent nothing; --allow-origin sends it the load and says so (issue 69)", async () => {
+    const target = await startFakeRpmServer(cert, () => ({}));
+    const named = { small_download_url: `${target.origin}/internal/admin?x=1`, large_download_url: `${target.origin}/large`, upload_url: `${target.origin}/internal/api/delete-everything` };
+    const config = await startFakeRpmServer(cert, () => ({ version: 1, urls: named }));
+    try {
+      const refused = await runCli(['rpm', '--url', config.origin], trust, 30_000);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(`netdiag: the configuration ${config.origin}/.well-known/nq sends the test's load to ${target.origin}, not to ${config.origin}: netdiag rpm loads only the server you name. To test ${target.origin}, give its configuration (--config ${target.origin}/.well-known/nq), or let this one send the load there with --allow-origin ${target.origin}\n`);
+      expect(target.requests).toEqual([]);
+      // Allowed by name: the load goes there (this fake stalls it at once), and the output says where it went.
+      const allowed = await runCli(['rpm', '--url', config.origin, '--allow-origin', target.origin, '--timeout', '2', '--json'], trust, 30_000);
+      expect(allowed.stderr).toContain(`netdiag: the test's load goes to ${target.origin}, as the configuration ${config.origin}/.well-known/nq names it (allowed with --allow-origin)\n`);
+      expect(target.requests).toContain('/large');
+      // An origin is a scheme, a host and a port: a path is refused as a usage error.
+      expect((await runCli(['rpm', '--url', config.origin, '--allow-origin', `${target.origin}/x`], trust, 30_000)).code).toBe(2);
+    } finally {
+      await target.close();
+      await config.close();
+    }
+  }, 60_000);
 });

@@ -86,7 +86,7 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     }
     const [alert, recovery, ...more] = noticesOf('answer');
     expect(more).toEqual([]);
-    expect(alert).toMatchObject({ kind: 'alert', title: `netdiag monitor: answer on ${server.url}: 2 breaches in a row`, body: '- answers "192.0.2.99" (expected unchanged from "192.0.2.40")' });
+    expect(alert).toMatchObject({ kind: 'alert', title: `netdiag monitor: answer on ${server.url}: 2 breaches in a row`, body: '- answers `192.0.2.99` (expected unchanged from `192.0.2.40`)' });
     expect(recovery).toMatchObject({ kind: 'recovery', title: `netdiag monitor: answer on ${server.url} recovered` });
     const db = new DatabaseSync(join(dir, 'dns.db'), { readOnly: true });
     const rows = (db.prepare("SELECT figures FROM runs WHERE check_name = 'answer' ORDER BY id").all() as { figures: string }[]).map((r) => JSON.parse(r.figures) as { answers: string; answer_count: number });
@@ -96,6 +96,27 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     expect(rows.some((r) => r.answers === '192.0.2.99')).toBe(true);
     expect(rows.at(-1)?.answers).toBe('192.0.2.40');
   }, 120_000);
+
+  it("an answer a server's owner chose reaches the alert inert: no mention, link, bidi control or line break a chat app acts on (issue 69)", async () => {
+    const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_RATE_LIMITS: 'dns=100000' });
+    const file = configFile('hostile', server.url, '  - name: hostile answer\n    run: dns\n    query: chat.hostile.test\n    type: TXT\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { answers: "= expected words" }\n    alert_after: 1\n');
+    const monitor = startMonitor(file);
+    try {
+      await until('the alert', () => noticesOf('hostile answer').length >= 1, 30_000, monitor.lines);
+    } finally {
+      await stop(monitor);
+      await server.close();
+    }
+    const body = noticesOf('hostile answer')[0]?.body ?? '';
+    // The answer as text in one code span, with what chat apps act on replaced, and nothing of it removed but the invisible.
+    expect(body).toBe("- answers `\uff20everyone [verify your account](https://evil.example/login) \u2039!channel\u203a lanigiro 'code' second line` (expected = expected words)");
+    expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069\n\r]|@/u);
+    // The history keeps the answer as it came, quoted as JSON.
+    const db = new DatabaseSync(join(dir, 'hostile.db'), { readOnly: true });
+    const row = db.prepare('SELECT breaches FROM runs ORDER BY id LIMIT 1').get() as { breaches: string };
+    db.close();
+    expect((JSON.parse(row.breaches) as string[])[0]).toContain('@everyone');
+  }, 60_000);
 
   it('a family that stops working: IPv6 through its own origin answers, then does not; one alert naming the state', async () => {
     const v6Port = await freePort();
@@ -116,7 +137,7 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     }
     const [alert, ...more] = noticesOf('both families');
     expect(more).toEqual([]);
-    expect(alert?.body).toBe('- ipv6 "failed" (expected = ok)');
+    expect(alert?.body).toBe('- ipv6 `failed` (expected = ok)');
     expect(runs()[0]).toMatch(/: ipv4 ok, ipv6 ok, ipv4_ms [0-9.]+, ipv6_ms [0-9.]+$/);
   }, 120_000);
 

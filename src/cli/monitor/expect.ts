@@ -97,16 +97,18 @@ export function meets(e: Expectation, actual: unknown, known?: unknown): boolean
 /**
  * Each expectation the figures miss, as "download_mbps 12.3 (expected >= 70% of 500)" or
  * 'answers "192.0.2.9" (expected unchanged from "192.0.2.1")'; `known` holds the figures of the
- * last run that met every expectation.
+ * last run that met every expectation. `quote` writes a text figure (a server's words): JSON
+ * quotes for the history, alert-text.ts's for an alert.
  */
-export function breaches(expectations: readonly Expectation[], figures: Readonly<Record<string, unknown>>, known: Readonly<Record<string, unknown>> = {}): string[] {
+export function breaches(expectations: readonly Expectation[], figures: Readonly<Record<string, unknown>>, known: Readonly<Record<string, unknown>> = {}, quote: (text: string) => string = (text) => JSON.stringify(text)): string[] {
   return expectations
     .filter((e) => !meets(e, figures[e.figure], known[e.figure]))
     .map((e) => {
       const actual = figures[e.figure];
       // A grade as it is written (B), other text quoted ("192.0.2.9"), a number as it is.
-      const shown = actual === undefined || actual === null ? 'not measured' : typeof actual === 'string' && e.kind === 'grade' ? actual : JSON.stringify(actual);
-      const expected = e.kind === 'unchanged' ? `unchanged from ${JSON.stringify(known[e.figure])}` : e.text;
+      const shown = actual === undefined || actual === null ? 'not measured' : typeof actual === 'string' ? (e.kind === 'grade' ? actual : quote(actual)) : JSON.stringify(actual);
+      const before = known[e.figure];
+      const expected = e.kind === 'unchanged' ? `unchanged from ${typeof before === 'string' ? quote(before) : JSON.stringify(before)}` : e.text;
       return `${e.figure} ${shown} (expected ${expected})`;
     });
 }

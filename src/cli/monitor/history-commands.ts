@@ -3,6 +3,7 @@
 // page's history file; and a page's history file taken in as runs, so a person moves between the
 // browser and the monitor.
 import { readFileSync } from 'node:fs';
+import { csvRows } from '../../common/csv.js';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
 import { print, printJson, table, type Output } from '../output.js';
 import { durationMs, type MonitorConfig } from './monitor-config.js';
@@ -45,9 +46,9 @@ export async function historyCommand(configPath: string, out: Output, options: {
     return 0;
   }
   if (options.csv === true) {
-    const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-    const lines = ['started_at,check,server,ok,error,breaches,figures', ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)].map(cell).join(','))];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // A server's problem text or DNS answer lands in a cell: csvCell makes none of them a formula.
+    const header = ['started_at', 'check', 'server', 'ok', 'error', 'breaches', 'figures'];
+    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)])]));
     return 0;
   }
   if (runs.length === 0) {

@@ -3,6 +3,7 @@
 // sent. Runs against one server never overlap (a speed test and a
 // responsiveness test at once would each measure the other), nor do a check's own runs.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { alertQuoted } from './alert-text.js';
 import { afterRun, delivery, noticeFor, type Delivery } from './alerts.js';
 import type { MonitorCheck, MonitorConfig } from './monitor-config.js';
 import { breaches } from './expect.js';
@@ -54,7 +55,10 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
       const startedAt = Date.now();
       const outcome = await runCheck(ctx.entry, check, server, stop);
       if (stop.aborted) return;
-      const missed = outcome.ok ? breaches(check.expect, outcome.figures, store.lastMet(check.name, server)) : [`the check did not run: ${outcome.error ?? ''}`];
+      const known = store.lastMet(check.name, server);
+      const missed = outcome.ok ? breaches(check.expect, outcome.figures, known) : [`the check did not run: ${outcome.error ?? ''}`];
+      // The same, with the server's words made inert for a chat app, for the notice alone.
+      const told = outcome.ok ? breaches(check.expect, outcome.figures, known, alertQuoted) : [`the check did not run: ${alertQuoted(outcome.error ?? '')}`];
       const record: RunRecord = { check: check.name, server, startedAt, durationMs: outcome.durationMs, ok: outcome.ok, error: outcome.error, figures: outcome.figures, breaches: missed };
       store.addRun(record);
       const { state, send } = afterRun(store.alertState(check.name, server), missed.length > 0, check.alertAfter);
@@ -62,7 +66,7 @@ async function loop(ctx: LoopContext, check: MonitorCheck, server: string, serve
       ctx.metrics.observe(record, state);
       store.prune(Date.now() - ctx.keepMs);
       log(`${check.name} on ${server}: ${summary(record)}${missed.length > 0 ? `; breach ${String(state.streak)} in a row: ${missed.join('; ')}` : ''}`);
-      if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? missed : [summary(record)]));
+      if (send !== undefined) notices.send(noticeFor(send, check.name, server, state.streak, send === 'alert' ? told : [summary(record, alertQuoted)]));
     });
   }
 }

@@ -51,11 +51,11 @@ export async function openHistory(path: string): Promise<Store | undefined> {
 }
 
 /** The figures a line of the log shows for a run. */
-export function summary(r: RunRecord): string {
-  if (!r.ok) return `failed: ${r.error ?? ''}`;
+export function summary(r: RunRecord, quote: (text: string) => string = String): string {
+  if (!r.ok) return `failed: ${quote(r.error ?? '')}`;
   const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 40));
   return shown
     .slice(0, 6)
-    .map(([k, v]) => `${k} ${String(v)}`)
+    .map(([k, v]) => `${k} ${typeof v === 'string' ? quote(v) : String(v)}`)
     .join(', ');
 }

@@ -2,7 +2,7 @@
 // rather than misread, old runs pruned, and a file that cannot be made or written (a full disk)
 // said with its path, with every run committed before kept.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -40,6 +40,26 @@ describe("the monitor's history", () => {
     expect(again.prune(1500)).toBe(1);
     expect(again.runs().map((r) => r.startedAt)).toEqual([2000]);
     again.close();
+  });
+
+  it('keeps the history private to its user: a folder it makes 0700, the database, -wal and -shm 0600, under umask 022 (issue 69)', async () => {
+    const before = process.umask(0o022);
+    try {
+      const path = join(dir, 'private', 'monitor.db');
+      const store = await openStore(path);
+      store.addRun(run(1000));
+      const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
+      expect([mode(join(dir, 'private')), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual(['700', '600', '600', '600']);
+      store.close();
+      // A history an earlier netdiag left readable to all is made private when opened.
+      const old = join(dir, 'old.db');
+      writeFileSync(old, '');
+      chmodSync(old, 0o644);
+      (await openStore(old)).close();
+      expect(mode(old)).toBe('600');
+    } finally {
+      process.umask(before);
+    }
   });
 
   it('migrates a version 1 file in place: its runs and alert state kept, its runs the monitor\'s own', async () => {

@@ -4,7 +4,7 @@
 // schema carries its version (PRAGMA user_version) and each newer version is a migration applied
 // in one transaction. Alert state (breaches in a row, alerting or not) lives beside the runs, so a
 // restart neither repeats an alert nor forgets a streak.
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 
@@ -72,6 +72,25 @@ const MIGRATIONS: readonly string[] = [
 
 export class StoreError extends Error {}
 
+/**
+ * The history is the user's own: a folder the monitor makes is 0700, and the database 0600 before
+ * SQLite opens it (its -wal and -shm take the database's mode; under the usual umask 022 all three
+ * were 0644, readable by every user of the machine). A history from before is made private too; a
+ * folder that was there already is left as it is (it may be shared, as /tmp is).
+ */
+function keepPrivate(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'wx', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(file) || (statSync(file).mode & 0o077) === 0) continue;
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // A file system made read-only, or a file of another user's: SQLite's own open says what is wrong.
+    }
+  }
+}
+
 export interface Store {
   addRun(run: RunRecord): void;
   /** Records imported runs in one transaction, each unless a run of its check and server started at the same time; how many were new. */
@@ -110,7 +129,7 @@ export async function openStore(path: string): Promise<Store> {
   let db: DatabaseSync | undefined;
   let statements: ReturnType<typeof prepared>;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    keepPrivate(path);
     db = new sqlite.DatabaseSync(path);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
     migrate(db);
