@@ -148,6 +148,25 @@ const history = fc.oneof(
   fc.stringMatching(/^tested_at,mode,download_mbps\n(?:[0-9T:.Z-]{0,24},(?:full|light|),[0-9.eE+-]{0,8}\n){0,3}$/),
 );
 
+// Reverse-zone names (RFC 1035 §3.5, RFC 3596 §2.5): octet and nibble labels, with junk ones,
+// upper case and a final dot, and the addresses a PTR names, in each spelling.
+const octetLabel = fc.oneof(fc.nat(255).map(String), fc.constantFrom('010', '256', '0/25', 'x', '-1', ''));
+const nibbleLabel = fc.oneof(fc.nat(15).map((n) => n.toString(16)), fc.constantFrom('F', '10', 'g', ''));
+const reverseZone = fc.oneof(
+  fc.tuple(fc.array(octetLabel, { maxLength: 6 }), fc.constantFrom('in-addr.arpa', 'IN-ADDR.ARPA', 'in-addr.arpa.')).map(([labels, suffix]) => [...labels, suffix].join('.')),
+  fc.tuple(fc.array(nibbleLabel, { maxLength: 34 }), fc.constantFrom('ip6.arpa', 'IP6.ARPA.', 'ip6.arpa')).map(([labels, suffix]) => [...labels, suffix].join('.')),
+  fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.5', '::ffff:10.0.0.5', '::ffff:a00:5', 'fd00::1', 'fe80::1%eth0', '192.168.1.1', '8.8.8.8')),
+);
+
+// Responsiveness configurations: the draft's shape with URLs on the configuration's origin, the
+// allowed one, others, and not URLs at all.
+const nqUrl = fc.tuple(fc.constantFrom('https://config.test', 'https://allowed.test:8443', 'https://other.test', 'http://config.test', 'https://config.test:444', 'https://CONFIG.test', 'not a url', ''), fc.constantFrom('/s', '/l', '/u', '/internal?x=1', '')).map(([origin, path]) => `${origin}${path}`);
+const nqKeys = ['small_download_url', 'large_download_url', 'upload_url', 'small_https_download_url', 'large_https_download_url', 'https_upload_url'];
+const rpmConfig = fc.oneof(
+  fc.tuple(fc.constantFrom<unknown>(1, 2, '1', null), fc.dictionary(fc.constantFrom(...nqKeys), fc.oneof(nqUrl, fc.jsonValue()), { maxKeys: 6 })).map(([version, urls]) => JSON.stringify({ version, urls })),
+  fc.json({ maxDepth: 3 }),
+);
+
 /** Each target's fresh inputs, as bytes. */
 export const GENERATORS = {
   dns: fc.oneof(randomBytes, dnsMessage),
@@ -158,4 +177,6 @@ export const GENERATORS = {
   accept: bytesOf(fc.oneof(anyText, accept)),
   share: bytesOf(fc.oneof(anyText, share)),
   history: bytesOf(fc.oneof(anyText, history)),
+  'reverse-zone': bytesOf(fc.oneof(anyText, reverseZone)),
+  'rpm-config': bytesOf(fc.oneof(anyText, rpmConfig)),
 } satisfies Record<string, fc.Arbitrary<Uint8Array>>;

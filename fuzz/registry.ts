@@ -9,6 +9,8 @@ import * as forwarded from './targets/forwarded.js';
 import * as history from './targets/history.js';
 import * as proxyProtocol from './targets/proxy-protocol.js';
 import * as query from './targets/query.js';
+import * as reverseZone from './targets/reverse-zone.js';
+import * as rpmConfig from './targets/rpm-config.js';
 import * as share from './targets/share.js';
 
 export interface Target {
@@ -17,7 +19,7 @@ export interface Target {
   inputs: fc.Arbitrary<Uint8Array>;
 }
 
-const MODULES = { dns, 'proxy-protocol': proxyProtocol, forwarded, address, query, accept, share, history };
+const MODULES = { dns, 'proxy-protocol': proxyProtocol, forwarded, address, query, accept, share, history, 'reverse-zone': reverseZone, 'rpm-config': rpmConfig };
 
 export type TargetName = keyof typeof MODULES;
 

@@ -19,6 +19,8 @@ const RUNS: Record<TargetName, number> = {
   accept: 8_000,
   share: 15_000,
   history: 8_000,
+  'reverse-zone': 15_000,
+  'rpm-config': 10_000,
 };
 
 /** The regression inputs of findings still open: run by regressions.test.ts, not mutated here. */
