@@ -10,7 +10,11 @@ const problemOf = (reply: Transfer | HttpReply) => {
   if (!isRefusal(reply)) throw new Error('not refused');
   const body = JSON.parse(reply.body ?? '{}') as { code: string; detail: string };
   const at = reply.headers.indexOf('Retry-After');
-  return { status: reply.status, code: body.code, detail: body.detail, retryAfter: at === -1 ? undefined : reply.headers[at + 1] };
+  const reset = reply.headers.indexOf('RateLimit-Reset');
+  const retryAfter = at === -1 ? undefined : reply.headers[at + 1];
+  // As on every 429: Retry-After equals RateLimit-Reset, here the bound's.
+  expect(reset === -1 ? undefined : reply.headers[reset + 1]).toBe(retryAfter);
+  return { status: reply.status, code: body.code, detail: body.detail, retryAfter };
 };
 
 describe('the transfers one source may hold', () => {

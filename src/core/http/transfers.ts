@@ -64,11 +64,11 @@ export class TransferLedger {
     if (holding === undefined) this.#bySource.set(key, (holding = { open: 0, window, bytes: 0 }));
     else if (holding.window !== window) Object.assign(holding, { window, bytes: 0 });
     if (holding.open >= this.limits.atOnce) {
-      return problemReply(ctx, 'rate_limit_exceeded', `This source has ${String(holding.open)} speed-test and responsiveness transfers open on this server, the most it allows at once; retry when one has ended.`, { 'Retry-After': '1' });
+      return refusal(ctx, this.limits.atOnce, '1', `This source has ${String(holding.open)} speed-test and responsiveness transfers open on this server, the most it allows at once; retry when one has ended.`);
     }
     if (holding.bytes >= this.limits.bytesPerMinute) {
       const reset = String(Math.max(1, Math.ceil((window + WINDOW_MS - now) / 1000)));
-      return problemReply(ctx, 'rate_limit_exceeded', `This source has moved ${String(holding.bytes)} bytes through the speed-test and responsiveness transfers in this minute, more than the ${String(this.limits.bytesPerMinute)} it allows; retry after ${reset} s.`, { 'Retry-After': reset });
+      return refusal(ctx, this.limits.bytesPerMinute, reset, `This source has moved ${String(holding.bytes)} bytes through the speed-test and responsiveness transfers in this minute, more than the ${String(this.limits.bytesPerMinute)} it allows; retry after ${reset} s.`);
     }
     holding.open += 1;
     const held = holding;
@@ -91,6 +91,15 @@ export class TransferLedger {
     this.#swept = window;
     for (const [key, holding] of this.#bySource) if (holding.open === 0 && holding.window !== window) this.#bySource.delete(key);
   }
+}
+
+/**
+ * The 429 of a transfer bound: its RateLimit-* headers report the bound that refused it, not the
+ * request window's, so Retry-After equals RateLimit-Reset as on every 429 of the API.
+ */
+function refusal(ctx: RequestContext, limit: number, reset: string, detail: string): HttpReply {
+  ctx.rate = { limit: String(limit), remaining: '0', reset };
+  return problemReply(ctx, 'rate_limit_exceeded', detail, { 'Retry-After': reset });
 }
 
 /** Whether `begin` refused: its answer is a reply, not a transfer. */
