@@ -98,9 +98,10 @@ describe.skipIf(!ready)('the speed test across the link matrix (issue 48)', () =
     const pageCount = link.countCarried();
     const page: PageRun = await runPageTest(browser, served.base, scratch);
     const pageCarried = await pageCount.stop();
-    const { misses, figures, used } = judgeCell(cell, truth, cli, page, SUITE_BOUNDS, { cli: cliCarried, page: pageCarried });
+    const { misses, figures, used, notHeld } = judgeCell(cell, truth, cli, page, SUITE_BOUNDS, { cli: cliCarried, page: pageCarried });
     process.stdout.write(cellLine(cell, truth, figures));
     process.stdout.write(`  ${cell.name} bounds used: ${boundsUsedText(used)}\n`);
+    if (notHeld.length > 0) process.stdout.write(`  ${cell.name} figures not held (a lossy queue): ${notHeld.join('; ')}\n`);
     if (cell.kind === 'unshaped' && REPEATS > 1) {
       // The set of ten each: the first run above and nine more, CLI and page in turn.
       // Each counted on the router: its rates are held to what the link carried in its window.
