@@ -1,6 +1,5 @@
-// What one source may hold of the speed-test and responsiveness transfers (issue 69): the rate
-// limits count requests, and a request here can hold a connection and gigabytes (`/nq/large` is
-// 8 GiB), so eight of them pulled 8.4 GB in 3 s and 2 000 paused ones held memory for a minute.
+// What one source may hold of the speed-test and responsiveness transfers: the rate limits count
+// requests, and a request here can hold a connection and gigabytes (`/nq/large` is 8 GiB).
 // So: at most `atOnce` transfers open at once, and new ones only while the source has moved under
 // `bytesPerMinute` in the current minute; past either, a 429 problem that says which. A transfer
 // begun within the budget runs to its own end. Both are sized so that an honest test never meets
