@@ -180,7 +180,7 @@ export const ar: Catalogue = {
   'loss.no-turn': 'ليس لدى هذا الخادم خادم TURN يُقاس من خلاله',
   'loss.no-webrtc': 'WebRTC معطّل في هذا المتصفح',
   'loss.not-udp': 'يتعذّر الوصول إلى خادم TURN ({url}) عبر UDP العادي، وهو ما يحتاج إليه المحرّك',
-  'loss.turn-timeout': 'لم يستجب خادم TURN خلال 5 ث (هل يحجب جدار حماية أو VPN بروتوكول UDP؟)',
+  'loss.turn-timeout': 'لم يُنشأ اتصال عبر خادم TURN خلال 10 ث (هل يحجب جدار حماية أو VPN بروتوكول UDP؟)',
   // The verdict line above the figures.
   'verdict.use-streaming': 'بث الفيديو',
   'verdict.use-video-calls': 'مكالمات الفيديو',

@@ -180,7 +180,7 @@ export const de: Catalogue = {
   'loss.no-turn': 'dieser Server hat keinen TURN-Server, über den er gemessen werden könnte',
   'loss.no-webrtc': 'in diesem Browser ist WebRTC abgeschaltet',
   'loss.not-udp': 'der TURN-Server ({url}) ist nicht über reines UDP erreichbar, das die Engine braucht',
-  'loss.turn-timeout': 'der TURN-Server hat nicht innerhalb von 5 s geantwortet (UDP durch eine Firewall oder ein VPN blockiert?)',
+  'loss.turn-timeout': 'keine Verbindung über den TURN-Server innerhalb von 10 s (UDP durch eine Firewall oder ein VPN blockiert?)',
   // The verdict line above the figures.
   'verdict.use-streaming': 'Video-Streaming',
   'verdict.use-video-calls': 'Videoanrufe',

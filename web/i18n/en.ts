@@ -162,7 +162,7 @@ export const en = {
   'loss.no-turn': 'this server has no TURN server to measure it through',
   'loss.no-webrtc': 'this browser has WebRTC turned off',
   'loss.not-udp': 'the TURN server ({url}) is not reachable over plain UDP, which the engine needs',
-  'loss.turn-timeout': 'the TURN server did not answer within 5 s (UDP blocked by a firewall or a VPN?)',
+  'loss.turn-timeout': 'no connection through the TURN server within 10 s (UDP blocked by a firewall or a VPN?)',
   // The verdict line above the figures.
   'verdict.use-streaming': 'streaming video',
   'verdict.use-video-calls': 'video calls',

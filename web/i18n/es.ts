@@ -172,7 +172,7 @@ export const es: Catalogue = {
   'loss.no-turn': 'este servidor no tiene un servidor TURN con el que medirla',
   'loss.no-webrtc': 'este navegador tiene WebRTC desactivado',
   'loss.not-udp': 'el servidor TURN ({url}) no es accesible por UDP simple, que es lo que necesita el motor',
-  'loss.turn-timeout': 'el servidor TURN no respondió en 5 s (¿UDP bloqueado por un cortafuegos o una VPN?)',
+  'loss.turn-timeout': 'ninguna conexión a través del servidor TURN en 10 s (¿UDP bloqueado por un cortafuegos o una VPN?)',
   'verdict.use-streaming': 'streaming de video',
   'verdict.use-video-calls': 'videollamadas',
   'verdict.use-gaming': 'juegos en línea',

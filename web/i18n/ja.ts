@@ -172,7 +172,7 @@ export const ja: Catalogue = {
   'loss.no-turn': 'このサーバーには測定に使うTURNサーバーがありません',
   'loss.no-webrtc': 'このブラウザーではWebRTCが無効になっています',
   'loss.not-udp': 'TURNサーバー（{url}）に通常のUDPで到達できません（エンジンにはUDPが必要です）',
-  'loss.turn-timeout': 'TURNサーバーが5秒以内に応答しませんでした（ファイアウォールやVPNでUDPがブロックされている可能性があります）',
+  'loss.turn-timeout': 'TURNサーバー経由の接続が10秒以内に確立しませんでした（ファイアウォールやVPNでUDPがブロックされている可能性があります）',
   'verdict.use-streaming': '動画ストリーミング',
   'verdict.use-video-calls': 'ビデオ通話',
   'verdict.use-gaming': 'オンラインゲーム',
