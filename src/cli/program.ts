@@ -16,13 +16,17 @@ interface ClientOptions {
   timeout: number;
 }
 
-function parseUrl(value: string): string {
-  let url: URL;
+/** `value` as a URL, or the option's error saying what to give instead. */
+function urlOrError(value: string, notOne: string): URL {
   try {
-    url = new URL(value);
+    return new URL(value);
   } catch {
-    throw new InvalidArgumentError('not a URL; give one like https://netdiag.example.net');
+    throw new InvalidArgumentError(notOne);
   }
+}
+
+function parseUrl(value: string): string {
+  const url = urlOrError(value, 'not a URL; give one like https://netdiag.example.net');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('only http: and https: URLs are served');
   if (url.search !== '' || url.hash !== '') throw new InvalidArgumentError('give the deployment\'s base URL, without a query or fragment');
   return url.href;
@@ -30,12 +34,7 @@ function parseUrl(value: string): string {
 
 /** An origin (`https://host:port`), as `--allow-origin` takes it: a URL's scheme, host and port, nothing after. */
 function parseOrigin(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('not an origin; give one like https://rpm.example.net');
-  }
+  const url = urlOrError(value, 'not an origin; give one like https://rpm.example.net');
   if (url.protocol !== 'https:') throw new InvalidArgumentError('the test runs over HTTPS: give an https:// origin');
   if (url.origin !== value.replace(/\/$/, '')) throw new InvalidArgumentError(`give the origin alone (${url.origin}), without a path, query or fragment`);
   return url.origin;
