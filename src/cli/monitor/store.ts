@@ -24,6 +24,18 @@ export interface RunRecord {
   breaches: string[];
   /** Where it came from: a run of the monitor, or a result imported from the page's history file. */
   source?: 'monitor' | 'import';
+  /** The server's rate limit refused it (ok false, `error` the command's reason): never judged, it counts in no streak. */
+  limited?: boolean;
+}
+
+/** A notice not yet delivered to one target, kept across a stop (alerts.ts). */
+export interface PendingNotice {
+  id: number;
+  /** The notice, as JSON. */
+  notice: string;
+  target: string;
+  /** Tries that failed so far. */
+  attempts: number;
 }
 
 export interface AlertState {
@@ -68,6 +80,16 @@ const MIGRATIONS: readonly string[] = [
    INSERT INTO last_met (check_name, server, figures)
      SELECT check_name, server, figures FROM runs
      WHERE id IN (SELECT max(id) FROM runs WHERE ok = 1 AND breaches = '[]' GROUP BY check_name, server);`,
+  // Version 3: runs the server's rate limit refused, told from runs that failed (they count in no
+  // streak); and the outbox, each notice not yet delivered to a target, so a notice pending when
+  // the monitor stops is sent after the next start rather than lost (docs/monitor.md, "Alerts").
+  `ALTER TABLE runs ADD COLUMN limited INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE outbox (
+     id INTEGER PRIMARY KEY,
+     notice TEXT NOT NULL,
+     target TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0
+   );`,
 ];
 
 export class StoreError extends Error {}
@@ -103,15 +125,30 @@ export interface Store {
   lastMet(check: string, server: string): Record<string, unknown> | undefined;
   alertState(check: string, server: string): AlertState;
   setAlertState(check: string, server: string, state: AlertState): void;
+  /** The last `count` runs of the check against the server that were judged (the monitor's, not refused by a rate limit), newest first. */
+  judgedRuns(check: string, server: string, count: number): RunRecord[];
+  /** Keeps a notice for a target until it is delivered or given up; its id. */
+  queueNotice(notice: string, target: string): number;
+  /** Notes how many tries of a kept notice have failed. */
+  noticeTried(id: number, attempts: number): void;
+  /** Forgets a kept notice: delivered, or given up. */
+  noticeDone(id: number): void;
+  /** The notices kept, oldest first. */
+  pendingNotices(): PendingNotice[];
   close(): void;
 }
 
 /** The statements the history runs, prepared once. */
 function prepared(db: DatabaseSync) {
   return {
-    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     exists: db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1'),
-    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
+    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
+    selectJudged: db.prepare("SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited FROM runs WHERE check_name = ? AND server = ? AND source = 'monitor' AND limited = 0 ORDER BY started_at DESC, id DESC LIMIT ?"),
+    queue: db.prepare('INSERT INTO outbox (notice, target, attempts) VALUES (?, ?, 0) RETURNING id'),
+    tried: db.prepare('UPDATE outbox SET attempts = ? WHERE id = ?'),
+    done: db.prepare('DELETE FROM outbox WHERE id = ?'),
+    pending: db.prepare('SELECT id, notice, target, attempts FROM outbox ORDER BY id'),
     selectMet: db.prepare('SELECT figures FROM last_met WHERE check_name = ? AND server = ?'),
     putMet: db.prepare('INSERT INTO last_met (check_name, server, figures) VALUES (?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET figures = excluded.figures'),
     deleteBefore: db.prepare('DELETE FROM runs WHERE started_at < ?'),
@@ -119,6 +156,23 @@ function prepared(db: DatabaseSync) {
     putState: db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting'),
   };
 }
+
+/** A row of `runs` as the statements read it. */
+// A type, not an interface: a statement's rows (Record<string, SQLOutputValue>) convert to it.
+type RunRow = { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string; limited: number };
+
+const runOfRow = (row: RunRow): RunRecord => ({
+  check: row.check_name,
+  server: row.server,
+  startedAt: row.started_at,
+  durationMs: row.duration_ms,
+  ok: row.ok === 1,
+  error: row.error,
+  figures: JSON.parse(row.figures) as Record<string, unknown>,
+  breaches: JSON.parse(row.breaches) as string[],
+  source: row.source === 'import' ? 'import' : 'monitor',
+  limited: row.limited === 1,
+});
 
 /** Opens (creating when missing) and migrates the history at `path`. */
 export async function openStore(path: string): Promise<Store> {
@@ -141,7 +195,7 @@ export async function openStore(path: string): Promise<Store> {
     if (db?.isOpen === true) db.close();
     throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${unwritable(path)}`);
   }
-  const { insert, exists, select, selectMet, putMet, deleteBefore, getState, putState } = statements;
+  const { insert, exists, select, selectJudged, queue, tried, done, pending, selectMet, putMet, deleteBefore, getState, putState } = statements;
   const write = <T>(what: string, fn: () => T): T => {
     try {
       return fn();
@@ -150,7 +204,7 @@ export async function openStore(path: string): Promise<Store> {
       throw new StoreError(`cannot ${what} in the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor');
+  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0);
   return {
     addRun: (r) => {
       write('record a run', () => {
@@ -184,18 +238,16 @@ export async function openStore(path: string): Promise<Store> {
           throw err;
         }
       }),
-    runs: (since = 0) =>
-      (select.all(since) as { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string }[]).map((row) => ({
-        check: row.check_name,
-        server: row.server,
-        startedAt: row.started_at,
-        durationMs: row.duration_ms,
-        ok: row.ok === 1,
-        error: row.error,
-        figures: JSON.parse(row.figures) as Record<string, unknown>,
-        breaches: JSON.parse(row.breaches) as string[],
-        source: row.source === 'import' ? 'import' : 'monitor',
-      })),
+    runs: (since = 0) => (select.all(since) as RunRow[]).map(runOfRow),
+    judgedRuns: (check, server, count) => (selectJudged.all(check, server, count) as RunRow[]).map(runOfRow),
+    queueNotice: (notice, target) => write('keep a notice', () => Number((queue.get(notice, target) as { id: number | bigint }).id)),
+    noticeTried: (id, attempts) => {
+      write('note a try of a notice', () => tried.run(attempts, id));
+    },
+    noticeDone: (id) => {
+      write('forget a delivered notice', () => done.run(id));
+    },
+    pendingNotices: () => (pending.all() as { id: number | bigint; notice: string; target: string; attempts: number }[]).map((row) => ({ ...row, id: Number(row.id) })),
     lastMet: (check, server) => {
       const row = selectMet.get(check, server) as { figures: string } | undefined;
       return row === undefined ? undefined : (JSON.parse(row.figures) as Record<string, unknown>);
