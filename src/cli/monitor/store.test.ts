@@ -17,7 +17,7 @@ afterAll(() => {
 const run = (startedAt: number, ok = true): RunRecord => ({ check: 'speed', server: 'http://a', startedAt, durationMs: 1000, ok, error: ok ? null : 'down', figures: ok ? { download_mbps: 93.5 } : {}, breaches: ok ? [] : ['the check did not run: down'] });
 
 describe("the monitor's history", () => {
-  it('creates a WAL file at the latest schema version (2), in a folder it makes, and keeps runs and alert state across opens', async () => {
+  it('creates a WAL file at the latest schema version (3), in a folder it makes, and keeps runs and alert state across opens', async () => {
     const path = join(dir, 'deep', 'er', 'monitor.db');
     const store = await openStore(path);
     store.addRun(run(1000));
@@ -26,7 +26,7 @@ describe("the monitor's history", () => {
     store.close();
     const raw = new DatabaseSync(path, { readOnly: true });
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
     raw.close();
     const again = await openStore(path);
     expect(again.runs().map((r) => [r.startedAt, r.ok, r.figures, r.breaches])).toEqual([
@@ -74,12 +74,12 @@ describe("the monitor's history", () => {
       PRAGMA user_version = 1;`);
     raw.close();
     const store = await openStore(path);
-    expect(store.runs()).toEqual([{ check: 'speed', server: 'http://a', startedAt: 5000, durationMs: 900, ok: true, error: null, figures: { download_mbps: 50 }, breaches: [], source: 'monitor' }]);
+    expect(store.runs()).toEqual([{ check: 'speed', server: 'http://a', startedAt: 5000, durationMs: 900, ok: true, error: null, figures: { download_mbps: 50 }, breaches: [], source: 'monitor', limited: false }]);
     expect(store.alertState('speed', 'http://a')).toEqual({ streak: 2, alerting: true });
     expect(store.lastMet('speed', 'http://a')).toEqual({ download_mbps: 50 });
     store.close();
     const after = new DatabaseSync(path, { readOnly: true });
-    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
     after.close();
   });
 
@@ -107,12 +107,47 @@ describe("the monitor's history", () => {
     store.close();
   });
 
+  it("tells a run the server's rate limit refused from one that failed, and leaves it out of the runs a streak is judged on, as imported ones", async () => {
+    const store = await openStore(join(dir, 'limited.db'));
+    store.addRun(run(1000, false));
+    store.addRun({ ...run(2000, false), error: 'refused by the rate limit', breaches: [], limited: true });
+    store.importRuns([{ ...run(2500), figures: { download_mbps: 1 } }]);
+    store.addRun({ ...run(3000), breaches: ['download_mbps 93.5 (expected >= 100)'] });
+    store.addRun({ ...run(4000), check: 'other' });
+    expect(store.runs().map((r) => [r.startedAt, r.ok, r.limited])).toEqual([
+      [1000, false, false],
+      [2000, false, true],
+      [2500, true, false],
+      [3000, true, false],
+      [4000, true, false],
+    ]);
+    // Newest first, the check's and server's own, neither the limited run nor the imported one.
+    expect(store.judgedRuns('speed', 'http://a', 5).map((r) => r.startedAt)).toEqual([3000, 1000]);
+    expect(store.judgedRuns('speed', 'http://a', 1).map((r) => r.startedAt)).toEqual([3000]);
+    store.close();
+  });
+
+  it('keeps a notice not yet delivered across a close and an open, with its tries, until it is done', async () => {
+    const path = join(dir, 'outbox.db');
+    const store = await openStore(path);
+    const first = store.queueNotice('{"kind":"alert"}', 'http://hook.example/a');
+    const second = store.queueNotice('{"kind":"recovery"}', 'json://hook.example/b');
+    store.noticeTried(first, 2);
+    store.noticeDone(second);
+    store.close();
+    const again = await openStore(path);
+    expect(again.pendingNotices()).toEqual([{ id: first, notice: '{"kind":"alert"}', target: 'http://hook.example/a', attempts: 2 }]);
+    again.noticeDone(first);
+    expect(again.pendingNotices()).toEqual([]);
+    again.close();
+  });
+
   it('refuses a file a newer netdiag wrote, saying so, and leaves it as it was', async () => {
     const path = join(dir, 'newer.db');
     const raw = new DatabaseSync(path);
     raw.exec('PRAGMA user_version = 7');
     raw.close();
-    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (2): a newer netdiag wrote it`));
+    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (3): a newer netdiag wrote it`));
     const after = new DatabaseSync(path, { readOnly: true });
     expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 7 });
     after.close();
