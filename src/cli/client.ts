@@ -1,11 +1,13 @@
 // The client commands' view of a deployment: requests to its API with a deadline, the
 // envelope's `data` on success, and a failure that says what went wrong (exit 1) otherwise.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyTooLarge, MAX_API_BODY_BYTES, boundedText } from './bounded-body.js';
+import { notWaitable, retryAfterSeconds, waitingLine } from './rate-limit.js';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
-/** A failure of the API or the network: printed as one message, exit code 1. */
+/** A failure of the API or the network: printed as one message, exit code 1 (4 for a 429, rate-limit.ts). */
 export class ApiFailure extends Error {
   constructor(
     message: string,
@@ -64,18 +66,41 @@ async function sameOrigin(send: Fetcher, url: string, init: RequestInit): Promis
   }
 }
 
-export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch): Client {
+/** How a client meets a 429 (rate-limit.ts). */
+export interface LimitPolicy {
+  /** Wait a GET's Retry-After once and ask again (not `watch`, whose polls record a refusal as one). */
+  wait: boolean;
+  /** Where the wait is said: standard error by default. */
+  say: (line: string) => void;
+}
+
+const sayOnStderr = (line: string) => {
+  process.stderr.write(`netdiag: ${line}\n`);
+};
+
+export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch, limits: LimitPolicy = { wait: true, say: sayOnStderr }): Client {
   const base = url.replace(/\/+$/, '');
-  const call = async <T>(path: string, init: RequestInit): Promise<T> => {
-    let res: Response;
-    let text: string;
+  const once = async (path: string, init: RequestInit): Promise<{ res: Response; text: string }> => {
     try {
-      res = await sameOrigin(send, `${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      text = await boundedText(res, MAX_API_BODY_BYTES);
+      const res = await sameOrigin(send, `${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      return { res, text: await boundedText(res, MAX_API_BODY_BYTES) };
     } catch (err) {
       if (err instanceof ApiFailure) throw err;
       if (err instanceof BodyTooLarge) throw new ApiFailure(`${base}${path} answered more than ${String(err.limit)} bytes, far more than any answer of the API; is this a netdiag server?`);
       throw new ApiFailure(connectionFailure(base, err, timeoutMs));
+    }
+  };
+  const call = async <T>(path: string, init: RequestInit): Promise<T> => {
+    let { res, text } = await once(path, init);
+    // A GET refused by the rate limit is asked once more after the wait the server names; a POST
+    // (an analytics event) is not held up for it: its caller says it was not accepted.
+    if (res.status === 429 && limits.wait && (init.method ?? 'GET') === 'GET') {
+      const seconds = retryAfterSeconds(res.headers.get('retry-after'));
+      const why = notWaitable(seconds);
+      if (why !== undefined) throw new ApiFailure(`${problemText(text, res.status)} (not waited: ${why})`, res.status);
+      limits.say(waitingLine(path.split('?')[0] ?? path, seconds ?? 0, 'asking again'));
+      await sleep((seconds ?? 0) * 1000);
+      ({ res, text } = await once(path, init));
     }
     if (!res.ok) throw new ApiFailure(`${problemText(text, res.status)}${pathHint(base, res.status)}`, res.status);
     let body: { data?: T };

@@ -5,6 +5,7 @@
 import { DNS_TYPES } from '../common/dns-types.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from './client.js';
+import { RATE_LIMITED_EXIT } from './rate-limit.js';
 import { configCommand, dnsCommand, ipCommand, latencyCommand } from './commands.js';
 import { outputFor, type Output } from './output.js';
 import { terminalText } from './terminal-text.js';
@@ -148,7 +149,8 @@ export function addClientCommands(root: Command): void {
     .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
       const { watchCommand, unknownRegions } = await import('./watch.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
-      const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000);
+      // Nor is a poll held up by a 429: the watch records it as "limited" and polls on.
+      const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, fetch, { wait: false, say: () => undefined });
       const checked = await unknownRegions(client, regions);
       const quoted = (list: string[]) => list.map((r) => `"${r}"`).join(', ');
       if (checked !== undefined && checked.unknown.length > 0) command.error(`error: unknown region ${quoted(checked.unknown)} (netdiag latency lists the deployment's regions)`, { exitCode: 2 });
@@ -228,7 +230,8 @@ function addMonitorCommand(root: Command): void {
 
 /**
  * Parses the arguments with the program `make` gives and runs the command, mapping failures to
- * the exit status (docs/command-line.md): 2 bad usage, 1 the API or the network failed.
+ * the exit status (docs/command-line.md): 2 bad usage, 1 the API or the network failed, 4 the
+ * server's rate limit refused and the wait it asked for was not possible (rate-limit.ts).
  */
 export async function runProgram(make: () => Command | Promise<Command>): Promise<void> {
   // A reader that stops early (`netdiag config | head`) is no error; the output just ends.
@@ -244,7 +247,7 @@ export async function runProgram(make: () => Command | Promise<Command>): Promis
       process.exitCode = err.exitCode === 0 ? 0 : 2;
     } else if (err instanceof ApiFailure) {
       process.stderr.write(`netdiag: ${terminalText(err.message)}\n`);
-      process.exitCode = 1;
+      process.exitCode = err.status === 429 ? RATE_LIMITED_EXIT : 1;
     } else {
       // Anything else (a server that failed to start) ends the process, whatever it holds open.
       process.stderr.write(`netdiag: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);

@@ -12,7 +12,8 @@ import { terminalText } from './terminal-text.js';
 import { qualitiesOf, type Figures } from '../common/speedtest/latency-quality.js';
 import { bufferbloat } from '../common/speedtest/bufferbloat.js';
 import type { Schemas } from '../generated/openapi-types.js';
-import { SpeedTestFailure, SpeedTestRun, type DirectionResult, type Progress, type Result } from './speedtest-run.js';
+import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type Progress, type Result } from './speedtest-run.js';
+import { RATE_LIMITED_EXIT, waitingLine } from './rate-limit.js';
 import { profileOf, type Burst } from '../common/speedtest/working.js';
 import { packetLoss, type PacketLoss } from './speedtest-loss.js';
 import { TOOL_VERSION } from './version.js';
@@ -127,6 +128,8 @@ function notesOf(mode: string, r: Result, loss: PacketLoss): string[] {
   else if (down !== undefined && r.download !== undefined) notes.push(`${down}, so there is no download loaded latency`);
   else if (up !== undefined && r.upload !== undefined) notes.push(`${up}, so there is no upload loaded latency`);
   if (!loss.measured) notes.push(`packet loss ${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`);
+  const { count, ms } = r.limitWaits;
+  if (count > 0) notes.push(`the server's rate limit refused ${count === 1 ? 'a request' : `requests ${String(count)} times`} (429): the test waited ${(ms / 1000).toFixed(0)} s in all, as the server asked, and measured again what the refusal cut; the duration includes the wait`);
   return notes;
 }
 
@@ -156,6 +159,8 @@ function report(mode: string, r: Result, loss: PacketLoss) {
     video_call_quality: classes.video_call,
     duration_ms: Math.round(r.durationMs),
     requests: r.requests,
+    rate_limit_waits: r.limitWaits.count,
+    rate_limit_waited_ms: Math.round(r.limitWaits.ms),
     measured: { download: measuredJson(r.download), upload: measuredJson(r.upload) },
     notes: notesOf(mode, r, loss),
   };
@@ -228,6 +233,12 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   const interrupt = () => {
     run.cancel();
   };
+  // Said on standard error as it happens (a script's JSON has it too, in the result's notes).
+  let shown: Progress = { phase: 'latency', done: 0, total: 1 };
+  const waited = (w: LimitWait) => {
+    bar.update({ ...shown, phase: 'waiting for the rate limit' });
+    process.stderr.write(`netdiag: ${waitingLine('a request of the speed test', w.seconds, w.then)}\n`);
+  };
   process.once('SIGINT', interrupt);
   const started = performance.now();
   const startedAt = Date.now();
@@ -237,15 +248,18 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
     result = await run.run(
       mode.measurements,
       (p) => {
+        shown = p;
         bar.update(p);
       },
       { mode: mode.id, maxBytesPerRequest },
+      waited,
     );
   } catch (err) {
     bar.stop();
     if (!(err instanceof SpeedTestFailure)) throw err;
     await send('speed_test_failed', { mode: mode.id, failure_reason: err.reason, duration_ms: Math.round(performance.now() - started) });
     process.stderr.write(`netdiag: the speed test ${err.reason === 'cancelled' ? 'was cancelled' : `failed: ${terminalText(err.message)}`}\n`);
+    if (err instanceof RateLimited) return RATE_LIMITED_EXIT;
     return err.reason === 'cancelled' ? CANCELLED_EXIT : 1;
   } finally {
     process.removeListener('SIGINT', interrupt);
@@ -285,7 +299,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       ['streaming', r.streaming_quality],
       ['gaming', r.gaming_quality],
       ['video call', r.video_call_quality],
-      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${mode.id} mode)`],
+      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${mode.id} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
     ]),
   );
   for (const note of r.notes) print(`note: ${terminalText(note)}`);

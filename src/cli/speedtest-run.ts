@@ -12,6 +12,7 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
+import { MAX_LIMIT_WAIT_S, notWaitable, retryAfterSeconds } from './rate-limit.js';
 import { settledWithin } from '../common/settled-within.js';
 import { jitterOf } from '../common/statistics.js';
 import { latencyOf } from '../common/speedtest/latency-quality.js';
@@ -77,6 +78,8 @@ export interface Result {
   /** Requests made, round trips included. */
   requests: number;
   durationMs: number;
+  /** The server's rate limit refused a request this many times, and the run waited this long in all, as it asked. */
+  limitWaits: { count: number; ms: number };
 }
 
 /** What a run needs besides the plan: the mode (its load profile) and the largest transfer the deployment takes. */
@@ -96,6 +99,29 @@ export class SpeedTestFailure extends Error {
 }
 
 const cancelled = () => new SpeedTestFailure('cancelled', 'the test was cancelled');
+
+/** A request the server's rate limit refused (429), with the wait it asked for (undefined: none given). */
+export class RateLimited extends SpeedTestFailure {
+  constructor(
+    message: string,
+    readonly retryAfterS: number | undefined,
+  ) {
+    super('engine_error', message);
+  }
+}
+
+/**
+ * How often one run waits out a 429 before it gives up: each wait starts a new window of the
+ * limit (docs/api.md, "Rate limits"), so a test the limit refuses again and again is one larger
+ * than the limit, and waiting more would not finish it.
+ */
+const MAX_LIMIT_WAITS = 3;
+
+/** A wait for the rate limit, as the run tells it to the command: what was refused, how long, and what comes after. */
+export interface LimitWait {
+  seconds: number;
+  then: string;
+}
 
 interface Exchange {
   /** When the request started on an open connection (performance.now()). */
@@ -316,7 +342,8 @@ export class SpeedTestRun {
         });
         res.on('end', () => {
           if (refused) {
-            reject(new SpeedTestFailure('engine_error', `${s.method} ${url.pathname} answered ${String(status)}: ${problemText(problem, status)}`));
+            const words = `${s.method} ${url.pathname} answered ${String(status)}: ${problemText(problem, status)}`;
+            reject(status === 429 ? new RateLimited(words, retryAfterSeconds(res.headers['retry-after'])) : new SpeedTestFailure('engine_error', words));
             return;
           }
           const serverTiming = res.headers['server-timing'];
@@ -437,28 +464,59 @@ export class SpeedTestRun {
    * plan has a step of, download first, under the mode's load profile. The transfer steps' sizes
    * and counts are not used: a direction runs until its rate is steady, as working.ts rules.
    */
-  async run(plan: Measurement[], onProgress: (p: Progress) => void, options: RunOptions): Promise<Result> {
+  /**
+   * `step` again after each 429 it meets, once the server's Retry-After has passed: a refused
+   * idle ping is sent again, a refused direction measured again from its start (its figures
+   * would hold a pause the link never had). Gives up, as RateLimited, after MAX_LIMIT_WAITS or on
+   * a wait it cannot make (notWaitable).
+   */
+  async #pastLimit<T>(step: () => Promise<T>, then: string, waits: Result['limitWaits'], onWait: (w: LimitWait) => void): Promise<T> {
+    for (;;) {
+      try {
+        return await step();
+      } catch (err) {
+        if (!(err instanceof RateLimited)) throw err;
+        const why = waits.count >= MAX_LIMIT_WAITS ? `refused again after ${String(waits.count)} waits (${String(Math.round(waits.ms / 1000))} s in all): this test makes more requests than the limit allows in ${String(MAX_LIMIT_WAIT_S)} s` : notWaitable(err.retryAfterS);
+        if (why !== undefined) throw new RateLimited(`${err.message} (not waited: ${why})`, err.retryAfterS);
+        const seconds = err.retryAfterS ?? 0;
+        onWait({ seconds, then });
+        const from = performance.now();
+        await sleep(seconds * 1000, undefined, { signal: this.#abort.signal }).catch(() => undefined);
+        if (this.#abort.signal.aborted) throw cancelled();
+        waits.count++;
+        waits.ms += performance.now() - from;
+      }
+    }
+  }
+
+  async run(plan: Measurement[], onProgress: (p: Progress) => void, options: RunOptions, onWait: (w: LimitWait) => void = () => undefined): Promise<Result> {
     const started = performance.now();
     const profile = profileOf(options.mode);
     const pingCount = plan.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
     const directions = (['download', 'upload'] as const).filter((d) => plan.some((m) => m.type === d));
     let total = pingCount * PING_WEIGHT_MS + directions.length * profile.maxMs;
     let done = 0;
-    const result: Result = { requests: 0, durationMs: 0 };
+    const result: Result = { requests: 0, durationMs: 0, limitWaits: { count: 0, ms: 0 } };
     try {
       const pings: number[] = [];
       for (let i = 0; i < pingCount; i++) {
         onProgress({ phase: 'latency', done, total });
-        pings.push(await this.#ping());
+        pings.push(await this.#pastLimit(() => this.#ping(), 'going on with the idle latency', result.limitWaits, onWait));
         done += PING_WEIGHT_MS;
       }
       result.latency = latencyOf(pings);
       result.jitter = jitterOf(pings);
       for (const type of directions) {
         const before = done;
-        const measured = await this.#direction(type, profile, options.maxBytesPerRequest, (elapsed) => {
-          onProgress({ phase: type, done: before + Math.min(elapsed, profile.maxMs), total });
-        });
+        const measured = await this.#pastLimit(
+          () =>
+            this.#direction(type, profile, options.maxBytesPerRequest, (elapsed) => {
+              onProgress({ phase: type, done: before + Math.min(elapsed, profile.maxMs), total });
+            }),
+          `measuring the ${type} again from its start`,
+          result.limitWaits,
+          onWait,
+        );
         // A direction that was steady early ends early: the plan shrinks by the time it did not take.
         const took = Math.min(measured.series.endMs, profile.maxMs);
         total -= profile.maxMs - took;

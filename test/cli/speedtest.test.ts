@@ -199,26 +199,47 @@ describe('netdiag speedtest: how it measures', () => {
     expect(endMs - windowEndMs).toBeLessThan(INTERVAL_MS);
   }, 60_000);
 
-  it('a refusal halfway exits 1 with the problem\'s detail and reports speed_test_failed (engine_error)', async () => {
+  it('a 429 without Retry-After ends the run with exit 4, the problem\'s detail, and speed_test_failed (engine_error)', async () => {
     const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 1000, request_count: 4 }];
     const run = await speedtest({ plan, refuse: { nth: 2, status: 429 } });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('GET /__down answered 429: Too many requests: the speedtest limit of 600 per minute is used up');
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain('GET /__down answered 429: Too many requests: the speedtest limit of 600 per minute is used up (not waited: it gave no Retry-After to wait for)');
     expect(run.target.events.map((e) => e.event)).toEqual(['speed_test_started', 'speed_test_failed']);
     expect(run.target.events[1]?.properties).toMatchObject({ source: 'cli', mode: 'full', failure_reason: 'engine_error' });
     expect(run.target.events[0]?.event_id).toBe(run.target.events[1]?.event_id);
   });
 
-  it('an upload refused with 429 fails the run with the problem text', async () => {
+  it('a 429 asking for a wait longer than the limit\'s window is not waited: exit 4 at once, saying when to try', async () => {
+    const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 1000, request_count: 4 }];
+    const started = Date.now();
+    const run = await speedtest({ plan, refuse: { nth: 2, status: 429, retryAfter: '120' } });
+    expect(run.code).toBe(4);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.stderr).toContain('(not waited: it asks to wait 120 s; try again then)');
+  });
+
+  it('a 503 refusal halfway is a failure of the server: exit 1 with the problem\'s words', async () => {
+    const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 1000, request_count: 4 }];
+    const run = await speedtest({ plan, refuse: { nth: 2, status: 503 } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('GET /__down answered 503: Too many requests');
+  });
+
+  it('an upload refused with 429 and Retry-After: 1 waits a second, measures the upload again from its start, and says so', async () => {
     const plan: FakeTargetBehaviour['plan'] = [
       { type: 'download', bytes_per_request: 1000, request_count: 1 },
       { type: 'upload', bytes_per_request: 1000, request_count: 1 },
     ];
-    const run = await speedtest({ plan, maxBytesPerRequest: 1_000_000, refuse: { nth: 3, status: 429, path: '/__up' } }, ['--mode', 'light']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('netdiag: the speed test failed: POST /__up answered 429: Too many requests: the speedtest limit of 600 per minute is used up');
-    expect(run.target.events.at(-1)?.properties).toMatchObject({ failure_reason: 'engine_error' });
-  }, 30_000);
+    const run = await speedtest({ plan, maxBytesPerRequest: 1_000_000, refuse: { nth: 3, status: 429, path: '/__up', retryAfter: '1' } }, ['--mode', 'light']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("netdiag: the server's rate limit refused a request of the speed test (429); waiting 1 s as it asks (Retry-After), then measuring the upload again from its start");
+    const report = run.report;
+    expect(report?.upload_mbps).toBeGreaterThan(0);
+    expect(report?.rate_limit_waits).toBe(1);
+    expect(report?.rate_limit_waited_ms).toBeGreaterThanOrEqual(1000);
+    expect(report?.notes.some((n) => n.startsWith("the server's rate limit refused a request (429): the test waited 1 s in all"))).toBe(true);
+    expect(run.target.events.at(-1)?.event).toBe('speed_test_completed');
+  }, 60_000);
 
   it('a target that stops sending fails as timeout after --timeout seconds', async () => {
     const plan: FakeTargetBehaviour['plan'] = [{ type: 'download', bytes_per_request: 100_000, request_count: 2 }];

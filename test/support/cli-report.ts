@@ -23,6 +23,8 @@ export interface CliReport {
   gaming_quality: string;
   video_call_quality: string;
   requests: number;
+  rate_limit_waits: number;
+  rate_limit_waited_ms: number;
   notes: string[];
   download_mbps: number | null;
   upload_mbps: number | null;

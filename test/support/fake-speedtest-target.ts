@@ -28,8 +28,8 @@ export interface FakeTargetBehaviour {
   downloadBps?: number;
   /** Delay before a download's body or an upload's answer, for transfers of more than 0 bytes. */
   transferDelayMs?: number;
-  /** Refuse the Nth transfer request (1-based, 0 bytes excluded; of `path` only, when given) with this status and a problem. */
-  refuse?: { nth: number; status: number; path?: '/__down' | '/__up' };
+  /** Refuse the Nth transfer request (1-based, 0 bytes excluded; of `path` only, when given) with this status and a problem, and this Retry-After when given. */
+  refuse?: { nth: number; status: number; path?: '/__down' | '/__up'; retryAfter?: string };
   /** Send the head of the Nth download and then nothing. */
   stallNth?: number;
   /**
@@ -200,6 +200,7 @@ export async function startFakeTarget(behaviour: FakeTargetBehaviour): Promise<F
       transfers.all++;
       transfers[path]++;
       if (b.refuse !== undefined && b.refuse.nth === (b.refuse.path === undefined ? transfers.all : b.refuse.path === path ? transfers[path] : -1)) {
+        if (b.refuse.retryAfter !== undefined) res.setHeader('Retry-After', b.refuse.retryAfter);
         json(res, b.refuse.status, { title: 'Too many requests', detail: 'the speedtest limit of 600 per minute is used up', status: b.refuse.status });
         return;
       }

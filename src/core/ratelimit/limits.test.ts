@@ -3,10 +3,10 @@ import { DEFAULT_LIMITS, limiterKey, parseLimits, windowOfKey } from './limits.j
 
 describe('parseLimits', () => {
   it("defaults to the contract's limits, 600 for the speed-test targets and 10 for TURN credentials", () => {
-    expect(DEFAULT_LIMITS).toEqual({ ip: 120, dns: 30, probe: 30, events: 60, speedtest: 600, rpm: 6000, turn: 10, port: 10 });
+    expect(DEFAULT_LIMITS).toEqual({ ip: 120, dns: 30, probe: 30, events: 60, speedtest: 2400, rpm: 6000, turn: 10, port: 10 });
   });
   it('overrides only what it names', () => {
-    expect(parseLimits('dns=5, events=7')).toEqual({ ip: 120, dns: 5, probe: 30, events: 7, speedtest: 600, rpm: 6000, turn: 10, port: 10 });
+    expect(parseLimits('dns=5, events=7')).toEqual({ ip: 120, dns: 5, probe: 30, events: 7, speedtest: 2400, rpm: 6000, turn: 10, port: 10 });
   });
   it.each([
     ['dns', /not operation=count/],
