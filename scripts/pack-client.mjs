@@ -2,9 +2,10 @@
 // netdiag-client (docs/command-line.md, "Installing the client alone"). The whole package is
 // mostly geo tables and the servers' dependencies, none of which the client reads. esbuild
 // bundles the compiled client entry (dist/cli/client-main.js, so run after a build: the npm
-// script builds first when a source changed) with its packages into one file, so the package has
-// no dependencies and installs from its tarball without a registry. Writes
-// dist/client/netdiag-client-<version>.tgz and prints its size.
+// script builds first when a source changed) with its packages into one file, and SQLite's
+// WebAssembly (node-sqlite3-wasm, the monitor's history on a Node without node:sqlite) goes
+// beside it, so the package has no dependencies and installs from its tarball without a
+// registry. Writes dist/client/netdiag-client-<version>.tgz and prints its size.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +18,11 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const entry = join(root, 'dist', 'cli', 'client-main.js');
 const out = join(root, 'dist', 'client');
 const BIN = 'netdiag.mjs';
+/** node-sqlite3-wasm's compiled SQLite, which its loader reads from the folder its code is in: beside the bundle. */
+const SQLITE_WASM = join(root, 'node_modules', 'node-sqlite3-wasm', 'dist', 'node-sqlite3-wasm.wasm');
 
 /** The run-time dependencies the client commands use; every other one is the servers'. */
-const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner', 'prom-client'];
+const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner', 'prom-client', 'node-sqlite3-wasm'];
 const SERVER_PACKAGES = Object.keys(pkg.dependencies).filter((name) => !CLIENT_PACKAGES.includes(name));
 /** Compiled modules only the servers use: an import of one from the client's code would bring the server with it. */
 const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/core\//, /^dist\/features\//, /^dist\/app\//, /^dist\/data\//, /^dist\/cli\/(main|server-process)\.js$/];
@@ -52,8 +55,18 @@ async function pack(stage) {
     // Without the package.json that src/cli/version.ts reads beside dist/, the version is written in.
     define: { NETDIAG_BUNDLED_VERSION: JSON.stringify(pkg.version) },
     // The CommonJS packages (undici, cli-progress) require Node's modules, which an ES module
-    // bundle can only do through a require of its own.
-    banner: { js: "import { createRequire as netdiagCreateRequire } from 'node:module';\nconst require = netdiagCreateRequire(import.meta.url);" },
+    // bundle can only do through a require of its own; node-sqlite3-wasm finds its .wasm in
+    // __dirname, which an ES module has not: the bundle's folder, where the .wasm is.
+    banner: {
+      js: [
+        "import { createRequire as netdiagCreateRequire } from 'node:module';",
+        "import { dirname as netdiagDirname } from 'node:path';",
+        "import { fileURLToPath as netdiagFileURLToPath } from 'node:url';",
+        'const require = netdiagCreateRequire(import.meta.url);',
+        'const __filename = netdiagFileURLToPath(import.meta.url);',
+        'const __dirname = netdiagDirname(__filename);',
+      ].join('\n'),
+    },
     minify: true,
     // Minified, yet class and function names stay as written (an error's name is printed).
     keepNames: true,
@@ -61,6 +74,8 @@ async function pack(stage) {
     logLevel: 'warning',
   });
   chmodSync(bundle, 0o755);
+  if (!existsSync(SQLITE_WASM)) throw new PackFailure('node_modules/node-sqlite3-wasm has no dist/node-sqlite3-wasm.wasm; run `npm ci`');
+  copyFileSync(SQLITE_WASM, join(stage, 'node-sqlite3-wasm.wasm'));
 
   // What went in: never a server module or package (a top-level import of one from the client's
   // code would bring it), and each package's share of the bundle, to see what the size is made of.
@@ -139,7 +154,8 @@ function readme(version) {
   return `# netdiag-client
 
 The \`netdiag\` command-line client alone: it asks any netdiag deployment, yours or anyone's, over
-its public API. One bundled file with no dependencies, for Node 20 or newer. The servers
+its public API. One bundled file with no dependencies, for Node 20 or newer, and beside it SQLite
+compiled to WebAssembly for \`netdiag monitor\`'s history on a Node without \`node:sqlite\`. The servers
 (\`netdiag serve\`, \`netdiag probe\`) and their geo data are in the full netdiag package.
 
 \`\`\`sh
@@ -155,7 +171,7 @@ npm install -g https://netdiag.example/client/netdiag-client.tgz   # or from any
 | \`netdiag speedtest [--mode light\\|full] [--no-analytics] [--no-packet-loss] [--share]\` | download, upload, latency, jitter, bufferbloat and packet loss |
 | \`netdiag config\` | the speed-test configuration: each mode's steps |
 | \`netdiag watch [REGION...] [--interval S] [--count N] [--max-rtt MS] [--max-loss PERCENT]\` | round trips over time; exit 3 when a threshold was crossed |
-| \`netdiag monitor [--config FILE]\`, \`netdiag monitor history\` | scheduled checks with a local SQLite history and alerts after repeated breaches (Node 22: node:sqlite) |
+| \`netdiag monitor [--config FILE]\`, \`netdiag monitor history\` | scheduled checks with a local SQLite history and alerts after repeated breaches (node:sqlite on Node 22.13+, else the WebAssembly SQLite) |
 
 Every command takes \`--url URL\` (else \`NETDIAG_URL\`, else \`http://localhost:8080\`), \`--json\`,
 \`--timeout SECONDS\` and \`--help\`. Exit status: 0 success, 1 the API or the network failed, 2 bad

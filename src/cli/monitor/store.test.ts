@@ -1,23 +1,33 @@
-// The monitor's history file: created and migrated, kept across opens, a newer schema refused
-// rather than misread, old runs pruned, and a file that cannot be made or written (a full disk)
-// said with its path, with every run committed before kept.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The monitor's history file, through each SQLite driver (sqlite-driver.ts): created and
+// migrated, kept across opens, a newer schema refused rather than misread, old runs pruned, and a
+// file that cannot be made or written (a full disk) said with its path, with every run committed
+// before kept. Then the file moving between the drivers, as between Node 22 and Node 20. The raw
+// reads use node:sqlite, so the WebAssembly driver's file is read by a SQLite other than its own.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, StoreError, type RunRecord } from './store.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'netdiag-store-'));
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+import { defaultSqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
+import { openStore as openWith, StoreError, type RunRecord } from './store.js';
 
 const run = (startedAt: number, ok = true): RunRecord => ({ check: 'speed', server: 'http://a', startedAt, durationMs: 1000, ok, error: ok ? null : 'down', figures: ok ? { download_mbps: 93.5 } : {}, breaches: ok ? [] : ['the check did not run: down'] });
 
-describe("the monitor's history", () => {
-  it('creates a WAL file at the latest schema version (3), in a folder it makes, and keeps runs and alert state across opens', async () => {
+/** Each driver, with the journal it keeps, the files beside the database that journal leaves while open, and its words for a file it cannot open. */
+const DRIVERS: { driver: SqliteDriverName; journal: string; beside: string[]; cannotOpen: (path: string) => string }[] = [
+  { driver: 'node:sqlite', journal: 'wal', beside: ['-wal', '-shm'], cannotOpen: () => 'unable to open database file' },
+  { driver: 'node-sqlite3-wasm', journal: 'delete', beside: [], cannotOpen: (path) => `Could not open the database "${path}"` },
+];
+
+describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journal, beside, cannotOpen }) => {
+  const openStore = (path: string) => openWith(path, driver);
+  const dir = mkdtempSync(join(tmpdir(), `netdiag-store-${driver.replace(/\W/g, '-')}-`));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`creates a file in ${journal} journal mode at the latest schema version (3), in a folder it makes, and keeps runs and alert state across opens`, async () => {
     const path = join(dir, 'deep', 'er', 'monitor.db');
     const store = await openStore(path);
     store.addRun(run(1000));
@@ -25,7 +35,7 @@ describe("the monitor's history", () => {
     store.setAlertState('speed', 'http://a', { streak: 1, alerting: false });
     store.close();
     const raw = new DatabaseSync(path, { readOnly: true });
-    expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: journal });
     expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
     raw.close();
     const again = await openStore(path);
@@ -42,14 +52,14 @@ describe("the monitor's history", () => {
     again.close();
   });
 
-  it('keeps the history private to its user: a folder it makes 0700, the database, -wal and -shm 0600, under umask 022 (issue 69)', async () => {
+  it(`keeps the history private to its user: a folder it makes 0700, the database${beside.map((b) => `, ${b}`).join('')} 0600, under umask 022 (issue 69)`, async () => {
     const before = process.umask(0o022);
     try {
       const path = join(dir, 'private', 'monitor.db');
       const store = await openStore(path);
       store.addRun(run(1000));
       const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
-      expect([mode(join(dir, 'private')), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual(['700', '600', '600', '600']);
+      expect([mode(join(dir, 'private')), mode(path), ...beside.map((b) => mode(`${path}${b}`))]).toEqual(['700', '600', ...beside.map(() => '600')]);
       store.close();
       // A history an earlier netdiag left readable to all is made private when opened.
       const old = join(dir, 'old.db');
@@ -181,7 +191,7 @@ describe("the monitor's history", () => {
       store.close();
       execFileSync('mount', ['-o', 'remount,ro', mount]);
       const escape = (text: string) => text.replace(/[.]/g, '\\.');
-      await expect(openStore(path)).rejects.toThrow(new RegExp(`^cannot open the history ${escape(path)}: unable to open database file \\(${escape(mount)} is on a read-only file system\\)$`));
+      await expect(openStore(path)).rejects.toThrow(new RegExp(`^cannot open the history ${escape(path)}: ${escape(cannotOpen(path))} \\(${escape(mount)} is on a read-only file system\\)$`));
       execFileSync('mount', ['-o', 'remount,rw', mount]);
       const again = await openStore(path);
       expect(again.runs().map((r) => r.startedAt)).toEqual([1000]);
@@ -219,4 +229,56 @@ describe("the monitor's history", () => {
       execFileSync('umount', [mount]);
     }
   });
+});
+
+describe('one history file through both drivers, as it moves between Node 22 and Node 20', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'netdiag-store-both-'));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** A Node of this suite's running `script` as CommonJS in the project (so node-sqlite3-wasm resolves), which ends by killing itself. */
+  const killedMidWay = (script: string) => spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '-e', `${script}; process.kill(process.pid, 'SIGKILL')`], { cwd: process.cwd(), encoding: 'utf8' });
+
+  it('uses node:sqlite on this Node, which has it', async () => {
+    expect(await defaultSqliteDriver()).toBe('node:sqlite');
+  });
+
+  it("reads node:sqlite's WAL file, a run still only in its log included, and hands it back with every run", async () => {
+    const path = join(dir, 'moved.db');
+    const first = await openWith(path, 'node:sqlite');
+    first.addRun(run(1000));
+    first.close();
+    // A run committed to the log by a monitor killed before any checkpoint (SIGKILL).
+    const killed = killedMidWay(`const { DatabaseSync } = require('node:sqlite'); const db = new DatabaseSync(${JSON.stringify(path)}); db.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES ('speed', 'http://a', 2000, 900, 1, NULL, '{}', '[]')")`);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const second = await openWith(path, 'node-sqlite3-wasm');
+    expect(second.runs().map((r) => r.startedAt)).toEqual([1000, 2000]);
+    second.addRun(run(3000));
+    second.close();
+    const third = await openWith(path, 'node:sqlite');
+    expect(third.runs().map((r) => r.startedAt)).toEqual([1000, 2000, 3000]);
+    third.close();
+    const raw = new DatabaseSync(path, { readOnly: true });
+    expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(raw.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    raw.close();
+  });
+
+  it("says the WebAssembly driver's lock folder that a monitor killed mid-write left, and what to do; once it is removed, the half-written run is rolled back and the others kept", async () => {
+    const path = join(dir, 'locked.db');
+    const store = await openWith(path, 'node-sqlite3-wasm');
+    store.addRun(run(1000));
+    store.close();
+    const killed = killedMidWay(`const { Database } = require('node-sqlite3-wasm'); const db = new Database(${JSON.stringify(path)}); db.exec("BEGIN IMMEDIATE; INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches) VALUES ('speed', 'http://a', 2000, 900, 1, NULL, '{}', '[]')")`);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    await expect(openWith(path, 'node-sqlite3-wasm')).rejects.toThrow(
+      new StoreError(`cannot open the history ${path}: database is locked (node-sqlite3-wasm locks it with the folder ${path}.lock: another netdiag is using the history, or one was stopped while writing; if no netdiag is running, remove that folder)`),
+    );
+    rmSync(`${path}.lock`, { recursive: true });
+    const again = await openWith(path, 'node-sqlite3-wasm');
+    expect(again.runs().map((r) => r.startedAt)).toEqual([1000]);
+    again.close();
+  }, 20_000);
 });

@@ -1,12 +1,13 @@
 // The monitor's history (docs/monitor.md, "History"): one SQLite file on the user's machine,
-// through Node's built-in node:sqlite (Node 22). Write-ahead logging with full sync, so a run is on
-// disk once its insert returns and a monitor killed mid-test loses nothing it committed; the
+// through node:sqlite or, on a Node without it, SQLite in WebAssembly (sqlite-driver.ts). Each
+// transaction synced in full, so a run is on disk once its insert returns and a monitor killed
+// mid-test loses nothing it committed; the
 // schema carries its version (PRAGMA user_version) and each newer version is a migration applied
 // in one transaction. Alert state (breaches in a row, alerting or not) lives beside the runs, so a
 // restart neither repeats an alert nor forgets a streak.
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import { defaultSqliteDriver, openSqlite, SqliteDriverError, type SqliteDatabase, type SqliteDriverName } from './sqlite-driver.js';
 
 export interface RunRecord {
   check: string;
@@ -139,7 +140,7 @@ export interface Store {
 }
 
 /** The statements the history runs, prepared once. */
-function prepared(db: DatabaseSync) {
+function prepared(db: SqliteDatabase) {
   return {
     insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     exists: db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1'),
@@ -174,18 +175,13 @@ const runOfRow = (row: RunRow): RunRecord => ({
   limited: row.limited === 1,
 });
 
-/** Opens (creating when missing) and migrates the history at `path`. */
-export async function openStore(path: string): Promise<Store> {
-  // Loaded here, not at the top: node:sqlite exists on Node 22 only, and the client runs on 20.
-  const sqlite = await quietly(() => import('node:sqlite')).catch(() => {
-    throw new StoreError(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${process.versions.node})`);
-  });
-  let db: DatabaseSync | undefined;
+/** Opens (creating when missing) and migrates the history at `path`, with `driver` or this Node's (sqlite-driver.ts). */
+export async function openStore(path: string, driver?: SqliteDriverName): Promise<Store> {
+  let db: SqliteDatabase | undefined;
   let statements: ReturnType<typeof prepared>;
   try {
     keepPrivate(path);
-    db = new sqlite.DatabaseSync(path);
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    db = await openSqlite(path, driver ?? (await defaultSqliteDriver()));
     migrate(db);
     // Prepared here, so a file whose tables are not the schema its version says (another
     // program's, or damaged) is said as a history that cannot be opened, not as a bare SQL error.
@@ -193,7 +189,9 @@ export async function openStore(path: string): Promise<Store> {
   } catch (err) {
     // Closed, so a file that could not be taken is not held open (nor its file system busy).
     if (db?.isOpen === true) db.close();
-    throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${unwritable(path)}`);
+    // A driver that cannot load is said as such: no folder is at fault.
+    const where = err instanceof SqliteDriverError ? '' : unwritable(path);
+    throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${where}`);
   }
   const { insert, exists, select, selectJudged, queue, tried, done, pending, selectMet, putMet, deleteBefore, getState, putState } = statements;
   const write = <T>(what: string, fn: () => T): T => {
@@ -282,30 +280,12 @@ function unwritable(path: string): string {
   }
 }
 
-/**
- * Loads node:sqlite without its "SQLite is an experimental feature" warning, which Node 22 prints
- * on loading it: it speaks of how the history is kept, not of anything the person did, and would
- * end up in every `netdiag monitor` log. Any other warning passes.
- */
-async function quietly<T>(load: () => Promise<T>): Promise<T> {
-  const emit = process.emitWarning.bind(process);
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (/SQLite is an experimental feature/.test(typeof warning === 'string' ? warning : warning.message)) return;
-    (emit as (...args: unknown[]) => void)(warning, ...rest);
-  });
-  try {
-    return await load();
-  } finally {
-    process.emitWarning = emit;
-  }
-}
-
 /** Rolls back the transaction under way, if SQLite has not already (a full disk ends it itself): the fault's own words stay the ones said. */
-function rollback(db: DatabaseSync): void {
+function rollback(db: SqliteDatabase): void {
   if (db.isTransaction) db.exec('ROLLBACK');
 }
 
-function migrate(db: DatabaseSync): void {
+function migrate(db: SqliteDatabase): void {
   const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (version > MIGRATIONS.length) throw new Error(`its schema is version ${String(version)}, newer than this netdiag knows (${String(MIGRATIONS.length)}): a newer netdiag wrote it`);
   for (let v = version; v < MIGRATIONS.length; v++) {
