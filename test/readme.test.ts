@@ -4,8 +4,8 @@
 // CLI example. curl's --connect-to sends `localhost:8080` to the test's port and leaves the URL (and so
 // the Host, which problem `type` URIs are built from) as the README writes it.
 //
-// Compared as JSON when the README shows JSON (it indents what curl prints on one line), as text
-// otherwise. Normalised on both sides, because they differ on every request and are not facts of
+// Compared as JSON when the README shows JSON (laid out to be read, where curl prints /v1/ answers on
+// one line and /json a field a line), as text otherwise. Normalised on both sides, because they differ on every request and are not facts of
 // the README: `request_id`, `requested_at` (a fresh id and the time), and `edge_to_region_rtt_ms`
 // (a round trip on this machine). A cached DNS answer's TTL may read up to the seconds since the
 // tour started below the README's, never above (withCachedTtls: the cache counts it down, and the
@@ -13,15 +13,15 @@
 // Everything else must match.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './support/process.js';
 import { requireCommands } from './support/system.js';
-import { freePort } from './support/wait.js';
+import { eventually, freePort } from './support/wait.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -203,4 +203,142 @@ describe.skipIf(!ready)("README.md's tour, run against the deployment `npm run t
     const heldSeconds = Math.ceil((Date.now() - tourStartedAt) / 1000);
     expect(withCachedTtls(comparable(stdout), shown, heldSeconds)).toEqual(shown);
   });
+});
+
+/** The pids below `pid` (children, theirs, ...), read from /proc as they are now. */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // It ended while the list was read.
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const [child, ppid] of parentOf) {
+      if (ppid !== parent) continue;
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const commandLine = (pid: number): string[] => readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').split('\0');
+
+interface RunningTour {
+  npm: ChildProcess;
+  said: () => string;
+}
+
+/** `npm run tour` with `args`, as a person types it (without its build step: the suite has built), once it says it is ready. */
+async function npmTour(args: string[]): Promise<RunningTour> {
+  // The project's Node first on PATH, as `npx` and npm scripts put it; --ignore-scripts skips only `pretour` (the build check).
+  const PATH = `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+  const npm = spawn('npm', ['run', 'tour', '--ignore-scripts', ...args], { cwd: ROOT, env: { ...process.env, PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  npm.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    npm.stderr.on('data', () => {
+      if (/open http:\/\/\S+ in a browser/.test(said)) resolve();
+    });
+    npm.on('exit', (code) => {
+      reject(new Error(`npm run tour exited with ${String(code)}: ${said}`));
+    });
+  });
+  return { npm, said: () => said };
+}
+
+/** Kills whatever of `pids` is left and removes `folder`: a failed test leaves nothing behind either. */
+function sweep(pids: number[], folder: string | undefined): void {
+  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * Starts `npm run tour` with `args`, checks that it serves on `port` and `pagePort` (the API's
+ * health, and the page), then `stop`s it and expects everything it started (its script, Knot, the
+ * probe, both servers) gone, and its scratch folder (where Knot's configuration is) removed.
+ */
+async function expectServedThenStopped(args: string[], port: number, pagePort: number, stop: (tour: RunningTour, pids: number[]) => void): Promise<void> {
+  const tour = await npmTour(args);
+  const npmPid = tour.npm.pid ?? 0;
+  const pids = [npmPid, ...descendants(npmPid)];
+  const names = pids.map((pid) => commandLine(pid).join(' '));
+  const knot = names.find((n) => /knotd -c /.test(n));
+  const scratch = knot === undefined ? undefined : dirname(/-c (\S+)/.exec(knot)?.[1] ?? '/nonexistent/x');
+  try {
+    expect(tour.said()).toContain(`tour: ready on http://localhost:${String(port)} `);
+    expect(tour.said()).toContain(`tour: open http://localhost:${String(pagePort)}/ in a browser`);
+    expect((await fetch(`http://127.0.0.1:${String(port)}/v1/health`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${String(pagePort)}/`)).status).toBe(200);
+    expect(names.some((n) => /scripts\/tour\.mjs/.test(n))).toBe(true);
+    expect(names.filter((n) => /dist\/cli\/main\.js (serve|probe)/.test(n))).toHaveLength(3);
+    expect(scratch !== undefined && existsSync(scratch)).toBe(true);
+    stop(tour, pids);
+    // The servers drain for up to 5 s (docs/api.md, "Shutdown"); the tour waits for them, then removes its folder.
+    expect(await eventually(() => !pids.some(alive) && !existsSync(scratch ?? '/'), 15_000, 100), `left: ${pids.filter(alive).join(' ')}`).toBe(true);
+  } finally {
+    sweep(pids, scratch);
+  }
+}
+
+describe.skipIf(!ready)('`npm run tour`: the ports asked for, and nothing left after a SIGTERM', () => {
+  const signalNpm = (tour: RunningTour) => tour.npm.kill('SIGTERM');
+
+  it("`npm run tour --port N --page-port M`, as the README writes it, serves on N and M; a SIGTERM to npm stops every process and removes the scratch folder", async () => {
+    const [port, pagePort] = [await freePort(), await freePort()];
+    await expectServedThenStopped(['--port', String(port), '--page-port', String(pagePort)], port, pagePort, signalNpm);
+  }, 60_000);
+
+  it('`npm run tour --port=N --page-port=M` serves on N and M too, and a SIGTERM to npm stops it all', async () => {
+    const [port, pagePort] = [await freePort(), await freePort()];
+    await expectServedThenStopped([`--port=${String(port)}`, `--page-port=${String(pagePort)}`], port, pagePort, signalNpm);
+  }, 60_000);
+
+  it('`npm run tour -- --port N --page-port M` serves on N and M; a SIGTERM to the tour script itself stops everything too', async () => {
+    const [port, pagePort] = [await freePort(), await freePort()];
+    await expectServedThenStopped(['--', '--port', String(port), '--page-port', String(pagePort)], port, pagePort, (_tour, pids) => {
+      const script = pids.find((pid) => commandLine(pid).some((a) => a.endsWith('scripts/tour.mjs')));
+      process.kill(script ?? 0, 'SIGTERM');
+    });
+  }, 60_000);
+
+  it('a port that is not one is refused before anything starts: exit 2 naming the option and the value', async () => {
+    const PATH = `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+    const bad = async (args: string[]) => {
+      const child = spawn('npm', ['run', 'tour', '--ignore-scripts', ...args], { cwd: ROOT, env: { ...process.env, PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let said = '';
+      child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      // A tour that starts after all is stopped, not left running.
+      const started = setTimeout(() => {
+        sweep([child.pid ?? 0, ...descendants(child.pid ?? 0)], undefined);
+      }, 20_000);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(started);
+      return { code, said };
+    };
+    const npmSpelling = await bad(['--port', 'abc', '--page-port', '8081']);
+    expect(npmSpelling.code).toBe(2);
+    expect(npmSpelling.said).toContain('tour: --port must be a port number from 1 to 65535, not "abc"');
+    const dashed = await bad(['--', '--port', '21080', '--page-port', '70000']);
+    expect(dashed.code).toBe(2);
+    expect(dashed.said).toContain('tour: --page-port must be a port number from 1 to 65535, not "70000"');
+    expect(dashed.said).not.toContain('ready on');
+  }, 60_000);
 });
