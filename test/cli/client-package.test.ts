@@ -2,16 +2,20 @@
 // which must stay under 1 MB; npm installs it offline, with an empty cache, into an empty folder
 // (it has no dependencies, so it needs no registry); and the installed `netdiag` runs against a
 // real server with Knot as its DNS upstream, on the Node this suite runs on (22) and on the
-// system's Node 20 (CI's, .ci/run), each put first on PATH as a user's would be. It holds no geo
-// data and offers no server.
-import { execFile, spawnSync } from 'node:child_process';
+// system's Node 20 (CI's, .ci/run), each put first on PATH as a user's would be, `netdiag monitor`
+// and its SQLite history included (on Node 20 through the WebAssembly SQLite the package carries).
+// It holds no geo data and offers no server.
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKnot, type Knot } from '../support/knot.js';
+import { runLinesOf, until } from '../support/monitor-process.js';
 import { runProcess, type Finished } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
@@ -83,10 +87,10 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
     expect(Math.abs(Number(said?.[1]) * 1000 - size)).toBeLessThanOrEqual(50);
   });
 
-  it('the installed package is the one bundled file, its README and licences: no geo data, no dependency', () => {
+  it("the installed package is the one bundled file, SQLite's WebAssembly, its README and licences: no geo data, no dependency", () => {
     const installed = join(dir, 'node_modules', 'netdiag-client');
     // Nothing else: in particular no dist/data/ tables (.bin) or .mmdb files, and no server module.
-    expect(filesUnder(installed)).toEqual(['LICENSE', 'README.md', 'THIRD-PARTY-LICENSES.md', 'netdiag.mjs', 'package.json']);
+    expect(filesUnder(installed)).toEqual(['LICENSE', 'README.md', 'THIRD-PARTY-LICENSES.md', 'netdiag.mjs', 'node-sqlite3-wasm.wasm', 'package.json']);
     expect(readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.')).sort()).toEqual(['netdiag-client']);
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'netdiag-client', version: VERSION, license: 'MIT', type: 'module', engines: { node: '>=20' }, bin: { netdiag: 'netdiag.mjs' } });
@@ -95,7 +99,7 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
     expect(readme).toContain(`npm install -g netdiag-client-${VERSION}.tgz`);
     // Each bundled package's licence travels with its code.
     const notices = readFileSync(join(installed, 'THIRD-PARTY-LICENSES.md'), 'utf8');
-    for (const name of ['commander', 'cli-progress', 'undici']) expect(notices).toMatch(new RegExp(`^## ${name} [\\d.]+ \\(MIT\\)$`, 'm'));
+    for (const name of ['commander', 'cli-progress', 'undici', 'node-sqlite3-wasm']) expect(notices).toMatch(new RegExp(`^## ${name} [\\d.]+ \\(MIT\\)$`, 'm'));
   });
 
   describe.each(nodes())('on Node $major', ({ path: node, major }) => {
@@ -127,18 +131,40 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
       expect((JSON.parse(json.stdout) as { address: string; ip_version: string })).toMatchObject({ address: '127.0.0.1', ip_version: 'ipv4' });
     });
 
-    it('monitor history: reads its configuration with the bundled YAML parser; the history needs node:sqlite, which Node 20 lacks and says so', async () => {
-      const config = join(dir, 'monitor.yaml');
-      writeFileSync(config, `servers: [${server.url}]\ndatabase: ${join(dir, `monitor-${String(major)}.db`)}\nchecks:\n  - name: speed\n    run: speedtest\n    every: 30m\n`);
-      const history = await netdiag(node, ['monitor', 'history', '--config', config]);
-      if (major >= 22) {
-        expect(history.code, history.stderr).toBe(0);
-        expect(history.stdout).toMatch(/^no runs recorded in /);
-      } else {
-        expect(history.code).toBe(1);
-        expect(history.stderr).toContain(`netdiag monitor keeps its history with node:sqlite, which needs Node 22 or newer (this is Node ${String(major)}.`);
+    it('monitor: runs a dns check against the server and records it in its SQLite history, which monitor history --json reads (node:sqlite on 22, the bundled WebAssembly SQLite on 20)', async () => {
+      const database = join(dir, `monitor-${String(major)}.db`);
+      const config = join(dir, `monitor-${String(major)}.yaml`);
+      // Once a minute (the least the monitor allows), at the second five seconds from now, with no
+      // spread: the first run comes within seconds. No page, no alerts.
+      const second = (new Date().getSeconds() + 5) % 60;
+      writeFileSync(config, `servers: [${server.url}]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: answer\n    run: dns\n    query: www.example.test\n    cron: "${String(second)} * * * * *"\n    spread: 0s\n    expect: { response_code: "= no_error" }\n`);
+      const empty = await netdiag(node, ['monitor', 'history', '--config', config]);
+      expect(empty.code, empty.stderr).toBe(0);
+      expect(empty.stdout).toBe(`no runs recorded in ${database}\n`);
+
+      const monitor = spawn(join(dir, 'node_modules', '.bin', 'netdiag'), ['monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, HOME: dir } });
+      const lines: string[] = [];
+      monitor.stderr.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter((l) => l !== '')));
+      try {
+        // A minute and more: the second named may pass while the monitor starts, and come again.
+        await until('a recorded run', () => runLinesOf(lines, 'answer').length >= 1 || monitor.exitCode !== null, 70_000, lines);
+      } finally {
+        monitor.kill('SIGTERM');
+        if (monitor.exitCode === null) await once(monitor, 'exit');
       }
-    });
+      expect(monitor.exitCode, lines.join('\n')).toBe(0);
+      expect(runLinesOf(lines, 'answer')[0]).toContain('192.0.2.10');
+
+      const history = await netdiag(node, ['monitor', 'history', '--json', '--config', config]);
+      expect(history.code, history.stderr).toBe(0);
+      const runs = JSON.parse(history.stdout) as { check: string; server: string; ok: boolean; error: string | null; breaches: string[]; figures: Record<string, unknown>; source: string }[];
+      expect(runs.length).toBeGreaterThanOrEqual(1);
+      expect(runs[0]).toMatchObject({ check: 'answer', server: server.url, ok: true, error: null, breaches: [], figures: { response_code: 'no_error', answers: '192.0.2.10', answer_count: 1 }, source: 'monitor' });
+      // Which SQLite wrote it, by the journal each keeps (sqlite-driver.ts): read here by node:sqlite.
+      const raw = new DatabaseSync(database, { readOnly: true });
+      expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: major >= 22 ? 'wal' : 'delete' });
+      raw.close();
+    }, 90_000);
 
     it('dns: Knot\'s answers through the server\'s resolver', async () => {
       const a = await netdiag(node, ['dns', 'www.example.test', '--url', server.url]);
