@@ -76,6 +76,7 @@ async function pack(stage) {
   chmodSync(bundle, 0o755);
   if (!existsSync(SQLITE_WASM)) throw new PackFailure('node_modules/node-sqlite3-wasm has no dist/node-sqlite3-wasm.wasm; run `npm ci`');
   copyFileSync(SQLITE_WASM, join(stage, 'node-sqlite3-wasm.wasm'));
+  chmodSync(join(stage, 'node-sqlite3-wasm.wasm'), 0o644);
 
   // What went in: never a server module or package (a top-level import of one from the client's
   // code would bring it), and each package's share of the bundle, to see what the size is made of.

@@ -9,9 +9,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 export type SqliteDriverName = 'node:sqlite' | 'node-sqlite3-wasm';
 
 /** A value SQLite stores: what both drivers bind and return. */
-export type SqlValue = null | number | bigint | string | Uint8Array;
+type SqlValue = null | number | bigint | string | Uint8Array;
 
-export interface SqliteStatement {
+interface SqliteStatement {
   run(...params: SqlValue[]): { changes: number | bigint };
   /** The first row, or undefined when there is none. */
   get(...params: SqlValue[]): Record<string, unknown> | undefined;
