@@ -67,7 +67,7 @@ async function sameOrigin(send: Fetcher, url: string, init: RequestInit): Promis
 }
 
 /** How a client meets a 429 (rate-limit.ts). */
-export interface LimitPolicy {
+interface LimitPolicy {
   /** Wait a GET's Retry-After once and ask again (not `watch`, whose polls record a refusal as one). */
   wait: boolean;
   /** Where the wait is said: standard error by default. */

@@ -460,11 +460,6 @@ export class SpeedTestRun {
   }
 
   /**
-   * The plan's latency steps first (idle pings, one after another), then each direction the
-   * plan has a step of, download first, under the mode's load profile. The transfer steps' sizes
-   * and counts are not used: a direction runs until its rate is steady, as working.ts rules.
-   */
-  /**
    * `step` again after each 429 it meets, once the server's Retry-After has passed: a refused
    * idle ping is sent again, a refused direction measured again from its start (its figures
    * would hold a pause the link never had). Gives up, as RateLimited, after MAX_LIMIT_WAITS or on
@@ -489,6 +484,11 @@ export class SpeedTestRun {
     }
   }
 
+  /**
+   * The plan's latency steps first (idle pings, one after another), then each direction the
+   * plan has a step of, download first, under the mode's load profile. The transfer steps' sizes
+   * and counts are not used: a direction runs until its rate is steady, as working.ts rules.
+   */
   async run(plan: Measurement[], onProgress: (p: Progress) => void, options: RunOptions, onWait: (w: LimitWait) => void = () => undefined): Promise<Result> {
     const started = performance.now();
     const profile = profileOf(options.mode);
