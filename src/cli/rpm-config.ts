@@ -25,8 +25,25 @@ const MAX_CONFIG_BYTES = 64 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The URLs of a parsed configuration, or RpmConfigError naming the first field that is wrong. */
-function rpmUrls(config: unknown): RpmUrls {
+/**
+ * Why a configuration's plain-HTTP URL cannot be tested, and what to do. The draft's clients speak
+ * HTTP/2 over TLS; netdiag rpm's probes on the load's own connections need it (HTTP/1.1 carries
+ * one request at a time). A configuration fetched over plain HTTP is a server without TLS: it
+ * needs a certificate, and docs/command-line.md ("How `rpm` measures") makes one for this machine.
+ */
+function notHttps(key: string, url: URL, configUrl: URL): RpmConfigError {
+  if (configUrl.protocol === 'http:') {
+    return new RpmConfigError(
+      `${configUrl.origin} serves plain HTTP, and netdiag rpm needs HTTPS (the test runs over HTTP/2 with TLS). Serve netdiag with a certificate ` +
+        `(NETDIAG_TLS_CERT and NETDIAG_TLS_KEY) and give --url https://${configUrl.host}; to make one for this machine with openssl and trust it ` +
+        'with NODE_EXTRA_CA_CERTS, see docs/command-line.md, "How `rpm` measures"',
+    );
+  }
+  return new RpmConfigError(`"urls.${key}" must be an https URL (the test runs over HTTP/2 with TLS), got ${url.protocol.replace(':', '')}: the server's configuration must name https:// URLs`);
+}
+
+/** The URLs of a parsed configuration, fetched from `configUrl`, or RpmConfigError naming the first field that is wrong. */
+function rpmUrls(config: unknown, configUrl: URL): RpmUrls {
   if (!isObject(config)) throw new RpmConfigError('the configuration is not a JSON object');
   if (config.version !== 1) throw new RpmConfigError(`"version" must be 1, got ${config.version === undefined ? 'nothing' : JSON.stringify(config.version)}`);
   const urls = config.urls;
@@ -43,9 +60,7 @@ function rpmUrls(config: unknown): RpmUrls {
     } catch {
       throw new RpmConfigError(`"urls.${key}" is not a URL: ${JSON.stringify(value.slice(0, 200))}`);
     }
-    // The draft's clients speak HTTP/2 over TLS; netdiag rpm's probes on the load's own
-    // connections need it (HTTP/1.1 carries one request at a time).
-    if (url.protocol !== 'https:') throw new RpmConfigError(`"urls.${key}" must be an https URL (the test runs over HTTP/2 with TLS), got ${url.protocol.replace(':', '')}`);
+    if (url.protocol !== 'https:') throw notHttps(key, url, configUrl);
     return url;
   };
   const found = { small: pick(KEYS.small), large: pick(KEYS.large), upload: pick(KEYS.upload) };
@@ -76,7 +91,10 @@ export async function fetchRpmConfig(url: string, timeoutMs: number, allowedOrig
     res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    throw new RpmConfigError(`could not fetch the configuration ${url} (${err instanceof Error ? err.message : String(err)}${cause})`);
+    // undici's words for a server that closed at a plain request: what an HTTPS port does.
+    const closed = new URL(url).protocol === 'http:' && (err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET';
+    const hint = closed ? `; a server that speaks HTTPS closes a plain http:// request like this: try https://${new URL(url).host}` : '';
+    throw new RpmConfigError(`could not fetch the configuration ${url} (${err instanceof Error ? err.message : String(err)}${cause})${hint}`);
   }
   let text: string;
   try {
@@ -97,6 +115,6 @@ export function readRpmConfig(text: string, url: string, allowedOrigins: readonl
   } catch {
     throw new RpmConfigError(`the configuration ${url} is not JSON`);
   }
-  const urls = rpmUrls(parsed);
+  const urls = rpmUrls(parsed, new URL(url));
   return { ...urls, origin: loadOrigin(urls, url, allowedOrigins) };
 }

@@ -382,17 +382,21 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   });
 }
 
-/** Sleeps until performance.now() reaches `at` (or the signal aborts). */
+/**
+ * Sleeps until performance.now() reaches `at` (or the signal aborts). The abort listener goes
+ * when the sleep ends: the run's one signal sleeps once a second, and listeners left on it piled
+ * up past Node's ten (MaxListenersExceededWarning) within a direction.
+ */
 function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, at - performance.now()));
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const woken = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', woken);
+      resolve();
+    }, Math.max(0, at - performance.now()));
+    signal.addEventListener('abort', woken, { once: true });
   });
 }

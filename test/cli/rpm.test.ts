@@ -1,14 +1,50 @@
-// `netdiag rpm` as a process: against the real server over TLS with HTTP/2 on loopback (what holds
-// on any machine: the report's shape and what it rests on, never its figures), and against a FAKE
-// server (support/fake-rpm-server.ts) for a configuration that is not one and a server that stalls.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// `netdiag rpm` as a process: against the real server over TLS with HTTP/2 on loopback, set up by
+// docs/command-line.md's recipe as written (what holds on any machine: the report's shape and what
+// it rests on, never its figures), and against a FAKE server (support/fake-rpm-server.ts) for a
+// configuration that is not one and a server that stalls.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../support/doh-relay.js';
 import { startFakeRpmServer } from '../support/fake-rpm-server.js';
-import { runCli } from '../support/process.js';
+import { CLI, runCli, runProcess, serveCli } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
 const withOpenssl = requireCommands('netdiag rpm', ['openssl'], 'openssl');
+const COMMAND_LINE_DOC = readFileSync(new URL('../../docs/command-line.md', import.meta.url), 'utf8');
+
+/** docs/command-line.md's recipe for a local certificate: its openssl line, its server line and its client line. */
+function recipe(): { openssl: string; serve: string; rpm: string } {
+  const block = /```sh\n(openssl req -x509[^]*?)```/.exec(COMMAND_LINE_DOC)?.[1] ?? '';
+  const [openssl = '', serve = '', rpm = ''] = block.replace(/\\\n\s*/g, '').trim().split('\n');
+  return { openssl, serve, rpm };
+}
+
+/** A shell line's leading `NAME=value` words and the words after them. */
+function assignmentsAndWords(line: string): { env: Record<string, string>; words: string[] } {
+  const words = line.replace(/\s*&$/, '').split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=/.test(words[0] ?? '')) {
+    const [name = '', value = ''] = (words.shift() ?? '').split(/=(.*)/s);
+    env[name] = value;
+  }
+  return { env, words };
+}
+
+/**
+ * The Node the client runs on: a Node 20 on PATH when there is one (the client package's floor,
+ * and the one that warns when an AbortSignal holds more than ten abort listeners), else this one.
+ */
+function clientNode(): string {
+  const node20 = (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => join(dir, 'node'))
+    .find((path) => existsSync(path) && spawnSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.startsWith('20.'));
+  return node20 ?? process.execPath;
+}
 
 interface DirectionReport {
   rpm: number | null;
@@ -39,37 +75,70 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
   const cert = withOpenssl ? selfSignedCertificate() : { certFile: '', keyFile: '' };
   // The CLI trusts the suite's certificate as an operator's own CA would be trusted.
   const trust = { NODE_EXTRA_CA_CERTS: cert.certFile };
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ NETDIAG_TLS_CERT: cert.certFile, NETDIAG_TLS_KEY: cert.keyFile });
-  });
-  afterAll(() => server.close());
-
-  it('measures both directions against the deployment\'s /.well-known/nq, within the limits a default deployment sets', async () => {
-    const run = await runCli(['rpm', '--url', `https://127.0.0.1:${String(server.port)}`, '--json'], trust, 90_000);
-    expect(run.code, run.stderr).toBe(0);
-    const r = JSON.parse(run.stdout) as RpmReport;
-    for (const d of [r.download, r.upload]) {
-      expect(d.rpm).toBeGreaterThan(0);
-      expect(d.mbps).toBeGreaterThan(0);
-      expect(d.connections).toBeGreaterThanOrEqual(1);
-      expect(d.connections).toBeLessThanOrEqual(16);
-      // Each direction ends by the rules (stable) or at its 20 s bound.
-      expect(d.duration_ms).toBeLessThanOrEqual(21_000);
-      expect(d.stable || d.duration_ms >= 19_000).toBe(true);
-      expect(d.probes.foreign).toBeGreaterThan(0);
-      expect(d.probes.self).toBeGreaterThan(0);
-      expect(['low', 'medium', 'high']).toContain(d.confidence);
+  it("docs/command-line.md's recipe as written (a certificate made with its openssl line, netdiag serve with it, netdiag rpm trusting it) measures both directions within a default deployment's limits, with no MaxListenersExceededWarning", async () => {
+    const lines = recipe();
+    const dir = mkdtempSync(join(tmpdir(), 'netdiag-rpm-recipe-'));
+    try {
+      execFileSync('sh', ['-c', lines.openssl], { cwd: dir, stdio: 'ignore' });
+      const served = assignmentsAndWords(lines.serve);
+      expect(served.words).toEqual(['netdiag', 'serve']);
+      // The recipe's files, in the folder it ran in; the port one free now, not 8443.
+      const inDir = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.endsWith('.pem') ? join(dir, v) : v]));
+      const serveEnv = inDir(served.env);
+      delete serveEnv.PORT;
+      const server = await serveCli(serveEnv);
+      try {
+        const client = assignmentsAndWords(lines.rpm);
+        expect(client.words.slice(0, 3)).toEqual(['netdiag', 'rpm', '--url']);
+        const args = client.words.slice(1).map((w) => w.replace(/:8443$/, `:${String(server.port)}`));
+        const run = await runProcess(clientNode(), [CLI, ...args, '--json'], { PATH: process.env.PATH ?? '', ...inDir(client.env) }, 90_000);
+        expect(run.code, run.stderr).toBe(0);
+        // Node 20 warns when an AbortSignal holds more than ten abort listeners: the run's one signal must not gather one a second.
+        expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+        const r = JSON.parse(run.stdout) as RpmReport;
+        for (const d of [r.download, r.upload]) {
+          expect(d.rpm).toBeGreaterThan(0);
+          expect(d.mbps).toBeGreaterThan(0);
+          expect(d.connections).toBeGreaterThanOrEqual(1);
+          expect(d.connections).toBeLessThanOrEqual(16);
+          // Each direction ends by the rules (stable) or at its 20 s bound.
+          expect(d.duration_ms).toBeLessThanOrEqual(21_000);
+          expect(d.stable || d.duration_ms >= 19_000).toBe(true);
+          expect(d.probes.foreign).toBeGreaterThan(0);
+          expect(d.probes.self).toBeGreaterThan(0);
+          expect(['low', 'medium', 'high']).toContain(d.confidence);
+        }
+        expect(r.download_rpm).toBe(r.download.rpm);
+        expect(r.upload_rpm).toBe(r.upload.rpm);
+        expect(r.rpm).toBeGreaterThan(0);
+        // The test's one figure is the mean of its two directions'.
+        expect(Math.abs((r.rpm ?? 0) - ((r.download_rpm ?? 0) + (r.upload_rpm ?? 0)) / 2)).toBeLessThanOrEqual(1);
+        expect(r.rpm_p90).toBeLessThanOrEqual(r.rpm ?? 0);
+        expect(['poor', 'fair', 'good', 'excellent']).toContain(r.rating);
+        expect(r.stable).toBe(r.download.stable && r.upload.stable);
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    expect(r.download_rpm).toBe(r.download.rpm);
-    expect(r.upload_rpm).toBe(r.upload.rpm);
-    expect(r.rpm).toBeGreaterThan(0);
-    // The test's one figure is the mean of its two directions'.
-    expect(Math.abs((r.rpm ?? 0) - ((r.download_rpm ?? 0) + (r.upload_rpm ?? 0)) / 2)).toBeLessThanOrEqual(1);
-    expect(r.rpm_p90).toBeLessThanOrEqual(r.rpm ?? 0);
-    expect(['poor', 'fair', 'good', 'excellent']).toContain(r.rating);
-    expect(r.stable).toBe(r.download.stable && r.upload.stable);
   }, 120_000);
+
+  it('a plain http:// deployment: exit 1 saying it needs HTTPS and how to serve it, not naming a field', async () => {
+    const plain: TestServer = await startTestServer();
+    try {
+      const run = await runCli(['rpm', '--url', plain.url], {}, 30_000);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`netdiag: ${plain.url} serves plain HTTP, and netdiag rpm needs HTTPS (the test runs over HTTP/2 with TLS).`);
+      expect(run.stderr).toContain('NETDIAG_TLS_CERT and NETDIAG_TLS_KEY');
+      expect(run.stderr).toContain(`--url https://127.0.0.1:${String(plain.port)}`);
+      expect(run.stderr).toContain('docs/command-line.md, "How `rpm` measures"');
+      expect(run.stderr).not.toContain('"urls.');
+    } finally {
+      await plain.close();
+    }
+  }, 40_000);
 
   it('a configuration that is not one: exit 1 naming the field', async () => {
     const cases: [unknown, string][] = [
