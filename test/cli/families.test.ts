@@ -75,6 +75,28 @@ describe('netdiag ip over one address family', () => {
     }
   });
 
+  it('--both with a host name that has no IPv6 address says so of the name, not "no IPv6 on this connection"', async () => {
+    // As above, the machine's resolver decides whether `localhost` has an IPv6 address.
+    const hasV6 = await lookup('localhost', { family: 6 }).then(
+      () => true,
+      () => false,
+    );
+    const url = `http://localhost:${String(server.port)}`;
+    const text = await runCli(['ip', '--both', '--url', url]);
+    const json = await runCli(['ip', '--both', '--json', '--url', url]);
+    expect(text.code, text.stderr).toBe(0);
+    const found = JSON.parse(json.stdout) as BothJson;
+    if (hasV6) {
+      expect(found.verdict).toBe('both');
+      return;
+    }
+    expect(text.stdout).not.toContain('no IPv6 on this connection');
+    expect(text.stdout).toMatch(/^IPv6 +not checked \(localhost has no IPv6 address: no AAAA record or hosts entry\) via http:\/\/localhost:\d+$/m);
+    expect(text.stdout).toMatch(/^verdict +IPv4 works; IPv6 was not checked: localhost has no IPv6 address: no AAAA record or hosts entry\.$/m);
+    expect(found.ipv6).toMatchObject({ state: 'unchecked', ip: null, error: 'localhost has no IPv6 address (no AAAA record or hosts entry), so it cannot be asked over IPv6' });
+    expect(found.verdict).toBe('partial');
+  });
+
   it('--both without advertised origins asks the URL over each family it can reach', async () => {
     const res = await runCli(['ip', '--both', '--json', '--url', v4()]);
     expect(res.code, res.stderr).toBe(0);
