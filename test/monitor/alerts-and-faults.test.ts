@@ -26,6 +26,8 @@ const promtoolReady = ready && requireCommands("netdiag monitor's metrics", ['pr
 interface Received {
   title: string;
   message: string;
+  /** Apprise's notification type. */
+  type: string;
 }
 
 const runLines = (lines: readonly string[]) => runLinesOf(lines, 'line speed');
@@ -99,9 +101,12 @@ notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
     expect(received).toHaveLength(2);
     const [alert, recovery] = received;
     expect(alert?.title).toBe(`netdiag monitor: line speed on http://127.0.0.1:${String(port)}: 3 breaches in a row`);
-    expect(alert?.message).toMatch(/^- the check did not run: .*(ECONNREFUSED|connect)/);
+    // Each of the three breaches the title counts, with its time and the command's reason.
+    expect(alert?.message.split('\n')).toEqual(Array.from({ length: 3 }, (): unknown => expect.stringMatching(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z: the check did not run: .*(ECONNREFUSED|connect)/)));
     expect(recovery?.title).toBe(`netdiag monitor: line speed on http://127.0.0.1:${String(port)} recovered`);
     expect(recovery?.message).toMatch(/download_mbps [0-9.]+/);
+    // Told apart by Apprise's notification type, as a chat shows them.
+    expect([alert?.type, recovery?.type]).toEqual(['failure', 'success']);
 
     const db = new DatabaseSync(database, { readOnly: true });
     const rows = db.prepare('SELECT ok, error FROM runs ORDER BY id').all() as { ok: number; error: string | null }[];

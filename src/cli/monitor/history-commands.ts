@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { csvRows } from '../../common/csv.js';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
 import { print, printJson, table, type Output } from '../output.js';
-import { durationMs, type MonitorConfig } from './monitor-config.js';
+import { durationMs } from './monitor-config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';
-import { loadConfig, log, openHistory, summary } from './setup.js';
+import { loadConfig, loadDatabase, log, openHistory, outcomeOf, summary } from './setup.js';
 import { StoreError, type RunRecord } from './store.js';
 
 /** The --since bound in ms since the epoch (0 for none), or undefined having said what is wrong. */
@@ -23,36 +23,40 @@ function sinceOf(text: string | undefined): number | undefined {
   return Date.now() - ms;
 }
 
-/** The configuration and the runs since `--since`, or the exit status having said what stopped it (2 bad input, 1 the history). */
-async function recordedRuns(configPath: string, sinceText: string | undefined): Promise<{ config: MonitorConfig; runs: RunRecord[] } | number> {
-  const config = loadConfig(configPath);
-  if (config === undefined) return 2;
+/**
+ * The history's file and its runs since `--since`, or the exit status having said what stopped it
+ * (2 bad input, 1 the history). Only `database:` is read: a fault elsewhere in the file (a check
+ * being edited) never keeps a person from the runs recorded.
+ */
+async function recordedRuns(configPath: string, sinceText: string | undefined): Promise<{ database: string; runs: RunRecord[] } | number> {
+  const database = loadDatabase(configPath);
+  if (database === undefined) return 2;
   const since = sinceOf(sinceText);
   if (since === undefined) return 2;
-  const store = await openHistory(config.database);
+  const store = await openHistory(database);
   if (store === undefined) return 1;
   const runs = store.runs(since);
   store.close();
-  return { config, runs };
+  return { database, runs };
 }
 
 /** `netdiag monitor history`: the runs recorded, oldest first, as a table, JSON lines' array or CSV. */
 export async function historyCommand(configPath: string, out: Output, options: { since?: string; csv?: boolean }): Promise<number> {
   const read = await recordedRuns(configPath, options.since);
   if (typeof read === 'number') return read;
-  const { config, runs } = read;
+  const { database, runs } = read;
   if (out.json) {
-    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor' })));
+    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor' })));
     return 0;
   }
   if (options.csv === true) {
     // A server's problem text or DNS answer lands in a cell: csvCell makes none of them a formula.
-    const header = ['started_at', 'check', 'server', 'ok', 'error', 'breaches', 'figures'];
-    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)])]));
+    const header = ['started_at', 'check', 'server', 'outcome', 'ok', 'error', 'breaches', 'figures'];
+    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, outcomeOf(r), String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)])]));
     return 0;
   }
   if (runs.length === 0) {
-    print(`no runs recorded in ${config.database}`);
+    print(`no runs recorded in ${database}`);
     return 0;
   }
   print(table(out, [['when', 'check', 'server', 'result', 'breaches'], ...runs.map((r) => [new Date(r.startedAt).toISOString().replace('T', ' ').slice(0, 19), r.check, r.server, summary(r), String(r.breaches.length)])]));

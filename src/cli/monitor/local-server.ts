@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { MONITOR_CATALOGUES, MONITOR_CSS, MONITOR_HTML, MONITOR_JS } from '../../generated/monitor-page-assets.js';
 import type { MonitorConfig } from './monitor-config.js';
 import { checkKey, type MonitorMetrics } from './monitor-metrics.js';
+import { outcomeOf } from './setup.js';
 import type { Store } from './store.js';
 
 /** How far back the page reads the history; `netdiag monitor history` has it all. */
@@ -43,7 +44,7 @@ function history(sources: Sources, sinceMs: number): string {
   });
   return JSON.stringify({
     checks,
-    runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor' })),
+    runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor' })),
     since: new Date(sinceMs).toISOString(),
   });
 }
@@ -86,7 +87,7 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-/** Listens on `host:port`; resolves once it does (rejects saying why it cannot). */
+/** Listens on `host:port`; resolves once it does (rejects with the system's error, its code saying why it cannot). */
 export async function startLocalServer(host: string, port: number, sources: Sources): Promise<LocalServer> {
   const server: Server = createServer((req, res) => {
     answer(req, res, sources, host).catch((err: unknown) => {
@@ -96,7 +97,7 @@ export async function startLocalServer(host: string, port: number, sources: Sour
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new Error(`cannot serve the page and metrics on ${host}:${String(port)}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`));
+      reject(err);
     });
     server.listen(port, host, resolve);
   });

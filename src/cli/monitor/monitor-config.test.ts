@@ -1,7 +1,7 @@
 // The monitor's configuration file: a good one read whole; each fault named by its line and its
 // field, so a person finds it in the file they wrote.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseMonitorConfig } from './monitor-config.js';
+import { ConfigError, parseDatabase, parseMonitorConfig } from './monitor-config.js';
 import { REGION_IDS } from '../../common/regions.js';
 
 const parse = (text: string) => parseMonitorConfig(text, 'monitor.yaml', '/data/monitor.db');
@@ -70,7 +70,9 @@ describe("the monitor's configuration", () => {
     ['a family state that is not one', GOOD.replace('run: rpm', 'run: families\n    expect: { ipv6: "= up" }'), /^monitor\.yaml:11: checks\[1\]\.expect\.ipv6: "up" is not a value ipv6 takes/],
     ['a check kind the monitor does not run', GOOD.replace('run: rpm', 'run: ping'), /^monitor\.yaml:10: checks\[1\]\.run: "ping" is not a check this monitor runs \(speedtest, rpm, latency, dns, families\)$/],
     ['an interval without a unit', GOOD.replace('every: 30m', 'every: 30'), /^monitor\.yaml:6: checks\[0\]\.every: "30" is not an interval/],
-    ['an interval under a minute', GOOD.replace('every: 30m', 'every: 20s'), /^monitor\.yaml:6: checks\[0\]\.every: 20s is more often than once a minute/],
+    ['an interval under a minute', GOOD.replace('every: 30m', 'every: 20s'), /^monitor\.yaml:6: checks\[0\]\.every: the check "line speed" runs 20s apart, more often than once a minute, the least the monitor allows$/],
+    ['a cron expression every five seconds', GOOD.replace('0 */2 * * *', '*/5 * * * * *'), /^monitor\.yaml:11: checks\[1\]\.cron: the check "responsiveness" would run more often than once a minute, the least the monitor allows: its seconds field \(the first of six\) is "\*\/5"; give five fields, or one second in the sixth \("0 \* \* \* \* \*"\)$/],
+    ['a cron expression twice a minute', GOOD.replace('0 */2 * * *', '0,30 * * * * *'), /^monitor\.yaml:11: checks\[1\]\.cron: the check "responsiveness" would run more often than once a minute, .* is "0,30"; /],
     ['both every and cron', GOOD.replace('    cron: "0 */2 * * *"', '    cron: "0 */2 * * *"\n    every: 1h'), /^monitor\.yaml:9: checks\[1\]: give either every .* or cron/],
     ['a cron expression croner refuses', GOOD.replace('0 */2 * * *', '61 * * * *'), /^monitor\.yaml:11: checks\[1\]\.cron: "61 \* \* \* \*" is not a cron expression: /],
     ['a figure the check does not report', GOOD.replace('upload_mbps: ">= 40"', 'upload: ">= 40"'), /^monitor\.yaml:7: checks\[0\]\.expect\.upload: "upload" is not a figure a speedtest check reports/],
@@ -87,5 +89,21 @@ describe("the monitor's configuration", () => {
     ['a retention under a day', `${GOOD}keep: 12h\n`, /^monitor\.yaml:14: keep: "12h" is not a duration of a day or more/],
   ])('names the line and the field of %s', (_, text, message) => {
     expect(fault(text)).toMatch(message);
+  });
+
+  it('takes a six-field cron expression that names one second (once a minute at most), and a shorter schedule only when the floor is lowered', () => {
+    expect(parse(GOOD.replace('0 */2 * * *', '30 */2 * * * *')).checks[1]?.schedule).toEqual({ kind: 'cron', expression: '30 */2 * * * *' });
+    const everySecond = GOOD.replace('0 */2 * * *', '* * * * * *').replace('every: 30m', 'every: 2s').replace('spread: 90s', 'spread: 0s');
+    expect(parseMonitorConfig(everySecond, 'monitor.yaml', '/data/monitor.db', 1000).checks.map((c) => c.schedule)).toEqual([
+      { kind: 'every', ms: 2000 },
+      { kind: 'cron', expression: '* * * * * *' },
+    ]);
+  });
+
+  it('reads the database alone from a file whose other settings are at fault, but not from one that is not YAML', () => {
+    const broken = GOOD.replace('run: rpm', 'run: ping');
+    expect(parseDatabase(`${broken}database: /srv/monitor.db\n`, 'monitor.yaml', '/data/monitor.db')).toBe('/srv/monitor.db');
+    expect(parseDatabase(broken, 'monitor.yaml', '/data/monitor.db')).toBe('/data/monitor.db');
+    expect(() => parseDatabase('servers: [http://a]\n\t- x\n', 'monitor.yaml', '/data/monitor.db')).toThrow(/^monitor\.yaml:2: not valid YAML: /);
   });
 });

@@ -50,8 +50,8 @@ const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'n
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
 /** How long runs are kept when the file does not say: a year, for a trend across seasons. */
 const DEFAULT_KEEP_MS = 365 * 86_400_000;
-/** The shortest interval: a check more often than this is load, not monitoring. */
-const MIN_EVERY_MS = 60_000;
+/** The shortest interval, for `every` and for cron alike: a check more often than this is load, not monitoring. */
+export const MIN_INTERVAL_MS = 60_000;
 
 /** A duration such as 90s, 30m, 6h or 1d, in ms, or undefined. */
 export function durationMs(text: string): number | undefined {
@@ -59,17 +59,38 @@ export function durationMs(text: string): number | undefined {
   return match === null ? undefined : Number(match[1]) * (UNITS[match[2] ?? ''] ?? 0);
 }
 
-/** Parses and checks the file's text; `file` names it in messages, `defaultDatabase` is used when it names none. */
-export function parseMonitorConfig(text: string, file: string, defaultDatabase: string): MonitorConfig {
+type Fail = (path: (string | number)[], message: string) => never;
+
+/** The file's YAML and how a fault in it is said, or a ConfigError for text that is not a YAML map. */
+function documentOf(text: string, file: string): { doc: Document; root: YAMLMap; fail: Fail } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
   if (first !== undefined) throw new ConfigError(`${file}:${String(lines.linePos(first.pos[0]).line)}: not valid YAML: ${first.message.split('\n')[0] ?? ''}`);
-  const fail = (path: (string | number)[], message: string): never => {
+  const fail: Fail = (path, message) => {
     throw new ConfigError(`${file}:${String(lineOf(doc, lines, path))}: ${pathText(path)}: ${message}`);
   };
   const root = doc.contents;
   if (!isMap(root)) throw new ConfigError(`${file}:1: the file must be a map with servers, checks and notify`);
+  return { doc, root, fail };
+}
+
+/**
+ * The history's file alone: what `netdiag monitor history` and `export` need, so a fault in a
+ * setting they do not read (a check being edited) never keeps a person from the runs recorded.
+ */
+export function parseDatabase(text: string, file: string, defaultDatabase: string): string {
+  const { doc, fail } = documentOf(text, file);
+  return doc.hasIn(['database']) ? string(doc, ['database'], fail) : defaultDatabase;
+}
+
+/**
+ * Parses and checks the file's text; `file` names it in messages, `defaultDatabase` is used when
+ * it names none; `minIntervalMs` is the shortest schedule it takes (MIN_INTERVAL_MS but for the
+ * test suites, docs/monitor.md "Schedules").
+ */
+export function parseMonitorConfig(text: string, file: string, defaultDatabase: string, minIntervalMs = MIN_INTERVAL_MS): MonitorConfig {
+  const { doc, root, fail } = documentOf(text, file);
   unknownKeys(root, TOP_KEYS, [], fail);
 
   const servers = list(doc, ['servers'], fail).map((_, i) => {
@@ -85,7 +106,7 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
   });
   if (servers.length === 0) fail(['servers'], 'name at least one netdiag server');
 
-  const checks = list(doc, ['checks'], fail).map((_, i) => check(doc, i, fail));
+  const checks = list(doc, ['checks'], fail).map((_, i) => check(doc, i, fail, minIntervalMs));
   if (checks.length === 0) fail(['checks'], 'name at least one check');
   const names = new Set<string>();
   checks.forEach((c, i) => {
@@ -97,7 +118,7 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
   notify.forEach((target, i) => {
     if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) fail(['notify', i], `"${target}" is not a URL (an http(s) webhook, an ntfy(s):// topic or an Apprise URL)`);
   });
-  const database = doc.hasIn(['database']) ? string(doc, ['database'], fail) : defaultDatabase;
+  const database = parseDatabase(text, file, defaultDatabase);
   let keepMs = DEFAULT_KEEP_MS;
   if (doc.hasIn(['keep'])) {
     const text = durationText(doc, ['keep'], fail);
@@ -126,7 +147,7 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
   return { servers, database, keepMs, listen, hosts, checks, notify };
 }
 
-function check(doc: Document, i: number, fail: (path: (string | number)[], message: string) => never): MonitorCheck {
+function check(doc: Document, i: number, fail: Fail, minIntervalMs: number): MonitorCheck {
   const at = (key: string): (string | number)[] => ['checks', i, key];
   const node = doc.getIn(['checks', i], true);
   if (!isMap(node)) return fail(['checks', i], 'a check is a map with name, run and every (or cron)');
@@ -148,12 +169,17 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
     const text = durationText(doc, at('every'), fail);
     const ms = durationMs(text);
     if (ms === undefined) return fail(at('every'), `"${text}" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
-    if (ms < MIN_EVERY_MS) fail(at('every'), `${text} is more often than once a minute, the least the monitor allows`);
+    if (ms < minIntervalMs) fail(at('every'), `the check "${name}" runs ${text} apart, more often than ${intervalText(minIntervalMs)}, the least the monitor allows`);
     schedule = { kind: 'every', ms };
   } else {
     const expression = string(doc, at('cron'), fail);
     const problem = cronProblem(expression);
     if (problem !== undefined) fail(at('cron'), `"${expression}" is not a cron expression: ${problem}`);
+    const seconds = secondsField(expression);
+    // A seconds field that names one second runs at most once a minute; any other runs more often.
+    if (minIntervalMs >= MIN_INTERVAL_MS && seconds !== undefined && !/^[0-9]{1,2}$/.test(seconds)) {
+      fail(at('cron'), `the check "${name}" would run more often than once a minute, the least the monitor allows: its seconds field (the first of six) is "${seconds}"; give five fields, or one second in the sixth ("0 ${expression.trim().split(/\s+/).slice(1).join(' ')}")`);
+    }
     schedule = { kind: 'cron', expression };
   }
   const defaultSpread = schedule.kind === 'every' ? Math.min(schedule.ms / 10, 300_000) : 60_000;
@@ -188,6 +214,14 @@ function check(doc: Document, i: number, fail: (path: (string | number)[], messa
   }
   return { name, run, mode: modeText, query, type, region, schedule, spreadMs, expect, alertAfter };
 }
+
+/** A cron expression's seconds field: the first of six or seven (croner), none for five fields or a nickname (@hourly). */
+function secondsField(expression: string): string | undefined {
+  const fields = expression.trim().split(/\s+/);
+  return fields.length >= 6 ? fields[0] : undefined;
+}
+
+const intervalText = (ms: number): string => (ms === MIN_INTERVAL_MS ? 'once a minute' : `once every ${String(ms / 1000)} s`);
 
 /** What a dns check asks (query, type) and a latency check's region; each refused on other checks. */
 function checkTarget(doc: Document, i: number, run: CheckKind, fail: (path: (string | number)[], message: string) => never): Pick<MonitorCheck, 'query' | 'type' | 'region'> {

@@ -24,7 +24,7 @@ export const checkKey = (check: string, server: string): string => `${check}\n${
 export function monitorMetrics(): MonitorMetrics {
   const registry = new Registry();
   const labels = ['check', 'server'] as const;
-  const runs = new Counter({ name: 'netdiag_monitor_runs_total', help: 'Runs of a check against a server, by outcome (ok: it ran and reported; failed: it did not run).', labelNames: [...labels, 'outcome'], registers: [registry] });
+  const runs = new Counter({ name: 'netdiag_monitor_runs_total', help: "Runs of a check against a server, by outcome (ok: it ran and reported; failed: it did not run; limited: the server's rate limit refused it).", labelNames: [...labels, 'outcome'], registers: [registry] });
   const breaching = new Gauge({ name: 'netdiag_monitor_breaches_in_a_row', help: 'Runs in a row that missed an expectation or did not run.', labelNames: labels, registers: [registry] });
   const alerting = new Gauge({ name: 'netdiag_monitor_alerting', help: '1 while an alert is out for the check (sent after alert_after breaches, until a recovery).', labelNames: labels, registers: [registry] });
   const last = new Gauge({ name: 'netdiag_monitor_last_run_timestamp_seconds', help: 'When the check last ran (its start), seconds since the epoch.', labelNames: labels, registers: [registry] });
@@ -37,10 +37,12 @@ export function monitorMetrics(): MonitorMetrics {
   return {
     observe: (run, state) => {
       const l = { check: run.check, server: run.server };
-      runs.inc({ ...l, outcome: run.ok ? 'ok' : 'failed' });
+      runs.inc({ ...l, outcome: run.limited === true ? 'limited' : run.ok ? 'ok' : 'failed' });
       breaching.set(l, state.streak);
       alerting.set(l, state.alerting ? 1 : 0);
       last.set(l, run.startedAt / 1000);
+      // A limited run took no figures and says nothing of the connection: the last ones stand.
+      if (run.limited === true) return;
       // The last run's figures only: one it did not take (or all, from a run that failed) is
       // removed rather than left to read as current.
       const key = checkKey(run.check, run.server);

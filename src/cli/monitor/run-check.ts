@@ -1,14 +1,19 @@
 // One run of a monitor check: the netdiag command itself, as a child process with --json, against
 // one server, so the monitor measures exactly as `netdiag speedtest` or `netdiag rpm` does and a
 // fault in a test never takes the monitor down. A command that fails (the server down, a refused
-// test) is a run that did not run, with the command's own reason.
+// test) is a run that did not run, with the command's own reason; one the server's rate limit
+// refused past the wait it asked for (exit 4, docs/command-line.md "Exit status") is a limited
+// run: the server said "not now", which says nothing of the connection.
 import { spawn } from 'node:child_process';
 import { answerText } from '../../common/answer-text.js';
 import type { DnsAnswer } from '../../common/dns-types.js';
+import { RATE_LIMITED_EXIT } from '../rate-limit.js';
 import type { MonitorCheck } from './monitor-config.js';
 
 interface CheckOutcome {
   ok: boolean;
+  /** The server's rate limit refused it (ok is false). */
+  limited: boolean;
   error: string | null;
   figures: Record<string, unknown>;
   durationMs: number;
@@ -77,8 +82,8 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const done = (error: string | null, figures: Record<string, unknown> = {}) => {
-      resolve({ ok: error === null, error, figures, durationMs: performance.now() - started });
+    const done = (error: string | null, figures: Record<string, unknown> = {}, limited = false) => {
+      resolve({ ok: error === null, limited, error, figures, durationMs: performance.now() - started });
     };
     child.on('error', (err) => {
       if (err.name !== 'AbortError') done(err.message);
@@ -95,7 +100,7 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       // The command's own last line of reason ("netdiag: the speed test failed: ...").
       const reason = stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l)).at(-1)?.replace(/^netdiag: /, '');
       if (code !== 0) {
-        done(reason ?? `exit ${String(code)}`);
+        done(reason ?? `exit ${String(code)}`, {}, code === RATE_LIMITED_EXIT);
         return;
       }
       try {

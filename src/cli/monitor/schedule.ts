@@ -9,7 +9,7 @@ import { Cron } from 'croner';
 export type Schedule = { kind: 'every'; ms: number } | { kind: 'cron'; expression: string };
 
 /** A check's schedule with its offset fixed once, when the monitor starts. */
-interface Planned {
+export interface Planned {
   schedule: Schedule;
   /** This check's offset into each slot, ms, within [0, spread). */
   offsetMs: number;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { terminalText } from '../terminal-text.js';
-import { ConfigError, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
+import { ConfigError, durationMs, MIN_INTERVAL_MS, parseDatabase, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
 import { openStore, StoreError, type RunRecord, type Store } from './store.js';
 
 /** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */
@@ -22,22 +22,49 @@ export const log = (line: string): void => {
   process.stderr.write(`netdiag monitor: ${terminalText(line)}\n`);
 };
 
-/** The configuration at `path`, or exit 2 with the fault's line and field. */
-export function loadConfig(path: string): MonitorConfig | undefined {
-  let text: string;
+/** The configuration file's text, or undefined having said why it cannot be read. */
+function configText(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     log(`cannot read the configuration ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (docs/monitor.md in the netdiag repository has an example)' : err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
+}
+
+/** `parse` of the file's text, or undefined having said the fault with its line and field. */
+function parsed<T>(path: string, parse: (text: string) => T): T | undefined {
+  const text = configText(path);
+  if (text === undefined) return undefined;
   try {
-    return parseMonitorConfig(text, path, defaultDatabase());
+    return parse(text);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     log(err.message);
     return undefined;
   }
+}
+
+/**
+ * The shortest schedule a configuration may give: a minute, or what NETDIAG_MONITOR_MIN_INTERVAL
+ * says (a duration, at least 1s), which the test suites set so a check runs each second.
+ */
+function minInterval(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.NETDIAG_MONITOR_MIN_INTERVAL;
+  if (text === undefined || text === '') return MIN_INTERVAL_MS;
+  const ms = durationMs(text);
+  if (ms === undefined || ms < 1000) throw new ConfigError(`NETDIAG_MONITOR_MIN_INTERVAL "${text}" is not a duration of 1s or more (1s, 30s, 1m)`);
+  return ms;
+}
+
+/** The configuration at `path`, or exit 2 with the fault's line and field. */
+export function loadConfig(path: string): MonitorConfig | undefined {
+  return parsed(path, (text) => parseMonitorConfig(text, path, defaultDatabase(), minInterval()));
+}
+
+/** The history file the configuration at `path` names, whatever its other settings hold; or undefined having said why not. */
+export function loadDatabase(path: string): string | undefined {
+  return parsed(path, (text) => parseDatabase(text, path, defaultDatabase()));
 }
 
 export async function openHistory(path: string): Promise<Store | undefined> {
@@ -50,9 +77,12 @@ export async function openHistory(path: string): Promise<Store | undefined> {
   }
 }
 
+/** A run's outcome in one word (`history --json`, the page's /history.json): it ran and reported, it did not run, or the server's rate limit refused it. */
+export const outcomeOf = (r: RunRecord): 'ok' | 'failed' | 'limited' => (r.limited === true ? 'limited' : r.ok ? 'ok' : 'failed');
+
 /** The figures a line of the log shows for a run. */
 export function summary(r: RunRecord, quote: (text: string) => string = String): string {
-  if (!r.ok) return `failed: ${quote(r.error ?? '')}`;
+  if (!r.ok) return `${r.limited === true ? 'limited' : 'failed'}: ${quote(r.error ?? '')}`;
   const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 40));
   return shown
     .slice(0, 6)

@@ -1,0 +1,91 @@
+// `netdiag monitor` stopped with an alert not yet delivered (issue 70, item 3): its webhook's port
+// is closed, so the alert waits for its retry (5 s, then 30 s and 2 min). SIGTERM (or SIGINT)
+// ends the monitor within 10 s whatever is pending, the alert is kept in the history's outbox,
+// and the next start, with a real receiver listening on that port, delivers it once.
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
+import { freePort } from '../support/wait.js';
+
+/** The bound issue 70 sets for a stop, whatever is pending (systemd's own default is 90 s). */
+const STOP_BOUND_MS = 10_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-stop-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Notice {
+  kind: string;
+  title: string;
+  check: string;
+}
+
+/** How long `monitor` takes to exit after `signal`, or a failure naming the bound once it is well past it. */
+async function stopTimed(monitor: MonitorProcess, signal: NodeJS.Signals): Promise<{ ms: number; code: number | null }> {
+  const started = performance.now();
+  monitor.child.kill(signal);
+  const timer = setTimeout(() => monitor.child.kill('SIGKILL'), STOP_BOUND_MS * 2);
+  const [code] = (await once(monitor.child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { ms: performance.now() - started, code };
+}
+
+const outbox = (database: string): number => {
+  const db = new DatabaseSync(database, { readOnly: true });
+  const { n } = db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number };
+  db.close();
+  return n;
+};
+
+describe('netdiag monitor stopped with an alert pending', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s: exits within 10 s, keeps the alert, and the next start delivers it once', async (signal) => {
+    const hookPort = await freePort();
+    const database = join(dir, `${signal}.db`);
+    const config = join(dir, `${signal}.yaml`);
+    // Nothing listens on the server's port: each run fails at once, and the first alerts.
+    writeFileSync(config, `servers: [http://127.0.0.1:${String(await freePort())}]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: down\n    run: rpm\n    cron: "* * * * * *"\n    spread: 0s\n    alert_after: 1\nnotify: ["http://127.0.0.1:${String(hookPort)}/hook"]\n`);
+    const first = startMonitor(config);
+    try {
+      await until('the alert refused and its retry waited for', () => first.lines.some((l) => l.startsWith('netdiag monitor: the alert for down on ') && l.endsWith('trying again in 5 s')), 20_000, first.lines);
+    } catch (err) {
+      first.child.kill('SIGKILL');
+      throw err;
+    }
+    const stopped = await stopTimed(first, signal);
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(STOP_BOUND_MS);
+    expect(first.lines.some((l) => l.startsWith('netdiag monitor: the alert for down on ') && l.endsWith(`is kept for http://127.0.0.1:${String(hookPort)}/…, to be sent after the next start`))).toBe(true);
+    expect(outbox(database)).toBe(1);
+
+    const received: Notice[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as Notice);
+        res.end();
+      });
+    });
+    hook.listen(hookPort, '127.0.0.1');
+    await once(hook, 'listening');
+    const second = startMonitor(config);
+    try {
+      await until('the kept alert', () => received.length >= 1, 20_000, second.lines);
+      // Runs go on failing while the alert is out: nothing more is sent for them.
+      const runsAtDelivery = runLinesOf(second.lines, 'down').length;
+      await until('three more runs', () => runLinesOf(second.lines, 'down').length >= runsAtDelivery + 3, 20_000, second.lines);
+    } finally {
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+      hook.close();
+    }
+    expect(received).toEqual([expect.objectContaining({ kind: 'alert', check: 'down', title: expect.stringMatching(/: 1 breach$/) as unknown })]);
+    expect(outbox(database)).toBe(0);
+  }, 90_000);
+});
