@@ -6,9 +6,9 @@
 import { INTERVAL_MS } from '../src/common/speedtest/working.js';
 import { num, t } from './i18n/locale.js';
 import { axisScale, tickText } from './report.js';
-import { drawToWidth, element } from './svg.js';
+import { axisMargin, drawToWidth, element, UNIT_X } from './svg.js';
 const HEIGHT = 200;
-const MARGIN = { left: 56, right: 8, top: 12, bottom: 30 };
+const MARGIN = { right: 8, top: 12, bottom: 30 };
 /** Empty slots between the download's bars and the upload's. */
 const GAP_SLOTS = 2;
 
@@ -55,20 +55,23 @@ function draw(svg: SVGSVGElement, data: ChartData): void {
   const all = spans(data);
   const last = all.at(-1);
   const slots = last === undefined ? 1 : last.from + last.data.rates.length;
-  const plotW = width - MARGIN.left - MARGIN.right;
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const max = Math.max(0, ...all.flatMap((s) => [...s.data.rates, s.data.reported ?? 0].map((bps) => bps / 1e6)));
   const { top, step } = axisScale(max);
+  const ticks: number[] = [];
+  for (let tick = 0; tick <= top + step / 2; tick += step) ticks.push(tick);
+  const left = axisMargin(svg, ticks.map((tick) => tickText(tick)));
+  const plotW = width - left - MARGIN.right;
+  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const y = (mbps: number) => MARGIN.top + plotH - (Math.min(mbps, top) / top) * plotH;
   const slot = plotW / Math.max(1, slots);
-  const x = (at: number) => MARGIN.left + at * slot;
+  const x = (at: number) => left + at * slot;
   const nodes: SVGElement[] = [];
 
-  for (let tick = 0; tick <= top + step / 2; tick += step) {
-    nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(tick), y2: y(tick), class: 'grid' }));
-    nodes.push(element('text', { x: MARGIN.left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'tick' }, tickText(tick)));
+  for (const tick of ticks) {
+    nodes.push(element('line', { x1: left, x2: width - MARGIN.right, y1: y(tick), y2: y(tick), class: 'grid' }));
+    nodes.push(element('text', { x: left - 6, y: y(tick) + 4, 'text-anchor': 'end', class: 'tick' }, tickText(tick)));
   }
-  nodes.push(element('text', { x: 14, y: MARGIN.top + plotH / 2, transform: `rotate(-90 14 ${String(MARGIN.top + plotH / 2)})`, 'text-anchor': 'middle', class: 'axis' }, t('unit.mbit-axis')));
+  nodes.push(element('text', { x: UNIT_X, y: MARGIN.top + plotH / 2, transform: `rotate(-90 ${String(UNIT_X)} ${String(MARGIN.top + plotH / 2)})`, 'text-anchor': 'middle', class: 'axis' }, t('unit.mbit-axis')));
 
   for (const span of all) {
     const name = directionName(span.dir);
@@ -98,7 +101,7 @@ function draw(svg: SVGSVGElement, data: ChartData): void {
     const caption = long.length * 6.5 < x2 - x1 - 8 ? long : name;
     nodes.push(element('text', { x: (x1 + x2) / 2, y: HEIGHT - 10, 'text-anchor': 'middle', class: 'axis' }, caption));
   }
-  nodes.push(element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }));
+  nodes.push(element('line', { x1: left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }));
   svg.replaceChildren(...nodes);
 }
 

@@ -8,7 +8,7 @@ import { $ } from './dom.js';
 import { liveBps } from './live-rate.js';
 import type { Direction } from './working-load.js';
 import type { LoadProfile, Progress } from '../src/common/speedtest/working.js';
-import { axisScale, formatMbps } from './report.js';
+import { axisScale, formatMbps, tickText } from './report.js';
 import { num, t } from './i18n/locale.js';
 
 /** How often the live rate is read and drawn, ms: five times a second (at least four with a timer late). */
@@ -32,8 +32,8 @@ function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): v
   const y = (bps: number) => MARGIN.top + plotH - (bps / 1e6 / top) * plotH;
   const nodes: SVGElement[] = [
     element('line', { x1: MARGIN.left, x2: width - MARGIN.right, y1: y(0), y2: y(0), class: 'baseline' }),
-    element('text', { x: MARGIN.left - 6, y: MARGIN.top + 8, 'text-anchor': 'end', class: 'tick' }, String(top)),
-    element('text', { x: MARGIN.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
+    element('text', { x: MARGIN.left - 6, y: MARGIN.top + 8, 'text-anchor': 'end', class: 'tick' }, tickText(top)),
+    element('text', { x: MARGIN.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick' }, tickText(0)),
   ];
   for (const direction of ['download', 'upload'] as const) {
     const points = samples.filter((s) => s.direction === direction).map((s) => `${x(s.at).toFixed(1)},${y(s.bps).toFixed(1)}`);

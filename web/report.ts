@@ -98,7 +98,7 @@ export function browserLimitNote(downloadBps: number | undefined, uploadBps: num
   const run = `netdiag speedtest --url ${origin}`;
   // Installed from this server when it serves the client; no registry has a package by that name.
   const install = clientInstallCommand(origin, clientPackage, secure);
-  return { text: t('verdict.browser-limit', { rate: `${num(Math.round(top / 1e6))} ${t('unit.mbit-axis')}` }), command: install === undefined ? run : `${install} && ${run}` };
+  return { text: t('verdict.browser-limit', { rate: `${num(Math.round(top / 1e6))}\u00a0${t('unit.mbit-axis')}` }), command: install === undefined ? run : `${install} && ${run}` };
 }
 
 /**

@@ -67,8 +67,8 @@ export interface SpeedResult {
 /** min, p90 and jitter of a set of round trips, in words. */
 const spreadText = (s: Spread): string =>
   s.jitter === null
-    ? t('figure.spread', { min: formatMs(s.min), p90: formatMs(s.p90), count: String(s.count) })
-    : t('figure.spread-jitter', { min: formatMs(s.min), p90: formatMs(s.p90), jitter: formatMs(s.jitter), count: String(s.count) });
+    ? t('figure.spread', { min: formatMs(s.min), p90: formatMs(s.p90), count: num(s.count) })
+    : t('figure.spread-jitter', { min: formatMs(s.min), p90: formatMs(s.p90), jitter: formatMs(s.jitter), count: num(s.count) });
 
 const seconds = (ms: number): string => t('unit.s', { value: num(ms / 1000, 1) });
 
@@ -132,7 +132,7 @@ export function speedResult(r: Readings): SpeedResult {
   const rpm = estimate === undefined ? undefined : Math.round(estimate);
 
   const p90 = (x: Spread | undefined, dir: 'down' | 'up') =>
-    x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up') : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: String(x.count) });
+    x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up') : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: num(x.count) });
   let loss: SpeedResult['loss'];
   let lossSending: LossSending | undefined;
   let lossFigure: Figure;
@@ -166,7 +166,7 @@ export function speedResult(r: Readings): SpeedResult {
       latency: idle === undefined ? { value: NOT_MEASURED, detail: t('figure.no-round-trip') } : { value: formatMs(idle.median), detail: spreadText(idle), exact: idle.median },
       loaded: loaded === undefined ? { value: NOT_MEASURED, detail: noLoadedLatency() } : { value: loadedText(loadedDown?.median, loadedUp?.median), detail: t('figure.loaded-parts', { down: p90(loadedDown, 'down'), up: p90(loadedUp, 'up') }), exact: loaded },
       bufferbloat: bloat === undefined ? { value: NOT_MEASURED, detail: t('figure.no-bloat') } : { value: bloatText(bloat), detail: t(`bloat.${bloat.grade}`), exact: bloat.increaseMs },
-      rpm: rpm === undefined ? { value: NOT_MEASURED, detail: t('figure.no-rpm') } : { value: rpmText(rpm), detail: t('figure.rpm-estimate', { count: String(windowTrips.length) }), exact: rpm },
+      rpm: rpm === undefined ? { value: NOT_MEASURED, detail: t('figure.no-rpm') } : { value: rpmText(rpm), detail: t('figure.rpm-estimate', { count: num(windowTrips.length), minute: num(60_000) }), exact: rpm },
       loss: lossFigure,
       classes: { value: waiting === undefined ? t('figure.classes', { streaming: quality(classes.streaming), gaming: quality(classes.gaming), videoCall: quality(classes.videoCall) }) : t('common.pending'), detail: waiting },
     },

@@ -20,3 +20,24 @@ export function drawToWidth(svg: SVGSVGElement, draw: () => void): void {
   observer.observe(svg);
   resizing.set(svg, observer);
 }
+
+/** Where a y axis's unit is drawn, turned a quarter: its baseline this far in, the column it fills this wide. */
+export const UNIT_X = 14;
+const UNIT_COLUMN = 20;
+
+/** The width of `text` as the chart draws it (class `cls`), measured in `svg`; estimated when the SVG is not laid out. */
+function textWidth(svg: SVGSVGElement, text: string, cls: string): number {
+  const probe = element('text', { class: cls, x: 0, y: 0 }, text);
+  svg.append(probe);
+  const width = probe.getComputedTextLength();
+  probe.remove();
+  return width > 0 ? width : text.length * 7;
+}
+
+/**
+ * The left margin a y axis needs: the unit's column, the widest of its tick labels, a gap. A fixed
+ * margin let "10,000" run into the turned unit "Mbit/s" (issue 70).
+ */
+export function axisMargin(svg: SVGSVGElement, ticks: readonly string[]): number {
+  return UNIT_COLUMN + Math.ceil(Math.max(0, ...ticks.map((text) => textWidth(svg, text, 'tick')))) + 10;
+}

@@ -95,8 +95,9 @@ describe.skipIf(!ready)("the monitor's local page", () => {
       const rows = await page.$$eval('#monitor-runs tbody tr', (trs) => (trs as HTMLTableRowElement[]).map((tr) => ({ result: tr.cells[3]?.textContent ?? '', ok: tr.dataset.ok })));
       expect(rows).toHaveLength(read.length);
       expect(rows.filter((r) => r.result.endsWith('(imported from the page)'))).toHaveLength(4);
-      expect(rows.at(-1)?.result).toMatch(/^download_mbps 80, upload_mbps 20, latency_ms 12/);
-      expect(rows.some((r) => r.ok === 'true' && /^download_mbps [0-9.]+/.test(r.result) && !r.result.includes('imported'))).toBe(true);
+      // Each figure by the page's name for it, in its unit (issue 70: not "download_mbps 80").
+      expect(rows.at(-1)?.result).toMatch(/^Download 80\u00a0Mbps, Upload 20\u00a0Mbps, Idle latency 12\u00a0ms/);
+      expect(rows.some((r) => r.ok === 'true' && /^Download [0-9.,]+\u00a0Mbps/.test(r.result) && !r.result.includes('imported'))).toBe(true);
     } finally {
       await page.close();
     }
@@ -118,17 +119,17 @@ describe.skipIf(!ready)("the monitor's local page", () => {
     }
   }, 60_000);
 
-  it('in Arabic: right to left, its words translated, each figure isolated as one left-to-right unit', async () => {
+  it('in Arabic: right to left, its words translated, each figure named in Arabic and isolated as one left-to-right unit', async () => {
     const page = await browser.newPage();
     try {
       await page.goto(`${url}?lang=ar`);
       await page.waitForSelector('#monitor-runs-section:not([hidden])');
       expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual(['ar', 'rtl']);
       expect(await page.textContent('#now-h')).toBe('الآن');
-      const last = (await page.$$eval('#monitor-checks li p', (ps) => ps.map((p) => p.textContent))).find((text) => text.includes('download_mbps')) ?? '';
-      // FSI … PDI around "download_mbps 12.3" (UAX #9): otherwise the number and name swap sides.
-      // (Name and value are each isolated within it too.)
-      expect(last).toMatch(/\u2068[\u2068\u2069]*download_mbps[\u2068\u2069]* [\u2068\u2069]*[0-9.]+[\u2068\u2069]*\u2069/);
+      const last = (await page.$$eval('#monitor-checks li .figures', (ps) => ps.map((p) => p.textContent))).find((text) => text.includes('Mbps')) ?? '';
+      // FSI … PDI around "التنزيل 12.3 Mbps" (UAX #9), and the figure within it isolated left to
+      // right: otherwise the number and its unit swap sides.
+      expect(last).toMatch(/^\u2068التنزيل \u2068{3}[0-9.,]+\u2069\u00a0Mbps\u2069{2}/);
     } finally {
       await page.close();
     }

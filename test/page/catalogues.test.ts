@@ -29,6 +29,14 @@ describe('the message catalogues', () => {
   });
 });
 
+describe('the Japanese catalogue', () => {
+  it('spells "browser" one way throughout: ブラウザー, never ブラウザ without the long mark', () => {
+    const messages = Object.entries(catalogue('ja'));
+    expect(messages.filter(([, text]) => text.includes('ブラウザー')).length).toBeGreaterThan(3);
+    expect(messages.filter(([, text]) => /ブラウザ(?!ー)/.test(text)).map(([key]) => key)).toEqual([]);
+  });
+});
+
 describe("the page's HTML", () => {
   const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
   const normal = (text: string) => text.replace(/\s+/g, ' ').trim();

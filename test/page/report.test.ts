@@ -36,7 +36,7 @@ describe('the browser as the limit', () => {
     expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
     expect(browserLimitNote(undefined, undefined, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
     const note = browserLimitNote(20e6, 1.2e9, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true);
-    expect(note?.text).toMatch(/^At 1200 Mbit\/s your browser may be what limits the result rather than your connection/);
+    expect(note?.text).toMatch(/^At 1,200\u00a0Mbit\/s your browser may be what limits the result rather than your connection/);
     // About the person's browser, not about a test machine of ours.
     expect(note?.text).not.toMatch(/netdiag's test machine|loopback/);
     // Installed from this server: no registry has a package by that name.
@@ -86,9 +86,9 @@ describe("whether the packet-loss figure is the network's", () => {
 
   it('is not, counted in messages, and says why, when messages waited in the browser (430 did under load)', () => {
     expect(lossUntrusted(seen(LOSS_MAX_WAITING + 1), 97)).toBe(
-      "the browser could not send at the step's pace: up to 51 of its 1000 messages waited in the browser at once and left packed together, so one datagram lost took many",
+      "the browser could not send at the step's pace: up to 51 of its 1,000 messages waited in the browser at once and left packed together, so one datagram lost took many",
     );
-    expect(lossUntrusted(seen(430), 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1000/);
+    expect(lossUntrusted(seen(430), 97)).toMatch(/^the browser could not send at the step's pace: up to 430 of its 1,000/);
     // A count of datagrams at one end only is no count of their loss: the messages' rule holds.
     expect(lossUntrusted({ messages: 1000, maxWaiting: 430, datagrams: 700, received: undefined }, 97)).toMatch(/^the browser could not send/);
   });
@@ -131,13 +131,13 @@ describe('the verdict line above the figures', () => {
 
   it('names what is poor, and the latency under load as the cause when it is one', () => {
     expect(verdictLine({ streaming: 'great', videoCall: 'poor', gaming: 'bad' }, { grade: 'D', increaseMs: 240 })).toBe(
-      'Good for streaming video; poor for video calls and online games: latency grows by 240 ms while the line is busy (bufferbloat D).',
+      'Good for streaming video; poor for video calls and online games: latency grows by 240\u00a0ms while the line is busy (bufferbloat D).',
     );
     expect(verdictLine({ streaming: 'average', videoCall: 'good', gaming: 'poor' }, { grade: 'A', increaseMs: 8 })).toBe('Good for video calls; fair for streaming video; poor for online games.');
   });
 
   it('without the classes, says only a lag that is there, or nothing', () => {
-    expect(verdictLine({}, { grade: 'C', increaseMs: 120 })).toBe('Latency grows by 120 ms while the line is busy (bufferbloat C): calls and games will lag whenever something else uses the connection.');
+    expect(verdictLine({}, { grade: 'C', increaseMs: 120 })).toBe('Latency grows by 120\u00a0ms while the line is busy (bufferbloat C): calls and games will lag whenever something else uses the connection.');
     expect(verdictLine({}, { grade: 'A+', increaseMs: 2 })).toBeUndefined();
     expect(verdictLine({ streaming: 'great' }, undefined)).toBeUndefined();
   });

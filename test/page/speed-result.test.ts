@@ -39,7 +39,7 @@ describe('a finished speed test as the page shows it', () => {
   it('reads each rate as the link gave it, at a share link\'s precision, with how it was reached', () => {
     const r = speedResult(readings());
     // Bytes over time across the streams, over the last 5 s of the steady stretch (the default test's window).
-    expect(r.figures.download).toMatchObject({ value: '20 Mbps', exact: 20_000_000, detail: '4 streams, steady for 5.0 s' });
+    expect(r.figures.download).toMatchObject({ value: '20\u00a0Mbps', exact: 20_000_000, detail: '4 streams, steady for 5.0\u00a0s' });
     expect(r.figures.upload.exact).toBe(10_000_000);
     expect(r.figures.download.burst).toBeUndefined();
     expect(r.shared).toMatchObject({ at: T0, mode: 'full', downloadBps: 20_000_000, uploadBps: 10_000_000, latencyMs: 20 });
@@ -51,7 +51,7 @@ describe('a finished speed test as the page shows it', () => {
     expect(r.figures.download.exact).toBeGreaterThan(19_000_000);
     expect(r.figures.download.exact).toBeLessThan(21_000_000);
     expect(r.figures.download.burst?.peakBps).toBeGreaterThan(38_000_000);
-    expect(r.figures.download.detail).toMatch(/^burst: (39|40) Mbps for the first [0-9.]+ MB; sustained: 4 streams, steady for [0-9.]+ s$/);
+    expect(r.figures.download.detail).toMatch(/^burst: (39|40)\u00a0Mbps for the first [0-9.]+\u00a0MB; sustained: 4 streams, steady for [0-9.]+\u00a0s$/);
   });
 
   it('when the rate never settles, says so: the average of the last window', () => {
@@ -61,7 +61,7 @@ describe('a finished speed test as the page shows it', () => {
     expect(window?.steady).toBe(false);
     const r = speedResult(readings({ download: unsettled }));
     // The window's length as the rules chose it (src/common/speedtest/working.ts), to the tenth of a second.
-    expect(r.figures.download.detail).toBe(`4 streams; the rate did not settle: average of the last ${(((window?.endMs ?? 0) - (window?.startMs ?? 0)) / 1000).toFixed(1)} s`);
+    expect(r.figures.download.detail).toBe(`4 streams; the rate did not settle: average of the last ${(((window?.endMs ?? 0) - (window?.startMs ?? 0)) / 1000).toFixed(1)}\u00a0s`);
     expect(r.figures.download.exact).toBeGreaterThan(15_000_000);
     expect(r.figures.download.exact).toBeLessThan(25_000_000);
   });
@@ -69,27 +69,27 @@ describe('a finished speed test as the page shows it', () => {
   it('grades the latency added under load, says what the connection is good for, and fills the classes', () => {
     const r = speedResult(readings());
     // Worse loaded latency 41 ms (the down median) less 20 idle: +21 ms, A.
-    expect(r.figures.loaded).toMatchObject({ value: '41 ms down, 35 ms up', exact: 41 });
-    expect(r.figures.bufferbloat).toMatchObject({ value: 'A (+21 ms)', exact: 21 });
+    expect(r.figures.loaded).toMatchObject({ value: '41\u00a0ms down, 35\u00a0ms up', exact: 41 });
+    expect(r.figures.bufferbloat).toMatchObject({ value: 'A (+21\u00a0ms)', exact: 21 });
     expect(r.bufferbloat).toEqual({ grade: 'A', increase_ms: 21 });
-    expect(r.figures.latency).toMatchObject({ value: '20 ms', exact: 20, detail: 'min 19 ms, p90 22 ms, jitter 1.5 ms; 5 round trips' });
+    expect(r.figures.latency).toMatchObject({ value: '20\u00a0ms', exact: 20, detail: 'min 19\u00a0ms, p90 22\u00a0ms, jitter 1.5\u00a0ms; 5 round trips' });
     // The engine's scoring: streaming 5 (latency 20 ms) + 10 (20 Mbit/s) + 5 (+21 ms) = 20, average;
     // video calls 5 + 10 (jitter 1.5 ms) + 5 = 20, average; gaming 5 + 5 = 10, poor.
     expect(r.classes).toEqual({ streaming: 'average', gaming: 'poor', video_call: 'average' });
     // Something is not good, but the line does not lag under load (A): no cause named.
-    expect(r.verdict).toBe('Fair for streaming video and video calls; poor for online games. Responsiveness under load: about 1579 RPM (good).');
+    expect(r.verdict).toBe('Fair for streaming video and video calls; poor for online games. Responsiveness under load: about 1,579\u00a0RPM (good).');
   });
 
   it('estimates responsiveness from every round trip of both windows: 60 000 over their trimmed mean, named an estimate, kept in the record', () => {
     const r = speedResult(readings());
     // The six round trips (40, 42, 41, 35, 36, 34 ms) average 38 ms: 60 000 / 38 = 1579 RPM, "good" (1000 to 6000).
     expect(r.rpm).toBe(1_579);
-    expect(r.figures.rpm).toMatchObject({ value: '1579 RPM (good)', exact: 1_579 });
-    expect(r.figures.rpm.detail).toContain('an estimate: 60 000 over the trimmed mean of the 6 round trips timed under load');
+    expect(r.figures.rpm).toMatchObject({ value: '1,579\u00a0RPM (good)', exact: 1_579 });
+    expect(r.figures.rpm.detail).toContain('an estimate: 60,000 over the trimmed mean of the 6 round trips timed under load');
     expect(r.shared.rpm).toBe(1_579);
     // A 300 ms queue (round trips averaging 300 ms) reads 200 RPM, poor (under 300).
     const bloated = speedResult(readings({ download: load(() => 20, [300, 310, 305]), upload: load(() => 10, [290, 300, 295]) }));
-    expect(bloated.figures.rpm.value).toBe('200 RPM (poor)');
+    expect(bloated.figures.rpm.value).toBe('200\u00a0RPM (poor)');
     // Without round trips under load: not measured, and nothing in the record.
     const none = speedResult(readings({ mode: 'light', download: load(() => 20), upload: load(() => 10) }));
     expect(none.figures.rpm).toMatchObject({ value: 'not measured', detail: 'no round trip was timed while the link was loaded' });
@@ -99,11 +99,11 @@ describe('a finished speed test as the page shows it', () => {
 
   it('the loaded latency is the median of the round trips within each window, their p90 and count under it', () => {
     const r = speedResult(readings());
-    expect(r.figures.loaded.detail).toBe('down: 9 in 10 of 3 round trips within 42 ms; up: 9 in 10 of 3 round trips within 36 ms');
+    expect(r.figures.loaded.detail).toBe('down: 9 in 10 of 3 round trips within 42\u00a0ms; up: 9 in 10 of 3 round trips within 36\u00a0ms');
     expect(r.shared).toMatchObject({ loadedDownMs: 41, loadedUpMs: 35 });
     // Round trips sent before the window (in a burst that ends at 2 s) are not the window's.
     const withEarly = speedResult(readings({ download: load((at) => (at <= 2000 ? 40 : 20), [40, 42, 41], 8000, [{ atMs: 100, ms: 500 }, { atMs: 600, ms: 400 }]) }));
-    expect(withEarly.figures.loaded).toMatchObject({ value: '41 ms down, 35 ms up', detail: 'down: 9 in 10 of 3 round trips within 42 ms; up: 9 in 10 of 3 round trips within 36 ms' });
+    expect(withEarly.figures.loaded).toMatchObject({ value: '41\u00a0ms down, 35\u00a0ms up', detail: 'down: 9 in 10 of 3 round trips within 42\u00a0ms; up: 9 in 10 of 3 round trips within 36\u00a0ms' });
   });
 
   it('without latency under load: not measured, why, the classes pending, and no verdict claimed', () => {
@@ -129,7 +129,7 @@ describe('a finished speed test as the page shows it', () => {
     expect(packed.figures.loss.value).toBe('not trustworthy');
     expect(packed.loss).toBeUndefined();
     expect(packed.shared.lossPercent).toBeUndefined();
-    expect(speedResult(readings({ loss: { run: true, error: 'the TURN server did not answer within 5 s' } })).figures.loss).toEqual({ value: 'not measured', detail: 'the TURN server did not answer within 5 s' });
+    expect(speedResult(readings({ loss: { run: true, error: 'the TURN server did not answer within 5\u00a0s' } })).figures.loss).toEqual({ value: 'not measured', detail: 'the TURN server did not answer within 5\u00a0s' });
     const skipped = speedResult(readings());
     expect(skipped.figures.loss).toEqual({ value: 'not measured', detail: 'this server has no TURN server to measure it through' });
     expect(skipped.lossCounted).toBe(false);

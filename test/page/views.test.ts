@@ -66,7 +66,7 @@ describe('the regional latency', () => {
       10,
     );
     expect(view).toEqual([
-      { id: 'weur', name: 'Western Europe', clientPercent: 25, edgePercent: 75, detail: 'you → server 10 ms, server → region 30 ms' },
+      { id: 'weur', name: 'Western Europe', clientPercent: 25, edgePercent: 75, detail: 'you → server 10\u00a0ms, server → region 30\u00a0ms' },
       { id: 'usea', name: 'US East', clientPercent: 25, edgePercent: 0, detail: 'unavailable: The probe timed out.' },
     ]);
   });
@@ -74,7 +74,7 @@ describe('the regional latency', () => {
   it('in German writes the decimal comma', () => {
     pageLanguage('de');
     const [only] = regionsView([{ region: region('weur', 'Westeuropa'), edgeMs: 2.5, problem: undefined }], undefined);
-    expect(only?.detail).toMatch(/2,5 ms/);
+    expect(only?.detail).toMatch(/2,5\u00a0ms/);
   });
 });
 
@@ -83,7 +83,7 @@ describe('a history row', () => {
 
   it('shows the mode, the rates, idle and worse loaded latency, the grade those two give, and the responsiveness estimate', () => {
     const view = resultRowView(result);
-    expect(view.cells.slice(1)).toEqual(['full', '95 Mbps', '9.50 Mbps', '12 ms', '70 ms', 'B', '1200']);
+    expect(view.cells.slice(1)).toEqual(['full', '95\u00a0Mbps', '9.50\u00a0Mbps', '12\u00a0ms', '70\u00a0ms', 'B', '1,200']);
     expect(view.cells[0]).toMatch(/^11\/2[56]\/26, /);
     expect(view.deleteLabel).toMatch(/^Delete the result of .*2026/);
   });
@@ -91,6 +91,6 @@ describe('a history row', () => {
   it('in German: the mode\'s German name and the decimal comma', () => {
     pageLanguage('de');
     const view = resultRowView({ ...result, latencyMs: undefined, loadedDownMs: undefined, loadedUpMs: undefined, rpm: undefined });
-    expect(view.cells.slice(1)).toEqual(['vollständig', '95 Mbit/s', '9,50 Mbit/s', '–', '–', '–', '–']);
+    expect(view.cells.slice(1)).toEqual(['vollständig', '95\u00a0Mbit/s', '9,50\u00a0Mbit/s', '–', '–', '–', '–']);
   });
 });

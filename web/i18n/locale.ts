@@ -52,13 +52,23 @@ const FIGURES: ReadonlySet<MessageKey> = new Set(['figure.bloat', 'figure.rpm', 
  * needs none, and gets none.
  */
 export function t(key: MessageKey, params?: Params): string {
-  if (typeof document === 'undefined' || document.documentElement.dir !== 'rtl') return fill(messages()[key], params);
+  const unit = key.startsWith('unit.');
+  if (typeof document === 'undefined' || document.documentElement.dir !== 'rtl') {
+    const text = fill(messages()[key], params);
+    return unit ? unbroken(text) : text;
+  }
   const values = params === undefined ? undefined : Object.fromEntries(Object.entries(params).map(([name, value]) => [name, ownDirection(value)]));
   const text = fill(messages()[key], values);
   // A figure is one unit of meaning left to right whatever its words ("20 763 RPM (ممتازة)").
   if (FIGURES.has(key)) return isolated(text);
-  return key.startsWith('unit.') ? ownDirection(text) : text;
+  return unit ? ownDirection(unbroken(text)) : text;
 }
+
+/**
+ * A number and its unit on one line: the space between them made a no-break space (UAX #14 class
+ * GL), so "1.5 ms" never ends one line with "1.5" and starts the next with "ms", in any direction.
+ */
+const unbroken = (text: string): string => text.replaceAll(' ', '\u00a0');
 
 
 // Intl formatters are costly to make and the live rate formats five times a second: one per
@@ -66,15 +76,17 @@ export function t(key: MessageKey, params?: Params): string {
 const formats = new Map<string, Intl.NumberFormat>();
 
 /**
- * A number with `digits` decimals, as the language writes it (its decimal sign, its digits).
- * Thousands are grouped only from five digits up, so a rate of 1000 Mbps reads as one figure.
+ * A number with `digits` decimals, as the language writes it (its decimal sign, its digits, its
+ * grouping sign), every figure of the page through here. Thousands are always grouped: with the
+ * language's own rule some group from five digits only (CLDR minimumGroupingDigits 2, Spanish),
+ * and a result read "8292 Mbps" beside "35 020 RPM".
  */
 export function num(value: number, digits = 0): string {
   const language = code();
   const key = `${language}/${String(digits)}`;
   let format = formats.get(key);
   if (format === undefined) {
-    format = new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: 'min2' });
+    format = new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: 'always' });
     formats.set(key, format);
   }
   return format.format(value);

@@ -6,7 +6,10 @@ import { $, labelCells } from '../dom.js';
 import { drawTrend } from '../history-chart.js';
 import { dateTime, num, t } from '../i18n/locale.js';
 import { setUpLanguage } from '../i18n/page-text.js';
-import { checkHistory, lastRunOf, shownFigures, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
+import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
+import type { SharedResult } from '../../src/common/speedtest/share.js';
+import { shownFigures } from './figures.js';
+import { checkHistory, lastRunOf, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
 
 /** The most runs the table lists (newest first); the charts take every run read. */
 const TABLE_ROWS = 500;
@@ -14,8 +17,8 @@ const TABLE_ROWS = 500;
 const when = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'medium', timeStyle: 'short' });
 const shortWhen = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'short', timeStyle: 'short' });
 
-/** "download_mbps 91.4, upload_mbps 18.3", each pair isolated by t() on a right-to-left page. */
-const figuresText = (run: MonitorRun): string => shownFigures(run).map(([name, value]) => t('monitor.figure', { name, value })).join(t('monitor.figure-separator'));
+/** "Download 91 Mbps, Upload 18 Mbps", each pair isolated by t() on a right-to-left page. */
+const figuresText = (run: MonitorRun): string => shownFigures(run.figures).map(({ name, value }) => t('monitor.figure', { name, value })).join(t('monitor.figure-separator'));
 
 const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t('monitor.failed', { reason: run.error ?? '' }));
 
@@ -50,8 +53,11 @@ function showChecks(history: MonitorHistory): void {
       const lines = [status];
       if (last !== undefined) {
         const lastLine = document.createElement('p');
-        lastLine.textContent = t('monitor.last-run', { when: when(last.started_at), result: resultText(last) });
-        lines.push(lastLine);
+        lastLine.textContent = t('monitor.last-run', { when: when(last.started_at) });
+        const figures = document.createElement('p');
+        figures.className = last.ok ? 'figures' : 'figures error';
+        figures.textContent = resultText(last);
+        lines.push(lastLine, figures);
       }
       if (state.next_run_at !== null) {
         const next = document.createElement('p');
@@ -65,6 +71,26 @@ function showChecks(history: MonitorHistory): void {
   );
 }
 
+/** A key for each line the chart draws, its swatch in the line's colour (the main page's history has the same). */
+function legend(results: readonly SharedResult[]): HTMLElement[] {
+  const withLoaded = results.some((r) => worseLoaded(r.loadedDownMs, r.loadedUpMs) !== undefined);
+  const keys: ['down' | 'up' | 'loaded', string][] = [
+    ['down', t('speed.key-download')],
+    ['up', t('speed.key-upload')],
+    ...(withLoaded ? [['loaded', t('history.key-loaded')] as ['loaded', string]] : []),
+  ];
+  return keys.map(([cls, name]) => {
+    const key = document.createElement('span');
+    key.className = 'key';
+    const swatch = document.createElement('span');
+    swatch.className = `swatch ${cls}`;
+    const label = document.createElement('span');
+    label.textContent = name;
+    key.append(swatch, label);
+    return key;
+  });
+}
+
 /** The page's trend chart for each check against a server that ran speed tests. */
 function showCharts(history: MonitorHistory): void {
   const series = speedSeries(history.runs).filter((s) => s.results.length >= 2);
@@ -73,23 +99,26 @@ function showCharts(history: MonitorHistory): void {
     ...series.map((s) => {
       const figure = document.createElement('figure');
       const caption = document.createElement('figcaption');
-      caption.textContent = t('monitor.chart-caption', { check: s.check, server: s.server });
+      caption.append(t('monitor.chart-caption', { check: s.check, server: s.server }), ...legend(s.results));
       const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
       svg.setAttribute('class', 'chart');
       svg.setAttribute('role', 'img');
       svg.setAttribute('aria-label', t('monitor.chart-label', { check: s.check, count: num(s.results.length) }));
       figure.append(caption, svg);
-      // Drawn once in the document: the chart takes its width from the SVG's own box.
+      // Drawn once in the document: the chart takes its width from the SVG's own box. The runs
+      // come at the schedule's times, gaps and all: across by time, not one step a test.
       queueMicrotask(() => {
-        drawTrend(svg, s.results);
+        drawTrend(svg, s.results, { byTime: true });
       });
       return figure;
     }),
   );
 }
 
-function cell(text: string, dir?: 'ltr' | 'auto'): HTMLTableCellElement {
+/** A cell of the runs' table, named by its column (`data-column`) for the narrow screen's card. */
+function cell(column: string, text: string, dir?: 'ltr' | 'auto'): HTMLTableCellElement {
   const td = document.createElement('td');
+  td.dataset.column = column;
   td.textContent = text;
   if (dir !== undefined) td.dir = dir;
   return td;
@@ -107,9 +136,9 @@ function showRuns(history: MonitorHistory): void {
     ...newest.map((run) => {
       const row = document.createElement('tr');
       row.dataset.ok = String(run.ok);
-      const result = cell(resultText(run) + (run.source === 'import' ? ` (${t('monitor.imported')})` : ''));
+      const result = cell('result', resultText(run) + (run.source === 'import' ? ` (${t('monitor.imported')})` : ''));
       if (!run.ok) result.className = 'error';
-      row.append(cell(shortWhen(run.started_at)), cell(run.check, 'auto'), cell(run.server, 'ltr'), result, cell(run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
+      row.append(cell('when', shortWhen(run.started_at)), cell('check', run.check, 'auto'), cell('server', run.server, 'ltr'), result, cell('breaches', run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
       return row;
     }),
   );

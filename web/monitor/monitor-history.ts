@@ -57,15 +57,6 @@ const sameCheck = (a: { check: string; server: string }, b: { check: string; ser
 /** A check's last run, if any (runs oldest first). */
 export const lastRunOf = (state: CheckState, runs: readonly MonitorRun[]): MonitorRun | undefined => runs.findLast((r) => sameCheck(r, state));
 
-/** The figures a card shows of a run: its numbers and short text, at most `count`, in the run's order. */
-export function shownFigures(run: MonitorRun, count = 4): [string, string][] {
-  return Object.entries(run.figures)
-    .filter((e): e is [string, number | string] => (typeof e[1] === 'number' && Number.isFinite(e[1])) || (typeof e[1] === 'string' && e[1] !== '' && e[1].length <= 40))
-    .filter(([name]) => name !== 'mode' && name !== 'bufferbloat_meaning' && !name.endsWith('_quality'))
-    .slice(0, count)
-    .map(([name, value]) => [name, String(value)]);
-}
-
 /** Each check against a server whose runs hold speed tests, with those runs as the page's results (oldest first). */
 export function speedSeries(runs: readonly MonitorRun[]): { check: string; server: string; results: SharedResult[] }[] {
   const series = new Map<string, { check: string; server: string; results: SharedResult[] }>();
