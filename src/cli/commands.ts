@@ -43,15 +43,38 @@ export async function ipCommand(client: Client, out: Output): Promise<void> {
   );
 }
 
-export async function dnsCommand(client: Client, out: Output, name: string, type: string): Promise<void> {
+/** `netdiag dns`'s exit status for an answer that says the name does not exist (NXDOMAIN, RFC 1035 §4.1.1 RCODE 3). */
+const NXDOMAIN_EXIT = 3;
+
+/** Why an answer has no records, in words, by its response code. */
+function noRecords(d: Schemas['DnsData']): string {
+  switch (d.response_code) {
+    case 'no_error':
+      return `no records: ${d.query.name} exists but has no ${d.query.type} records`;
+    case 'name_error':
+      return `no records: ${d.query.name} does not exist (NXDOMAIN)`;
+    default:
+      return `no records: the resolver answered ${d.response_code}`;
+  }
+}
+
+/**
+ * `netdiag dns`: the answer, and its exit status (docs/command-line.md): 0 an answer (with records
+ * or none), NXDOMAIN_EXIT when the name does not exist, 1 when the resolver failed (refused,
+ * server_failure, other), as when the API did.
+ */
+export async function dnsCommand(client: Client, out: Output, name: string, type: string): Promise<number> {
   const query = `name=${encodeURIComponent(name)}&type=${encodeURIComponent(type.toUpperCase())}`;
   const d = await client.get<Schemas['DnsData']>(`/v1/dns/resolve?${query}`);
+  const exit = d.response_code === 'no_error' ? 0 : d.response_code === 'name_error' ? NXDOMAIN_EXIT : 1;
   if (out.json) {
     printJson(d);
-    return;
+    return exit;
   }
   print(terminalText(`${d.query.name} ${d.query.type}: ${d.response_code}`));
   if (d.answers.length > 0) print(table(out, [['NAME', 'TYPE', 'TTL', 'DATA'], ...d.answers.map((a) => [a.name, a.type, String(a.ttl_seconds), answerText(a)])]));
+  else print(terminalText(noRecords(d)));
+  return exit;
 }
 
 /** This client's own round trip to the API: median time to the response headers of a few health requests on a warm connection. */
@@ -107,11 +130,10 @@ export async function configCommand(client: Client, out: Output): Promise<void> 
     printJson(d);
     return;
   }
-  // The contract's placeholder name for the engine says nothing to a reader (issue 51): say what runs.
-  // Typed as the contract's constant, but a server that is not netdiag may send any name.
+  // The contract's engine name is a constant that names no program (issue 51): a reader is told
+  // what measures instead. A server that is not netdiag may send any name, shown as it is.
   const named: string = d.engine;
-  const engine = named === CONTRACT_ENGINE ? `${d.engine} (the API contract's name for it: netdiag's page measures with @cloudflare/speedtest, \`netdiag speedtest\` with its own client)` : named;
-  print(terminalText(`engine ${engine}`));
+  print(named === CONTRACT_ENGINE ? "The speed test's plans: netdiag's page runs them with Cloudflare's speed-test engine, `netdiag speedtest` with its own client." : terminalText(`engine ${named}`));
   for (const mode of d.modes) {
     print(`\n${terminalText(`${mode.id}: ${mode.description}`)}`);
     print(

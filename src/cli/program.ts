@@ -93,6 +93,25 @@ export function rootCommand(description: string): Command {
     .showHelpAfterError('(add --help for usage)');
 }
 
+/**
+ * `latency` and `watch` alike refuse the regions named that cannot be measured, before measuring:
+ * one the deployment does not know is bad usage (exit 2, naming the regions it knows), one it has
+ * no probe for is its state (exit 1, naming those it has). True when refused. When the list
+ * cannot be had, nothing is refused here: the command goes on and says what failed.
+ */
+async function refusedRegions(client: Client, regions: string[], command: Command): Promise<boolean> {
+  const { unknownRegions } = await import('./watch.js');
+  const checked = await unknownRegions(client, regions);
+  if (checked === undefined) return false;
+  const quoted = (list: string[]) => list.map((r) => `"${r}"`).join(', ');
+  if (checked.unknown.length > 0) command.error(`error: unknown region ${quoted(checked.unknown)}: this deployment's regions are ${quoted(checked.known)}`, { exitCode: 2 });
+  if (checked.unprobed.length === 0) return false;
+  const offered = checked.available.length === 0 ? 'it has no regional probes' : `it has probes for ${quoted(checked.available)}`;
+  process.stderr.write(`netdiag: this deployment has no probe for ${quoted(checked.unprobed)}: ${offered}\n`);
+  process.exitCode = 1;
+  return true;
+}
+
 /** The client commands against any deployment: ip, dns, latency, speedtest, rpm, config and watch. */
 export function addClientCommands(root: Command): void {
   clientCommand(root, 'ip', 'your address, reverse name, network, location and connection as the deployment sees them')
@@ -116,10 +135,16 @@ export function addClientCommands(root: Command): void {
   clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')
     .argument('<name>', 'the name to resolve')
     .argument('[type]', `${DNS_TYPES.slice(0, -1).join(', ')} or ${DNS_TYPES.at(-1) ?? ''} (for PTR, give an address as the name)`, 'A')
-    .action(act((client, out, name: string, type: string) => dnsCommand(client, out, name, type)));
+    .action(async (name: string, type: string, options: ClientOptions) => {
+      process.exitCode = await dnsCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), name, type);
+    });
   clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
     .argument('[region]', 'one region id (all available regions when none is named)')
-    .action(act((client, out, region: string | undefined) => latencyCommand(client, out, region)));
+    .action(async (region: string | undefined, options: ClientOptions, command: Command) => {
+      const client = clientFor(options.url, options.timeout * 1000);
+      if (region !== undefined && (await refusedRegions(client, [region], command))) return;
+      await latencyCommand(client, outputFor(options.json === true), region);
+    });
   clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
     .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
     .option('--no-analytics', 'send no analytics events')
@@ -147,21 +172,11 @@ export function addClientCommands(root: Command): void {
     .addOption(new Option('--max-rtt <ms>', 'exit 3 when a round trip is above this').argParser(parsePositive))
     .addOption(new Option('--max-loss <percent>', 'exit 3 when more than this share of a target\'s polls failed').argParser(parsePercent))
     .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
-      const { watchCommand, unknownRegions } = await import('./watch.js');
+      const { watchCommand } = await import('./watch.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
       // Nor is a poll held up by a 429: the watch records it as "limited" and polls on.
       const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, fetch, { wait: false, say: () => undefined });
-      const checked = await unknownRegions(client, regions);
-      const quoted = (list: string[]) => list.map((r) => `"${r}"`).join(', ');
-      if (checked !== undefined && checked.unknown.length > 0) command.error(`error: unknown region ${quoted(checked.unknown)} (netdiag latency lists the deployment's regions)`, { exitCode: 2 });
-      // A region this deployment has no probe for would only ever fail: refused at once, exit 1
-      // (the deployment's state, not the command's usage).
-      if (checked !== undefined && checked.unprobed.length > 0) {
-        const offered = checked.available.length === 0 ? 'it has no regional probes' : `it has probes for ${quoted(checked.available)}`;
-        process.stderr.write(`netdiag: this deployment has no probe for ${quoted(checked.unprobed)}: ${offered}\n`);
-        process.exitCode = 1;
-        return;
-      }
+      if (await refusedRegions(client, regions, command)) return;
       const json = options.json === true || !process.stdout.isTTY;
       process.exitCode = await watchCommand(client, outputFor(json), {
         regions,

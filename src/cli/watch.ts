@@ -56,8 +56,8 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
  * The regions named must exist and have a probe on this deployment; checked against its list
  * when it answers: those it does not know, those it has no probe for, and those it has.
  */
-export async function unknownRegions(client: Client, regions: string[]): Promise<{ unknown: string[]; unprobed: string[]; available: string[] } | undefined> {
-  if (regions.length === 0) return { unknown: [], unprobed: [], available: [] };
+export async function unknownRegions(client: Client, regions: string[]): Promise<{ unknown: string[]; unprobed: string[]; available: string[]; known: string[] } | undefined> {
+  if (regions.length === 0) return { unknown: [], unprobed: [], available: [], known: [] };
   try {
     const { regions: known } = await client.get<Schemas['RegionsResponse']['data']>('/v1/latency/regions');
     const byId = new Map<string, boolean>(known.map((r) => [r.id, r.available]));
@@ -65,6 +65,7 @@ export async function unknownRegions(client: Client, regions: string[]): Promise
       unknown: regions.filter((r) => !byId.has(r)),
       unprobed: regions.filter((r) => byId.get(r) === false),
       available: known.filter((r) => r.available).map((r) => r.id),
+      known: known.map((r) => r.id),
     };
   } catch {
     // Nothing answers yet: the watch goes on, and each poll says what failed.

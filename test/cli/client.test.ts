@@ -83,6 +83,20 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     expect((await cli(['dns', 'www.example.test', 'SRV'])).code).toBe(1);
   });
 
+  it('dns: an answer without records says "no records" and why; NXDOMAIN exits 3, an empty answer 0 (docs/command-line.md)', async () => {
+    const empty = await cli(['dns', 'www.example.test', 'TXT']);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toBe('www.example.test TXT: no_error\nno records: www.example.test exists but has no TXT records\n');
+    const missing = await cli(['dns', 'nosuch.example.test']);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe('nosuch.example.test A: name_error\nno records: nosuch.example.test does not exist (NXDOMAIN)\n');
+    expect(missing.stderr).toBe('');
+    // A script reads the same status with --json.
+    const json = await cli(['dns', 'nosuch.example.test', '--json']);
+    expect(json.code).toBe(3);
+    expect((JSON.parse(json.stdout) as { response_code: string }).response_code).toBe('name_error');
+  });
+
   it('latency: the probe\'s region with the server\'s round trip to it and the client\'s own to the server', async () => {
     const human = await cli(['latency']);
     expect(human.code).toBe(0);
@@ -94,15 +108,27 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     expect(regions[0]?.edge_to_region_rtt_ms).toBeGreaterThan(0);
     expect(regions[0]?.client_to_api_rtt_ms).toBeGreaterThan(0);
     expect(client_to_api_rtt_ms).toBe(regions[0]?.client_to_api_rtt_ms);
-    const unknown = await cli(['latency', 'mars']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('mars');
+  });
+
+  it('latency and watch alike: an unknown region is bad usage (exit 2) naming the regions, one without a probe exit 1 naming those with one', async () => {
+    for (const command of [['latency', 'mars'], ['watch', 'mars', '--count', '1']]) {
+      const unknown = await cli(command);
+      expect(unknown.code, command.join(' ')).toBe(2);
+      expect(unknown.stderr).toContain('error: unknown region "mars": this deployment\'s regions are "wnam", "enam", "weur", "eeur", "apac-ne", "apac-se", "oc"\n');
+    }
+    for (const command of [['latency', 'apac-ne'], ['watch', 'apac-ne', '--count', '1']]) {
+      const unprobed = await cli(command);
+      expect(unprobed.code, command.join(' ')).toBe(1);
+      expect(unprobed.stderr).toBe('netdiag: this deployment has no probe for "apac-ne": it has probes for "weur"\n');
+    }
   });
 
   it('config: the modes and their steps, and the API\'s data as JSON', async () => {
     const human = await cli(['config']);
     expect(human.code).toBe(0);
-    expect(human.stdout.split('\n')[0]).toBe("engine @provider/speedtest (the API contract's name for it: netdiag's page measures with @cloudflare/speedtest, `netdiag speedtest` with its own client)");
+    // The contract's constant engine name is no program's: the first line says what measures, in words.
+    expect(human.stdout.split('\n')[0]).toBe("The speed test's plans: netdiag's page runs them with Cloudflare's speed-test engine, `netdiag speedtest` with its own client.");
+    expect(human.stdout).not.toContain('@provider/speedtest');
     expect(human.stdout).toMatch(/^light: /m);
     expect(human.stdout).toMatch(/^full: /m);
     expect(human.stdout).toMatch(/^\d+ +download +\d+ +250000000$/m);
