@@ -103,6 +103,21 @@ describe("netdiag monitor import and export: the page's history file", () => {
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 
+  it('history reads the database whatever fault another setting of the configuration has; the monitor itself refuses that file', async () => {
+    const database = join(dir, 'faulty.db');
+    const store = await openStore(database);
+    store.addRun({ check: 'x', server: 'http://127.0.0.1:9', startedAt: daysAgo(1), durationMs: 5, ok: true, error: null, figures: { rpm: 900 }, breaches: [] });
+    store.close();
+    const config = join(dir, 'faulty.yaml');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: x\n    run: ping\n    every: 1h\n`);
+    const listed = await runCli(['monitor', 'history', '--json', '--config', config]);
+    expect(listed.stderr).toBe('');
+    expect((JSON.parse(listed.stdout) as { check: string; outcome: string; figures: unknown }[]).map((r) => [r.check, r.outcome, r.figures])).toEqual([['x', 'ok', { rpm: 900 }]]);
+    const monitor = await runCli(['monitor', '--config', config]);
+    expect(monitor.code).toBe(2);
+    expect(monitor.stderr).toContain(`${config}:6: checks[0].run: "ping" is not a check this monitor runs`);
+  });
+
   it('history --csv writes no cell a spreadsheet reads as a formula, whatever a server put in an error or an answer (issue 69)', async () => {
     const config = join(dir, 'formula.yaml');
     const database = join(dir, 'formula.db');

@@ -1,7 +1,8 @@
 // `netdiag monitor` stopped with an alert not yet delivered (issue 70, item 3): its webhook's port
 // is closed, so the alert waits for its retry (5 s, then 30 s and 2 min). SIGTERM (or SIGINT)
 // ends the monitor within 10 s whatever is pending, the alert is kept in the history's outbox,
-// and the next start, with a real receiver listening on that port, delivers it once.
+// and the next start, with a real receiver listening on that port, delivers it once. And a start
+// whose page cannot listen (the address in use) names the setting and the file that chose it.
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -42,6 +43,25 @@ const outbox = (database: string): number => {
   db.close();
   return n;
 };
+
+describe('netdiag monitor started where its page cannot listen', () => {
+  it('a listen address in use is said with the setting and the file that chose it, and the monitor exits 1', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as { port: number }).port;
+    const config = join(dir, 'in-use.yaml');
+    writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${join(dir, 'in-use.db')}\nlisten: 127.0.0.1:${String(port)}\nchecks:\n  - name: x\n    run: rpm\n    every: 1h\n`);
+    const monitor = startMonitor(config);
+    try {
+      const [code] = (await once(monitor.child, 'exit')) as [number | null];
+      expect(code).toBe(1);
+    } finally {
+      taken.close();
+    }
+    expect(monitor.lines).toContain(`netdiag monitor: listen: 127.0.0.1:${String(port)} is in use (the \`listen:\` setting in ${config})`);
+  });
+});
 
 describe('netdiag monitor stopped with an alert pending', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('%s: exits within 10 s, keeps the alert, and the next start delivers it once', async (signal) => {

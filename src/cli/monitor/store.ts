@@ -30,7 +30,7 @@ export interface RunRecord {
 }
 
 /** A notice not yet delivered to one target, kept across a stop (alerts.ts). */
-export interface PendingNotice {
+interface PendingNotice {
   id: number;
   /** The notice, as JSON. */
   notice: string;
