@@ -17,7 +17,8 @@ import { speedResult, windowRoundTrips, type Measured, type Readings, type Speed
 import { num, t } from './i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
 import { profileOf, type Progress } from '../src/common/speedtest/working.js';
-import { idleRoundTrips, LoadError, runDirection, type Direction, type LoadRun } from './working-load.js';
+import { idleRoundTrips, LoadError, RateLimited, runDirection, type Direction, type LoadRun } from './working-load.js';
+import { LimitRefusal, pastLimit, type LimitWaits } from '../src/common/rate-limit.js';
 import type { MeasuredExport } from './export.js';
 import type { ChartDirection } from './chart.js';
 
@@ -52,14 +53,17 @@ function enginePlan(withLoss: boolean) {
 /** The directions the mode's plan has steps of, in the order the page runs them. */
 const directionsOf = (measurements: Measurement[]): Direction[] => (['download', 'upload'] as const).filter((d) => measurements.some((m) => m.type === d));
 
+/** A step of the test run past the server's rate limit: again after each wait it asks for (src/common/rate-limit.ts). */
+type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
+
 /**
  * The mode's directions, one after the other, each followed by the live view and the stall check
- * (`onBytes` whenever its count grows); what each counted, measured, or the first failure.
+ * (`onBytes` whenever its count grows); what each counted, measured, or the first failure. A
+ * direction the rate limit refused is measured again from its start, after the wait.
  */
-async function runLoad(directions: Direction[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void): Promise<Partial<Record<Direction, LoadRun>>> {
+async function runLoad(directions: Direction[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<Direction, LoadRun>>> {
   const runs: Partial<Record<Direction, LoadRun>> = {};
   for (const direction of directions) {
-    text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
     let counted = 0;
     const onProgress = (progress: readonly Progress[]) => {
       live.follow(direction, progress, profileOf(mode));
@@ -68,7 +72,11 @@ async function runLoad(directions: Direction[], maxBytes: number, mode: string, 
       counted = bytes;
       onBytes();
     };
-    runs[direction] = await runDirection({ direction, maxBytes, profile: profileOf(mode), signal, onProgress });
+    runs[direction] = await past(() => {
+      text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
+      counted = 0;
+      return runDirection({ direction, maxBytes, profile: profileOf(mode), signal, onProgress });
+    });
   }
   return runs;
 }
@@ -228,6 +236,7 @@ function clearForRun(after: AfterTest): void {
   delete lossElement.dataset.received;
   $('#speed-chart-figure').hidden = true;
   $('#speed-note').hidden = true;
+  $('#speed-limit-note').hidden = true;
   $('#speed-verdict').hidden = true;
   start.disabled = true;
   select.disabled = true;
@@ -248,8 +257,8 @@ interface Life {
   engine: SpeedTest | undefined;
   finish: () => void;
   fail: (reason: FailureReason, message: string) => void;
-  /** Restarts the stall timer: progress was made. */
-  watch: () => void;
+  /** Restarts the stall timer: progress was made (or a wait of `holdMs` begins, which is none). */
+  watch: (holdMs?: number) => void;
 }
 
 function lifeOf(run: TestRun, turn: Turn): Life {
@@ -290,21 +299,25 @@ function lifeOf(run: TestRun, turn: Turn): Life {
       }
       sendEvent(run.config, 'speed_test_failed', run.eventId, { mode: run.mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - run.started) });
     },
-    watch() {
+    watch(holdMs = 0) {
       clearTimeout(stall);
       stall = setTimeout(() => {
         life.fail('timeout', t('speed.stalled', { time: t('unit.s', { value: num(STALL_MS / 1000) }) }));
-      }, STALL_MS);
+      }, holdMs + STALL_MS);
     },
   };
   return life;
 }
 
 /** The figures, by the page's rules (web/speed-result.ts); then drawn, kept, shared and sent. */
-function showDone(run: TestRun, runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss']): void {
+function showDone(run: TestRun, runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
   const { config, mode, eventId, after } = run;
   const result = speedResult({ mode: mode.id, startedAt: run.startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
   showResult(result);
+  // The result says the test waited for the server's rate limit, and how long (the figures are after it).
+  const limitNote = $('#speed-limit-note');
+  limitNote.hidden = waits.count === 0;
+  limitNote.textContent = waits.count === 0 ? '' : t('speed.limit-waited', { time: t('unit.s', { value: num(Math.round(waits.ms / 1000)) }) });
   // The answer takes the live figure's place; the rate over time is in the details (below).
   $('#speed-live').hidden = true;
   // Shown first, so the chart is drawn at its own width rather than a hidden figure's zero.
@@ -355,6 +368,21 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
     const sending = turn.ok && lossError === undefined ? life.lossWatch?.sending() : undefined;
     const maxBytes = config.limits.max_bytes_per_request ?? 0;
     const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
+    const waits: LimitWaits = { count: 0, ms: 0 };
+    // A wait for the rate limit is said, and is no stall; a cancel ends it.
+    const wait = async (seconds: number) => {
+      life.watch(seconds * 1000);
+      text('#speed-status', t('speed.waiting-limit', { time: t('unit.s', { value: num(seconds) }) }));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, seconds * 1000);
+        life.load.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (life.load.signal.aborted) throw new DOMException('The test was cancelled.', 'AbortError');
+    };
+    const past: PastLimit = (step) => pastLimit(step, (err) => (err instanceof RateLimited ? (err.retryAfterS ?? undefined) : null), waits, wait);
     Promise.resolve(sending)
       .then(async (seen) => {
         // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
@@ -365,18 +393,22 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
             ? { run: true, error: lossError }
             : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
         // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-        const idle = await idleRoundTrips(idleCount, life.load.signal);
-        return { idle, loss, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch) };
+        const idle = await past(() => idleRoundTrips(idleCount, life.load.signal));
+        return { idle, loss, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch, past) };
       })
       .then(
         ({ idle, loss, runs }) => {
           if (life.state.settled) return;
           life.finish();
-          showDone(run, runs, idle, loss);
+          showDone(run, runs, idle, loss, waits);
         },
         (err: unknown) => {
           // A cancel or a stall has already said why the test ended.
           if (life.state.settled) return;
+          if (err instanceof LimitRefusal) {
+            life.fail('engine_error', t('speed.limit-refused', { reason: err.message }));
+            return;
+          }
           const failure = err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
           life.fail(failure.reason, t('speed.failed', { reason: failure.message }));
         },

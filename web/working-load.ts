@@ -26,6 +26,7 @@ import {
   type RoundTrip,
 } from '../src/common/speedtest/working.js';
 import { settledWithin } from '../src/common/settled-within.js';
+import { retryAfterSeconds } from '../src/common/rate-limit.js';
 import { problemText, type ProblemDoc } from './dom.js';
 
 export type Direction = 'download' | 'upload';
@@ -109,7 +110,17 @@ class Counter {
   }
 }
 
-/** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document). */
+/** A request the server's rate limit refused (429), with the wait it asked for (src/common/rate-limit.ts). */
+export class RateLimited extends LoadError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number | undefined,
+  ) {
+    super(message, 'engine_error');
+  }
+}
+
+/** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document; a 429 as RateLimited). */
 async function checked(res: Response): Promise<Response> {
   if (res.ok) return res;
   let problem: ProblemDoc = { status: res.status, title: res.statusText };
@@ -118,7 +129,8 @@ async function checked(res: Response): Promise<Response> {
   } catch {
     // No problem document: the status alone says it.
   }
-  throw new LoadError(`${String(res.status)}: ${problemText(problem)}`, 'engine_error');
+  const message = `${String(res.status)}: ${problemText(problem)}`;
+  throw res.status === 429 ? new RateLimited(message, retryAfterSeconds(res.headers.get('Retry-After'))) : new LoadError(message, 'engine_error');
 }
 
 async function downloadStream(url: string, counter: Counter, signal: AbortSignal): Promise<void> {

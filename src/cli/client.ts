@@ -3,7 +3,8 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyTooLarge, MAX_API_BODY_BYTES, boundedText } from './bounded-body.js';
-import { notWaitable, retryAfterSeconds, waitingLine } from './rate-limit.js';
+import { MAX_LIMIT_WAIT_S, retryAfterSeconds } from '../common/rate-limit.js';
+import { notWaitedText, waitingLine } from './rate-limit.js';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
@@ -96,10 +97,11 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch,
     // (an analytics event) is not held up for it: its caller says it was not accepted.
     if (res.status === 429 && limits.wait && (init.method ?? 'GET') === 'GET') {
       const seconds = retryAfterSeconds(res.headers.get('retry-after'));
-      const why = notWaitable(seconds);
-      if (why !== undefined) throw new ApiFailure(`${problemText(text, res.status)} (not waited: ${why})`, res.status);
-      limits.say(waitingLine(path.split('?')[0] ?? path, seconds ?? 0, 'asking again'));
-      await sleep((seconds ?? 0) * 1000);
+      if (seconds === undefined || seconds > MAX_LIMIT_WAIT_S) {
+        throw new ApiFailure(`${problemText(text, res.status)} (not waited: ${notWaitedText(seconds === undefined ? { why: 'no-retry-after' } : { why: 'too-long', seconds })})`, res.status);
+      }
+      limits.say(waitingLine(path.split('?')[0] ?? path, seconds, 'asking again'));
+      await sleep(seconds * 1000);
       ({ res, text } = await once(path, init));
     }
     if (!res.ok) throw new ApiFailure(`${problemText(text, res.status)}${pathHint(base, res.status)}`, res.status);

@@ -12,7 +12,8 @@ import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../generated/openapi-types.js';
 import { problemText } from './client.js';
-import { MAX_LIMIT_WAIT_S, notWaitable, retryAfterSeconds } from './rate-limit.js';
+import { LimitRefusal, pastLimit, retryAfterSeconds, type LimitWaits } from '../common/rate-limit.js';
+import { notWaitedText } from './rate-limit.js';
 import { settledWithin } from '../common/settled-within.js';
 import { jitterOf } from '../common/statistics.js';
 import { latencyOf } from '../common/speedtest/latency-quality.js';
@@ -79,7 +80,7 @@ export interface Result {
   requests: number;
   durationMs: number;
   /** The server's rate limit refused a request this many times, and the run waited this long in all, as it asked. */
-  limitWaits: { count: number; ms: number };
+  limitWaits: LimitWaits;
 }
 
 /** What a run needs besides the plan: the mode (its load profile) and the largest transfer the deployment takes. */
@@ -109,13 +110,6 @@ export class RateLimited extends SpeedTestFailure {
     super('engine_error', message);
   }
 }
-
-/**
- * How often one run waits out a 429 before it gives up: each wait starts a new window of the
- * limit (docs/api.md, "Rate limits"), so a test the limit refuses again and again is one larger
- * than the limit, and waiting more would not finish it.
- */
-const MAX_LIMIT_WAITS = 3;
 
 /** A wait for the rate limit, as the run tells it to the command: what was refused, how long, and what comes after. */
 export interface LimitWait {
@@ -460,27 +454,23 @@ export class SpeedTestRun {
   }
 
   /**
-   * `step` again after each 429 it meets, once the server's Retry-After has passed: a refused
-   * idle ping is sent again, a refused direction measured again from its start (its figures
-   * would hold a pause the link never had). Gives up, as RateLimited, after MAX_LIMIT_WAITS or on
-   * a wait it cannot make (notWaitable).
+   * `step` again after each 429 it meets, once the server's Retry-After has passed (the shared
+   * rule, src/common/rate-limit.ts): a refused idle ping is sent again, a refused direction
+   * measured again from its start (its figures would hold a pause the link never had). A refusal
+   * it cannot wait out ends the run as RateLimited, saying why.
    */
-  async #pastLimit<T>(step: () => Promise<T>, then: string, waits: Result['limitWaits'], onWait: (w: LimitWait) => void): Promise<T> {
-    for (;;) {
-      try {
-        return await step();
-      } catch (err) {
-        if (!(err instanceof RateLimited)) throw err;
-        const why = waits.count >= MAX_LIMIT_WAITS ? `refused again after ${String(waits.count)} waits (${String(Math.round(waits.ms / 1000))} s in all): this test makes more requests than the limit allows in ${String(MAX_LIMIT_WAIT_S)} s` : notWaitable(err.retryAfterS);
-        if (why !== undefined) throw new RateLimited(`${err.message} (not waited: ${why})`, err.retryAfterS);
-        const seconds = err.retryAfterS ?? 0;
-        onWait({ seconds, then });
-        const from = performance.now();
-        await sleep(seconds * 1000, undefined, { signal: this.#abort.signal }).catch(() => undefined);
-        if (this.#abort.signal.aborted) throw cancelled();
-        waits.count++;
-        waits.ms += performance.now() - from;
-      }
+  async #pastLimit<T>(step: () => Promise<T>, then: string, waits: LimitWaits, onWait: (w: LimitWait) => void): Promise<T> {
+    const wait = async (seconds: number) => {
+      onWait({ seconds, then });
+      await sleep(seconds * 1000, undefined, { signal: this.#abort.signal }).catch(() => undefined);
+      if (this.#abort.signal.aborted) throw cancelled();
+    };
+    try {
+      return await pastLimit(step, (err) => (err instanceof RateLimited ? (err.retryAfterS ?? undefined) : null), waits, wait);
+    } catch (err) {
+      if (!(err instanceof LimitRefusal)) throw err;
+      const refused = err.refusal as RateLimited;
+      throw new RateLimited(`${refused.message} (not waited: ${notWaitedText(err.notWaited)})`, refused.retryAfterS);
     }
   }
 
