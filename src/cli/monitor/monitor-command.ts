@@ -164,10 +164,10 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     return run;
   };
   let notices = delivery(config.notify, log, { outbox: store });
-  // A notice kept when the monitor last stopped goes out now, once.
-  notices.resume();
   const plans = new Map<string, Planned>();
   try {
+    // A notice kept when the monitor last stopped goes out now, once.
+    notices.resume();
     for (;;) {
       const current: MonitorConfig = config;
       log(`${String(current.checks.length)} check${current.checks.length === 1 ? '' : 's'} against ${current.servers.join(', ')}; history in ${current.database}${localUrl === undefined ? '' : `; page on ${localUrl}/, metrics on ${localUrl}/metrics`}`);
