@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { lowerConfidence, rpmClass } from '../common/responsiveness/rpm.js';
 import { pairs, print, printJson, type Output } from './output.js';
 import { fetchRpmConfig, RpmConfigError } from './rpm-config.js';
+import { RATE_LIMITED_EXIT } from './rate-limit.js';
 import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './rpm-run.js';
 import { terminalText } from './terminal-text.js';
 
@@ -108,7 +109,8 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
     }
     if (err instanceof RpmConfigError || err instanceof RpmFailure) {
       process.stderr.write(`netdiag: ${terminalText(err.message)}\n`);
-      return 1;
+      // A refusal by the rate limit is not waited out mid-test (the load would stop): exit 4.
+      return err instanceof RpmFailure && err.limited ? RATE_LIMITED_EXIT : 1;
     }
     throw err;
   } finally {

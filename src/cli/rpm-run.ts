@@ -28,8 +28,15 @@ import type { RpmUrls } from './rpm-config.js';
 
 type Direction = 'download' | 'upload';
 
-/** A run that cannot go on: the message says why (exit 1). */
-export class RpmFailure extends Error {}
+/** A run that cannot go on: the message says why (exit 1; exit 4 when the server's rate limit refused it, src/cli/rate-limit.ts). */
+export class RpmFailure extends Error {
+  constructor(
+    message: string,
+    readonly limited = false,
+  ) {
+    super(message);
+  }
+}
 
 /** What a direction measured. */
 export interface DirectionRpm {
@@ -132,7 +139,7 @@ function exchange(session: ClientHttp2Session, headers: Record<string, string>, 
 
 /** A refusal from the server is the run's end, with what it said. */
 function checkStatus(status: number, what: string): void {
-  if (status === 429) throw new RpmFailure(`the server refused the ${what} with 429: its rate limit for the test (rpm) is used up`);
+  if (status === 429) throw new RpmFailure(`the server refused the ${what} with 429: its rate limit for the test (rpm) is used up`, true);
   if (status !== 200) throw new RpmFailure(`the server answered the ${what} with ${String(status)}`);
 }
 
@@ -158,7 +165,7 @@ class LoadConnection {
     this.stream = stream;
     stream.on('response', (h: IncomingHttpHeaders) => {
       const status = Number(h[':status']);
-      if (status !== 200) this.fail(new RpmFailure(status === 429 ? 'the server refused a download with 429: its rate limit for the test (rpm) is used up' : `the server answered the large download with ${String(status)}`));
+      if (status !== 200) this.fail(status === 429 ? new RpmFailure('the server refused a download with 429: its rate limit for the test (rpm) is used up', true) : new RpmFailure(`the server answered the large download with ${String(status)}`));
       else if (h['content-encoding'] !== undefined && h['content-encoding'] !== 'identity') this.fail(new RpmFailure(`the server coded the large download (${h['content-encoding']}): the test needs the bytes as they are`));
     });
     done.catch((err: unknown) => {
@@ -172,7 +179,7 @@ class LoadConnection {
     stream.on('response', (h: IncomingHttpHeaders) => {
       // An answer before the body ended is a refusal (a 413, a 429).
       const status = Number(h[':status']);
-      if (!this.closed) this.fail(new RpmFailure(status === 429 ? 'the server refused an upload with 429: its rate limit for the test (rpm) is used up' : `the server answered an upload before its end with ${String(status)}`));
+      if (!this.closed) this.fail(status === 429 ? new RpmFailure('the server refused an upload with 429: its rate limit for the test (rpm) is used up', true) : new RpmFailure(`the server answered an upload before its end with ${String(status)}`));
     });
     done.catch((err: unknown) => {
       this.fail(err);

@@ -161,6 +161,17 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
     }
   }, 60_000);
 
+  it('a server whose rate limit refuses the load: exit 4, saying so', async () => {
+    const fake = await startFakeRpmServer(cert, (origin) => ({ version: 1, urls: { small_download_url: `${origin}/small`, large_download_url: `${origin}/limited`, upload_url: `${origin}/upload` } }));
+    try {
+      const run = await runCli(['rpm', '--config', `${fake.origin}/.well-known/nq`, '--timeout', '2'], trust, 30_000);
+      expect(run.code, run.stderr).toBe(4);
+      expect(run.stderr).toContain('refused a download with 429: its rate limit for the test (rpm) is used up');
+    } finally {
+      await fake.close();
+    }
+  }, 40_000);
+
   it('a server whose large download sends nothing: exit 1 saying it stalled, within the timeout\'s bound', async () => {
     const fake = await startFakeRpmServer(cert, (origin) => ({ version: 1, urls: { small_download_url: `${origin}/small`, large_download_url: `${origin}/large`, upload_url: `${origin}/upload` } }));
     try {

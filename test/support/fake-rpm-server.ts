@@ -15,8 +15,8 @@ export interface FakeRpmServer {
 
 /**
  * Serves `config` (a value to send as JSON, or a raw string) at /.well-known/nq, one byte at
- * /small, and at /large a 200 with a huge Content-Length and then no byte; /upload reads and
- * never answers.
+ * /small, and at /large a 200 with a huge Content-Length and then no byte; /limited a 429 with
+ * Retry-After, as a server's rate limit refuses; /upload reads and never answers.
  */
 export async function startFakeRpmServer(cert: { certFile: string; keyFile: string }, config: (origin: string) => unknown): Promise<FakeRpmServer> {
   let origin = '';
@@ -32,6 +32,9 @@ export async function startFakeRpmServer(cert: { certFile: string; keyFile: stri
     } else if (req.url === '/small') {
       res.writeHead(200, { 'content-length': '1' });
       res.end('0');
+    } else if (req.url === '/limited') {
+      res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': '30' });
+      res.end(JSON.stringify({ title: 'Too many requests', status: 429 }));
     } else if (req.url === '/large') {
       // The head, then nothing: a stalled server.
       res.writeHead(200, { 'content-length': String(8 * 1024 ** 3) });
