@@ -144,6 +144,20 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     expect(runs()[0]).toMatch(/: ipv4 ok, ipv6 ok, ipv4_ms [0-9.]+, ipv6_ms [0-9.]+$/);
   }, 120_000);
 
+  it('a name that does not exist is an answer, its response code a figure (netdiag dns exits 3 for it, its JSON printed all the same)', async () => {
+    const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_RATE_LIMITS: 'dns=100000' });
+    const file = configFile('nxdomain', server.url, '  - name: gone\n    run: dns\n    query: nothing-here.example.test\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { response_code: "= name_error" }\n    alert_after: 1\n');
+    const monitor = startMonitor(file);
+    try {
+      await until('two runs', () => runLinesOf(monitor.lines, 'gone').length >= 2, 30_000, monitor.lines);
+    } finally {
+      await stop(monitor);
+      await server.close();
+    }
+    expect(runLinesOf(monitor.lines, 'gone')[0]).toBe(`netdiag monitor: gone on ${server.url}: response_code name_error, answers , answer_count 0`);
+    expect(noticesOf('gone')).toEqual([]);
+  }, 60_000);
+
   it("a latency check records the client's round trip to the server", async () => {
     const server = await startTestServer({ NETDIAG_RATE_LIMITS: 'probe=100000' });
     const file = configFile('latency', server.url, '  - name: round trip\n    run: latency\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { client_to_api_rtt_ms: "< 1000" }\n');

@@ -73,6 +73,19 @@ export function figuresOf(kind: MonitorCheck['run'], json: Record<string, unknow
   }
 }
 
+/**
+ * Whether `netdiag dns --json` printed an answer: it exits 3 for NXDOMAIN and 1 for a resolver's
+ * refusal or failure with the answer printed all the same (docs/command-line.md), and its
+ * response_code is a figure a check expects, not a run that did not run.
+ */
+function answeredDns(stdout: string): boolean {
+  try {
+    return typeof record(JSON.parse(stdout)).response_code === 'string';
+  } catch {
+    return false;
+  }
+}
+
 /** Runs the check with this netdiag (`entry`, the script this process runs) and reads its JSON. */
 export function runCheck(entry: string, check: MonitorCheck, server: string, signal: AbortSignal, limitMs = RUN_LIMIT_MS): Promise<CheckOutcome> {
   const started = performance.now();
@@ -99,7 +112,7 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       }
       // The command's own last line of reason ("netdiag: the speed test failed: ...").
       const reason = stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l)).at(-1)?.replace(/^netdiag: /, '');
-      if (code !== 0) {
+      if (code !== 0 && !(check.run === 'dns' && answeredDns(stdout))) {
         done(reason ?? `exit ${String(code)}`, {}, code === RATE_LIMITED_EXIT);
         return;
       }
