@@ -14,7 +14,7 @@ export const MAX_LIMIT_WAIT_S = 60;
  * limit, so a test the limit refuses again and again is one larger than the limit, and waiting
  * more would not finish it.
  */
-export const MAX_LIMIT_WAITS = 3;
+const MAX_LIMIT_WAITS = 3;
 
 /** Retry-After's seconds (RFC 9110 section 10.2.3, delay-seconds only: the API sends no dates), or undefined when absent or not a number. */
 export function retryAfterSeconds(header: string | null | undefined): number | undefined {

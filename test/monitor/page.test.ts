@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyFileJson } from '../../src/common/speedtest/history-file.js';
+import { openStore } from '../../src/cli/monitor/store.js';
 import { addAxe, axeViolations } from '../support/axe.js';
 import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
 import { runCli } from '../support/process.js';
@@ -61,6 +62,11 @@ describe.skipIf(!ready)("the monitor's local page", () => {
     writeFileSync(file, historyFileJson(imported));
     // Import reads the whole configuration, whose checks run each second (docs/monitor.md, "Schedules").
     expect((await runCli(['monitor', 'import', file, '--config', config, '--check', 'line speed', '--server', server.url], { NETDIAG_MONITOR_MIN_INTERVAL: '1s' })).code).toBe(0);
+    // A run the server's rate limit refused an hour ago (the monitor records one when the command
+    // exits 4, test/monitor/limits-and-reload.test.ts): the page says so, and not as a failure.
+    const store = await openStore(join(dir, 'monitor.db'));
+    store.addRun({ check: 'line speed', server: server.url, startedAt: Date.now() - 3_600_000, durationMs: 40, ok: false, limited: true, error: 'Too many requests (not waited: it asks to wait 3600 s; try again then)', figures: {}, breaches: [] });
+    store.close();
     monitor = startMonitor(config);
     await until('two speed tests and a families check', () => runLinesOf(monitor.lines, 'line speed').length >= 2 && runLinesOf(monitor.lines, 'both families').length >= 1, 60_000, monitor.lines);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
@@ -90,12 +96,16 @@ describe.skipIf(!ready)("the monitor's local page", () => {
       expect(cards[0]?.text).toBe('Meeting every expectation');
       expect(cards[1]?.text).toMatch(/^Alert sent: \d+ breaches in a row$/);
       // The page's own trend chart, over the imported results and the monitor's own.
-      expect(await page.$eval('#monitor-charts figcaption', (c) => c.textContent)).toBe(`line speed on ${server.url}`);
+      // Its caption names the check and the server, then a key for each line it draws (issue 70: it had none).
+      expect(await page.$eval('#monitor-charts figcaption', (c) => c.firstChild?.textContent)).toBe(`line speed on ${server.url}`);
+      expect(await page.$$eval('#monitor-charts figcaption .key', (keys) => keys.map((k) => k.textContent))).toEqual(['download', 'upload', 'latency under load (the worse direction)']);
       expect(await page.$$eval('#monitor-charts svg polyline.trend', (lines) => lines.length)).toBeGreaterThanOrEqual(3);
       // Every run the page read, newest first, the imported four marked so.
       const rows = await page.$$eval('#monitor-runs tbody tr', (trs) => (trs as HTMLTableRowElement[]).map((tr) => ({ result: tr.cells[3]?.textContent ?? '', ok: tr.dataset.ok })));
       expect(rows).toHaveLength(read.length);
       expect(rows.filter((r) => r.result.endsWith('(imported from the page)'))).toHaveLength(4);
+      const limited = await page.$$eval('#monitor-runs tbody td.limited', (tds) => tds.map((td) => td.textContent));
+      expect(limited).toEqual(["refused by the server's rate limit, counted in no streak: Too many requests (not waited: it asks to wait 3600 s; try again then)"]);
       // Each figure by the page's name for it, in its unit (issue 70: not "download_mbps 80").
       expect(rows.at(-1)?.result).toMatch(/^Download 80\u00a0Mbps, Upload 20\u00a0Mbps, Idle latency 12\u00a0ms/);
       expect(rows.some((r) => r.ok === 'true' && /^Download [0-9.,]+\u00a0Mbps/.test(r.result) && !r.result.includes('imported'))).toBe(true);

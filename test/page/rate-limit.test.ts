@@ -64,6 +64,7 @@ describe.skipIf(!ready)('the page under a speed-test limit lowered on purpose', 
     const note = await page.textContent('#speed-limit-note');
     expect(await page.isVisible('#speed-limit-note')).toBe(true);
     expect(note).toMatch(/^The server's rate limit refused some of the test's requests: the test waited [0-9]+\ss in all/);
+    await page.screenshot({ path: 'test-results/rate-limit-page.png', fullPage: true });
     for (const metric of ['download', 'upload', 'latency']) expect(await page.textContent(`#speed-results [data-metric="${metric}"] .value`), metric).toMatch(/[0-9]/);
   });
 });

@@ -309,6 +309,7 @@ export const ar: Catalogue = {
   'monitor.last-run': 'آخر تشغيل {when}:',
   'monitor.next-run': 'التشغيل التالي {when}',
   'monitor.failed': 'لم يُجرَ: {reason}',
+  'monitor.limited': 'رفضه حدُّ الطلبات في الخادم، ولا يُحسب في أي سلسلة: {reason}',
   'monitor.figure': '{name} {value}',
   'monitor.figure-separator': '، ',
   'monitor.figure-edge': 'هذا الخادم → أبعد منطقة',

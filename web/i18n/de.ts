@@ -309,6 +309,7 @@ export const de: Catalogue = {
   'monitor.last-run': 'Letzter Lauf {when}:',
   'monitor.next-run': 'Nächster Lauf {when}',
   'monitor.failed': 'nicht gelaufen: {reason}',
+  'monitor.limited': 'vom Anfragelimit des Servers abgelehnt, in keiner Serie gezählt: {reason}',
   'monitor.figure': '{name} {value}',
   'monitor.figure-separator': ', ',
   'monitor.figure-edge': 'dieser Server → die fernste Region',

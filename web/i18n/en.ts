@@ -291,6 +291,7 @@ export const en = {
   'monitor.last-run': 'Last run {when}:',
   'monitor.next-run': 'Next run {when}',
   'monitor.failed': 'did not run: {reason}',
+  'monitor.limited': "refused by the server's rate limit, counted in no streak: {reason}",
   'monitor.figure': '{name} {value}',
   'monitor.figure-separator': ', ',
   'monitor.figure-edge': 'this server → the farthest region',

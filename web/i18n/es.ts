@@ -295,6 +295,7 @@ export const es: Catalogue = {
   'monitor.last-run': 'Última ejecución {when}:',
   'monitor.next-run': 'Próxima ejecución {when}',
   'monitor.failed': 'no se ejecutó: {reason}',
+  'monitor.limited': 'rechazada por el límite de peticiones del servidor, no cuenta en ninguna racha: {reason}',
   'monitor.figure': '{name} {value}',
   'monitor.figure-separator': ', ',
   'monitor.figure-edge': 'este servidor → la región más lejana',

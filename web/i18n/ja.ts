@@ -295,6 +295,7 @@ export const ja: Catalogue = {
   'monitor.last-run': '前回の実行 {when}:',
   'monitor.next-run': '次回の実行 {when}',
   'monitor.failed': '実行されませんでした: {reason}',
+  'monitor.limited': 'サーバーのリクエスト制限により拒否されました（連続違反には数えません）: {reason}',
   'monitor.figure': '{name} {value}',
   'monitor.figure-separator': '、',
   'monitor.figure-edge': 'このサーバー → 最も遠い地域',

@@ -20,7 +20,10 @@ const shortWhen = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'short
 /** "Download 91 Mbps, Upload 18 Mbps", each pair isolated by t() on a right-to-left page. */
 const figuresText = (run: MonitorRun): string => shownFigures(run.figures).map(({ name, value }) => t('monitor.figure', { name, value })).join(t('monitor.figure-separator'));
 
-const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t('monitor.failed', { reason: run.error ?? '' }));
+const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t(run.outcome === 'limited' ? 'monitor.limited' : 'monitor.failed', { reason: run.error ?? '' }));
+
+/** A failed run is an error; a limited one is the server saying "not now", said quietly. */
+const resultClass = (run: MonitorRun): string => (run.ok ? '' : run.outcome === 'limited' ? 'limited' : 'error');
 
 function stateText(state: CheckState, last: MonitorRun | undefined): string {
   switch (stateOf(state, last)) {
@@ -55,7 +58,7 @@ function showChecks(history: MonitorHistory): void {
         const lastLine = document.createElement('p');
         lastLine.textContent = t('monitor.last-run', { when: when(last.started_at) });
         const figures = document.createElement('p');
-        figures.className = last.ok ? 'figures' : 'figures error';
+        figures.className = `figures ${resultClass(last)}`.trim();
         figures.textContent = resultText(last);
         lines.push(lastLine, figures);
       }
@@ -137,7 +140,7 @@ function showRuns(history: MonitorHistory): void {
       const row = document.createElement('tr');
       row.dataset.ok = String(run.ok);
       const result = cell('result', resultText(run) + (run.source === 'import' ? ` (${t('monitor.imported')})` : ''));
-      if (!run.ok) result.className = 'error';
+      result.className = resultClass(run);
       row.append(cell('when', shortWhen(run.started_at)), cell('check', run.check, 'auto'), cell('server', run.server, 'ltr'), result, cell('breaches', run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
       return row;
     }),

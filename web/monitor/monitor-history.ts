@@ -21,6 +21,8 @@ export interface MonitorRun {
   check: string;
   server: string;
   started_at: string;
+  /** ok: it ran; failed: it did not (a breach); limited: the server's rate limit refused it (no breach, docs/monitor.md). */
+  outcome: 'ok' | 'failed' | 'limited';
   ok: boolean;
   error: string | null;
   breaches: string[];
