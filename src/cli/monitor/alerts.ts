@@ -71,9 +71,23 @@ async function post(url: string, headers: Record<string, string>, body: string, 
   const auth: Record<string, string> = parsed.username === '' && parsed.password === '' ? {} : { Authorization: `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` };
   parsed.username = '';
   parsed.password = '';
-  const res = await fetch(parsed, { method: 'POST', headers: { ...headers, ...auth }, body, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`answered ${String(res.status)}`);
+  // Either ends the send (not AbortSignal.any: the client package runs on Node 20.0, which lacks it).
+  const either = new AbortController();
+  const timer = setTimeout(() => {
+    either.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+  }, timeoutMs);
+  const cut = () => {
+    either.abort(signal.reason);
+  };
+  signal.addEventListener('abort', cut, { once: true });
+  try {
+    const res = await fetch(parsed, { method: 'POST', headers: { ...headers, ...auth }, body, signal: either.signal });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`answered ${String(res.status)}`);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', cut);
+  }
 }
 
 /** Apprise's notification type (`apprise --help`: info, success, warning, failure), so a chat shows an alert and a recovery apart. */
@@ -118,7 +132,7 @@ export interface Delivery {
    * Ends every delivery: waits for a retry end at once, a send under way gets `graceMs` to finish;
    * what is not delivered stays in the outbox for the next start.
    */
-  stop(graceMs?: number): Promise<void>;
+  stop(graceMs?: number, until?: string): Promise<void>;
 }
 
 /** What delivery keeps in the history (store.ts). */
@@ -155,6 +169,8 @@ export function delivery(targets: readonly string[], log: (line: string) => void
   const ending = new AbortController();
   /** Ends a send under way (after the grace). */
   const cut = new AbortController();
+  /** When a notice kept by stop() goes out again: after the next start, or at once for a reload. */
+  let resent = 'after the next start';
   // The outbox is the history: a fault writing it is said, and the notice goes on being sent.
   const kept = (what: () => void) => {
     try {
@@ -180,13 +196,13 @@ export function delivery(targets: readonly string[], log: (line: string) => void
         }
         if (id !== undefined) kept(() => outbox?.noticeTried(id, attempt + 1));
         if (ending.signal.aborted) {
-          log(`${about} was not delivered to ${redacted(target)}: ${reason}; ${id === undefined ? 'not kept (no history)' : 'kept, to be sent after the next start'}`);
+          log(`${about} was not delivered to ${redacted(target)}: ${reason}; ${id === undefined ? 'not kept (no history)' : `kept, to be sent ${resent}`}`);
           return;
         }
         log(`${about} was not delivered to ${redacted(target)}: ${reason}; trying again in ${String(Math.round(wait / 1000))} s`);
         const waited = await sleep(wait, true, { signal: ending.signal }).catch(() => false);
         if (!waited) {
-          log(`${about} is kept for ${redacted(target)}, to be sent after the next start`);
+          log(`${about} is kept for ${redacted(target)}, to be sent ${resent}`);
           return;
         }
       }
@@ -215,7 +231,8 @@ export function delivery(targets: readonly string[], log: (line: string) => void
     settled: async () => {
       await Promise.all(pending);
     },
-    stop: async (graceMs = STOP_GRACE_MS) => {
+    stop: async (graceMs = STOP_GRACE_MS, until = 'after the next start') => {
+      resent = until;
       ending.abort();
       const timer = setTimeout(() => {
         cut.abort();

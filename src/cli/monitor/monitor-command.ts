@@ -200,7 +200,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
         continue;
       }
       // Deliveries under way end (what is not delivered stays in the outbox) and the new targets take the outbox up.
-      await notices.stop();
+      await notices.stop(undefined, 'by the configuration read again');
       if (reopened !== store) {
         store.close();
         store = reopened;
