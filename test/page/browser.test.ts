@@ -65,7 +65,7 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     expect(await page.textContent('#dns-answers tbody')).toContain('192.0.2.10');
 
     const weur = page.locator('#regions li[data-region="weur"] .detail');
-    await expect.poll(() => weur.textContent(), { timeout: 10_000 }).toMatch(/^you → server [0-9.]+ ms, server → region [0-9.]+ ms$/);
+    await expect.poll(() => weur.textContent(), { timeout: 10_000 }).toMatch(/^you → server [0-9.,]+\sms, server → region [0-9.,]+\sms$/);
 
     await page.selectOption('#speed-mode', 'light');
     await page.click('#speed-start');
@@ -73,17 +73,17 @@ describe.skipIf(!ready)('the page in headless Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}page-desktop.png`, fullPage: true });
     for (const name of ['download', 'upload']) {
       const shown = (await page.textContent(`#speed-results [data-metric="${name}"] .value`)) ?? '';
-      expect(Number(/^([0-9.]+) Mbps$/.exec(shown)?.[1])).toBeGreaterThan(0);
+      expect(Number(/^([0-9.,]+)\sMbps$/.exec(shown)?.[1]?.replaceAll(",", ""))).toBeGreaterThan(0);
     }
     expect(await page.locator('#speed-chart rect').count()).toBeGreaterThan(10);
     // Reported like an instrument: the spread of the idle round trips, the round trips taken under
     // the load of each direction's window, the classes from them, and a chart with a y axis in
     // Mbit/s and each direction's figure.
     const part = async (name: string, which: 'value' | 'detail') => (await page.textContent(`#speed-results [data-metric="${name}"] .${which}`)) ?? '';
-    expect(await part('latency', 'detail')).toMatch(/^min [0-9.]+ ms, p90 [0-9.]+ ms, jitter [0-9.]+ ms; [0-9]+ round trips$/);
-    expect(await part('loaded', 'value')).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
-    expect(await part('loaded', 'detail')).toMatch(/^down: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms; up: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms$/);
-    expect(await part('bufferbloat', 'value')).toMatch(/^[A-F]\+? \(\+[0-9.]+ ms\)$/);
+    expect(await part('latency', 'detail')).toMatch(/^min [0-9.,]+\sms, p90 [0-9.,]+\sms, jitter [0-9.,]+\sms; [0-9,]+\sround trips$/);
+    expect(await part('loaded', 'value')).toMatch(/^[0-9.,]+\sms down, [0-9.,]+\sms up$/);
+    expect(await part('loaded', 'detail')).toMatch(/^down: 9 in 10 of [0-9,]+\sround trips within [0-9.,]+\sms; up: 9 in 10 of [0-9,]+\sround trips within [0-9.,]+\sms$/);
+    expect(await part('bufferbloat', 'value')).toMatch(/^[A-F]\+? \(\+[0-9.,]+\sms\)$/);
     expect(await part('classes', 'value')).toMatch(/^streaming [a-z]+, gaming [a-z]+, video calls [a-z]+$/);
     expect(await page.locator('#speed-chart text', { hasText: /^Mbit\/s$/ }).count()).toBe(1);
     expect(await page.locator('#speed-chart text.tick').count()).toBeGreaterThanOrEqual(3);

@@ -108,7 +108,7 @@ describe.skipIf(!ready)('the page over plain HTTP by a LAN address (an insecure 
     expect(outcome).toBe('Done.');
     for (const name of ['download', 'upload']) {
       const shown = (await page.textContent(`#speed-results [data-metric="${name}"] .value`)) ?? '';
-      expect(Number(/^([0-9.]+) Mbps$/.exec(shown)?.[1])).toBeGreaterThan(0);
+      expect(Number(/^([0-9.,]+)\sMbps$/.exec(shown)?.[1]?.replaceAll(',', ''))).toBeGreaterThan(0);
     }
 
     expect(await eventually(() => events().some((e) => e.event === 'speed_test_completed'), 10_000)).toBe(true);

@@ -64,7 +64,7 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
     // The regional section's own requests are done; what the server logs from here on is the watch's.
     await page.fill('#watch-interval', '1');
     await page.check('#watch-regions input[value="weur"]');
-    expect(await page.textContent('#watch-budget')).toBe('60 probe requests a minute, within this server\'s 1000 per minute.');
+    expect(await page.textContent('#watch-budget')).toBe('60 probe requests a minute, within this server\'s 1,000 per minute.');
     await page.uncheck('#watch-regions input[value="weur"]');
     const healthBefore = logged(server, HEALTH);
     const probesBefore = logged(server, PROBE);
@@ -93,7 +93,7 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
       // Named as over its chart.
       expect(cells[0]).toBe(label);
       expect(await page.locator(`#watch-charts figure:has(svg[data-target="${target}"]) figcaption`).textContent()).toBe(label);
-      for (const figure of cells.slice(1, 6)) expect(figure).toMatch(/^[0-9.]+ ms$/);
+      for (const figure of cells.slice(1, 6)) expect(figure).toMatch(/^[0-9.,]+\sms$/);
       expect(cells[6]).toBe(`0 of ${String(rows.filter((r) => r[1] === target).length)}`);
       expect(cells[7]).toBe('0');
       // The chart: the median line, a band per span, the ms axis, no failure marked.
@@ -122,7 +122,7 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
     const keptRows = async () => page.$$eval('#history-watches tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
     const kept = await keptRows();
     expect(kept).toHaveLength(1);
-    expect(kept[0]?.[1]).toBe('1 s');
+    expect(kept[0]?.[1]).toBe('1\u00a0s');
     expect(kept[0]?.[3]).toBe(expected);
     const requestsBefore = requested.length;
     await page.reload();
@@ -158,7 +158,7 @@ describe.skipIf(!ready)('the watch in headless Chromium', () => {
     expect(await chart.locator('rect.limited').count()).toBeGreaterThan(0);
     expect(await chart.locator('rect.failed').count()).toBe(0);
     // The limit the server states (RateLimit-Limit) replaces the default in what the page says.
-    expect(await page.textContent('#watch-budget')).toBe("1 region every 1 s is 60 probe requests a minute, more than this server's 4: some polls will be refused and shown as limited. Every 15 s or more fits.");
+    expect(await page.textContent('#watch-budget')).toBe("1 region every 1\u00a0s is 60 probe requests a minute, more than this server's 4: some polls will be refused and shown as limited. Every 15\u00a0s or more fits.");
     await context.close();
   }, 60_000);
 });

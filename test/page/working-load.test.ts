@@ -85,12 +85,12 @@ describe.skipIf(!ready)('the default speed test under working conditions, in Chr
       // The figures are shown, each with how it was reached.
       const part = async (name: string, which: 'value' | 'detail') => (await page.textContent(`#speed-results [data-metric="${name}"] .${which}`)) ?? '';
       for (const name of ['download', 'upload']) {
-        expect(await part(name, 'value')).toMatch(/^[0-9.]+ Mbps$/);
-        expect(await part(name, 'detail')).toMatch(/^(burst: .+; sustained: )?4 streams(, steady for [0-9.]+ s|; the rate did not settle: average of the last [0-9.]+ s)$/);
+        expect(await part(name, 'value')).toMatch(/^[0-9.,]+\sMbps$/);
+        expect(await part(name, 'detail')).toMatch(/^(burst: .+; sustained: )?4 streams(, steady for [0-9.,]+\ss|; the rate did not settle: average of the last [0-9.,]+\ss)$/);
       }
-      expect(await part('latency', 'value')).toMatch(/^[0-9.]+ ms$/);
-      expect(await part('loaded', 'value')).toMatch(/^[0-9.]+ ms down, [0-9.]+ ms up$/);
-      expect(await part('loaded', 'detail')).toMatch(/^down: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms; up: 9 in 10 of [0-9]+ round trips within [0-9.]+ ms$/);
+      expect(await part('latency', 'value')).toMatch(/^[0-9.,]+\sms$/);
+      expect(await part('loaded', 'value')).toMatch(/^[0-9.,]+\sms down, [0-9.,]+\sms up$/);
+      expect(await part('loaded', 'detail')).toMatch(/^down: 9 in 10 of [0-9,]+\sround trips within [0-9.,]+\sms; up: 9 in 10 of [0-9,]+\sround trips within [0-9.,]+\sms$/);
       expect(await part('bufferbloat', 'value')).not.toBe('–');
       // The chart: a bar for each quarter second of each direction, each window shaded, each figure across it.
       expect(await page.locator('#speed-chart rect.window').count()).toBe(2);

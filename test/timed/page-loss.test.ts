@@ -83,9 +83,11 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
       // What the watch read (web/loss-watch.ts), printed for the record.
       process.stdout.write(`page packet loss: ${await attribute('data-datagrams')} datagrams sent and ${await attribute('data-received')} received over the step, at most ${await attribute('data-max-waiting')} messages waited in the browser\n`);
       const text = `${await part('value')}: ${await part('detail')}`;
-      const counted = /^[0-9.]+%: ([0-9]+) of ([0-9]+) datagrams through this server's TURN server$/.exec(text);
+      // The page groups thousands in its language's way (en: 1,000).
+      const counted = /^[0-9.]+%: ([0-9,]+) of ([0-9,]+) datagrams through this server's TURN server$/.exec(text);
       const hostDrops = udpReceiveBufferDrops() - drops;
-      return counted === null ? { text, hostDrops } : { text, lost: Number(counted[1]), sent: Number(counted[2]), hostDrops };
+      const whole = (digits: string | undefined) => Number(digits?.replaceAll(',', ''));
+      return counted === null ? { text, hostDrops } : { text, lost: whole(counted[1]), sent: whole(counted[2]), hostDrops };
     } finally {
       await context.close();
     }
