@@ -83,13 +83,13 @@ describe.skipIf(!ready)('netdiag monitor on a link whose rate is lowered mid-run
     expect(alert?.title).toBe(`netdiag monitor: line speed on ${served.base}: 3 breaches in a row`);
     // Each of the three runs the title counts, oldest first: its start, its figure (about 7.6
     // Mbit/s on an 8 Mbit/s link) and the threshold.
-    const lines = (alert?.message ?? '').split('\n');
-    expect(lines).toHaveLength(3);
-    for (const line of lines) {
+    const told = (alert?.message ?? '').split('\n');
+    expect(told).toHaveLength(3);
+    for (const line of told) {
       expect(line).toMatch(/^- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z: download_mbps [0-9.]+ \(expected >= 25\)$/);
       expect(Number(/download_mbps ([0-9.]+)/.exec(line)?.[1])).toBeLessThan(10);
     }
-    expect([...lines].sort()).toEqual(lines);
+    expect([...told].sort()).toEqual(told);
     expect(recovery?.title).toBe(`netdiag monitor: line speed on ${served.base} recovered`);
     const db = new DatabaseSync(database, { readOnly: true });
     expect((db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n).toBe(runs().length);
