@@ -185,8 +185,9 @@ function record(path: string, r: Result): void {
 }
 
 /** A bar on standard error when it is a terminal; nothing otherwise (pipes, files, CI logs). */
-function progressBar(): { update(p: Progress): void; stop(): void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+function progressBar(): { update(p: Progress): void; say(line: string): void; stop(): void } {
+  const write = (line: string) => process.stderr.write(`${line}\n`);
+  if (!process.stderr.isTTY) return { update: () => undefined, say: write, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: ' {bar} {percentage}% | {phase}', hideCursor: true, clearOnComplete: true, barsize: 30 },
     cliProgress.Presets.shades_classic,
@@ -200,6 +201,11 @@ function progressBar(): { update(p: Progress): void; stop(): void } {
       }
       bar.setTotal(p.total);
       bar.update(p.done, { phase: p.phase });
+    },
+    // A line said while the bar is drawn takes the bar's line (cleared first); the bar is drawn again below it at its next update.
+    say: (line) => {
+      if (started) process.stderr.write('\r\x1b[2K');
+      write(line);
     },
     stop: () => {
       if (started) bar.stop();
@@ -236,8 +242,8 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   // Said on standard error as it happens (a script's JSON has it too, in the result's notes).
   let shown: Progress = { phase: 'latency', done: 0, total: 1 };
   const waited = (w: LimitWait) => {
+    bar.say(`netdiag: ${waitingLine('a request of the speed test', w.seconds, w.then)}`);
     bar.update({ ...shown, phase: 'waiting for the rate limit' });
-    process.stderr.write(`netdiag: ${waitingLine('a request of the speed test', w.seconds, w.then)}\n`);
   };
   process.once('SIGINT', interrupt);
   const started = performance.now();
