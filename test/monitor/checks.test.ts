@@ -5,7 +5,6 @@
 // plain JSON webhook, the third channel beside Apprise and ntfy.
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -15,15 +14,9 @@ import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support
 import { startTestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { freePort } from '../support/wait.js';
+import { startWebhookReceiver, type Notice, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const ready = requireCommands('netdiag monitor checks', ['knotd', 'knotc'], 'knot');
-
-interface Notice {
-  kind: string;
-  title: string;
-  body: string;
-  check: string;
-}
 
 const stop = async (monitor: MonitorProcess) => {
   if (monitor.child.exitCode !== null) return;
@@ -34,24 +27,16 @@ const stop = async (monitor: MonitorProcess) => {
 describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", () => {
   let dir: string;
   let knot: Knot;
-  let hook: Server;
+  let hook: WebhookReceiver;
   let hookUrl: string;
-  const notices: Notice[] = [];
+  let notices: Notice[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-checks-'));
     knot = await startKnot();
-    hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        notices.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    hook.listen(0, '127.0.0.1');
-    await once(hook, 'listening');
-    hookUrl = `http://127.0.0.1:${String((hook.address() as { port: number }).port)}/hook`;
+    hook = await startWebhookReceiver();
+    hookUrl = hook.url;
+    notices = hook.notices;
   });
   afterAll(async () => {
     hook.close();

@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
 import { runCli } from '../support/process.js';
 import { freePort } from '../support/wait.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-limits-'));
 afterAll(() => {
@@ -36,30 +37,15 @@ async function fakeLimitedApi(answer: (n: number) => 500 | 429): Promise<{ url: 
   return { url: `http://127.0.0.1:${String((server.address() as { port: number }).port)}`, server };
 }
 
-interface Notice {
-  kind: string;
-  title: string;
-  body: string;
-}
-
 describe("netdiag monitor and a server's rate limit", () => {
   it('a limited run is recorded and shown as limited, with its reason once; it counts in no streak, resets none, alerts nothing', async () => {
     // A failed run, three refused by the rate limit, then failed runs again.
     const api = await fakeLimitedApi((n) => (n >= 2 && n <= 4 ? 429 : 500));
-    const notices: Notice[] = [];
-    const hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        notices.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    hook.listen(0, '127.0.0.1');
-    await once(hook, 'listening');
+    const hook = await startWebhookReceiver();
+    const { notices } = hook;
     const listen = await freePort();
     const config = join(dir, 'limited.yaml');
-    writeFileSync(config, `servers: [${api.url}]\ndatabase: ${join(dir, 'limited.db')}\nlisten: 127.0.0.1:${String(listen)}\nchecks:\n  - name: answer\n    run: dns\n    query: example.test\n    cron: "* * * * * *"\n    spread: 0s\n    alert_after: 2\nnotify: ["http://127.0.0.1:${String((hook.address() as { port: number }).port)}/hook"]\n`);
+    writeFileSync(config, `servers: [${api.url}]\ndatabase: ${join(dir, 'limited.db')}\nlisten: 127.0.0.1:${String(listen)}\nchecks:\n  - name: answer\n    run: dns\n    query: example.test\n    cron: "* * * * * *"\n    spread: 0s\n    alert_after: 2\nnotify: ["${hook.url}"]\n`);
     const monitor = startMonitor(config);
     const runs = () => runLinesOf(monitor.lines, 'answer');
     let page: { checks: { streak: number; alerting: boolean }[]; runs: { outcome: string; ok: boolean; error: string | null; breaches: string[] }[] };

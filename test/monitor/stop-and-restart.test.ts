@@ -12,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
 import { freePort } from '../support/wait.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 /** The bound issue 70 sets for a stop, whatever is pending (systemd's own default is 90 s). */
 const STOP_BOUND_MS = 10_000;
@@ -20,12 +21,6 @@ const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-stop-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Notice {
-  kind: string;
-  title: string;
-  check: string;
-}
 
 /** How long `monitor` takes to exit after `signal`, or a failure naming the bound once it is well past it. */
 async function stopTimed(monitor: MonitorProcess, signal: NodeJS.Signals): Promise<{ ms: number; code: number | null }> {
@@ -83,17 +78,9 @@ describe('netdiag monitor stopped with an alert pending', () => {
     expect(first.lines.some((l) => l.startsWith('netdiag monitor: the alert for down on ') && l.endsWith(`is kept for http://127.0.0.1:${String(hookPort)}/…, to be sent after the next start`))).toBe(true);
     expect(outbox(database)).toBe(1);
 
-    const received: Notice[] = [];
-    const hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body) as Notice);
-        res.end();
-      });
-    });
-    hook.listen(hookPort, '127.0.0.1');
-    await once(hook, 'listening');
+    // The webhook's port the first monitor could not reach, now listening.
+    const hook = await startWebhookReceiver(hookPort);
+    const received = hook.notices;
     const second = startMonitor(config);
     try {
       await until('the kept alert', () => received.length >= 1, 20_000, second.lines);
