@@ -69,7 +69,7 @@ export const LAYERS = {
   app: [...CORE, ...ENGINES, ...FEATURES, 'common', 'generated'],
   'runtime/node': SERVER,
   'runtime/workers': SERVER,
-  // The command line: its two server starters (main.ts, server-process.ts) reach the Node runtime
+  // The command line: its server starters (main.ts, servers/) reach the Node runtime
   // and the configuration tables; its client code is held to common/ by ESLint (below).
   cli: ['common', 'generated', 'runtime/node', 'core/config'],
   web: ['common', 'generated'],
@@ -115,17 +115,14 @@ export function layerConfigs() {
     {
       files: ['web/**/*.ts'],
       ignores: ['web/**/*.test.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: clientPatterns('web/', ['../src/', '../../src/']) }] },
+      rules: { 'no-restricted-imports': ['error', { patterns: clientPatterns('web/', ['../src/', '../../src/', '../../../src/']) }] },
     },
-    {
-      files: ['src/cli/*.ts'],
-      ignores: ['src/**/*.test.ts', 'src/cli/main.ts', 'src/cli/server-process.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: [RUNTIME_MODULES[1], ...clientPatterns("The command line's client code", ['../'])] }] },
-    },
-    {
-      files: ['src/cli/*/**/*.ts'],
-      ignores: ['src/**/*.test.ts'],
-      rules: { 'no-restricted-imports': ['error', { patterns: [RUNTIME_MODULES[1], ...clientPatterns("The command line's client code", ['../../'])] }] },
-    },
+    // The command line's client code, by depth: an import string names src/ by as many `../` as
+    // the file stands below src/cli/, so each depth has its own patterns.
+    ...['src/cli/*.ts', 'src/cli/*/*.ts', 'src/cli/*/*/*.ts'].map((files, depth) => ({
+      files: [files],
+      ignores: ['src/**/*.test.ts', 'src/cli/main.ts', 'src/cli/servers/**'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [RUNTIME_MODULES[1], ...clientPatterns("The command line's client code", ['../'.repeat(depth + 1)])] }] },
+    })),
   ];
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { SharedResult } from '../src/common/speedtest/share.js';
 import { encodeResult } from '../src/common/speedtest/share.js';
 import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
-import type { WatchSummary } from '../web/watch-history.js';
+import type { WatchSummary } from '../web/latency/watch-history.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const bytesOf = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<Uint8Array> => arbitrary.map(utf8);

@@ -10,7 +10,7 @@ import type { DnsType } from '../src/common/dns-types.js';
 import { encodeResult, type SharedResult } from '../src/common/speedtest/share.js';
 import { encodeQuery } from '../src/engines/dns/wire.js';
 import { historyFileCsv, historyFileJson } from '../src/common/speedtest/history-file.js';
-import type { WatchSummary } from '../web/watch-history.js';
+import type { WatchSummary } from '../web/latency/watch-history.js';
 import { CORPUS_ROOT } from './corpus.js';
 
 function write(target: string, name: string, content: Uint8Array | string): void {

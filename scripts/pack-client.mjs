@@ -52,7 +52,7 @@ async function pack(stage) {
     // lower, so test/cli/client-package.test.ts runs the installed command on Node 20 and 22.
     target: 'node20',
     format: 'esm',
-    // Without the package.json that src/cli/version.ts reads beside dist/, the version is written in.
+    // Without the package.json that src/cli/program/version.ts reads beside dist/, the version is written in.
     define: { NETDIAG_BUNDLED_VERSION: JSON.stringify(pkg.version) },
     // The CommonJS packages (undici, cli-progress) require Node's modules, which an ES module
     // bundle can only do through a require of its own; node-sqlite3-wasm finds its .wasm in

@@ -3,19 +3,19 @@
 // section is its own module, with its state kept by its set-up (no state shared between modules);
 // this file only starts them, in the reader's language, and hands each what another gives.
 import type { Schemas } from '../src/generated/openapi-types.js';
-import { showConnection } from './connection.js';
-import { setUpDns } from './dns.js';
-import { showFamilies } from './dual-stack.js';
-import { showRegions } from './regions.js';
-import { keepResult, keepWatch, setUpHistory } from './history-view.js';
-import { setUpShare } from './share.js';
-import { runSpeedTest } from './speedtest.js';
-import { showShared } from './shared-view.js';
-import { setUpWatch } from './watch.js';
-import { $, api } from './dom.js';
+import { showConnection } from './connection/connection.js';
+import { setUpDns } from './dns/dns.js';
+import { showFamilies } from './connection/dual-stack.js';
+import { showRegions } from './latency/regions.js';
+import { keepResult, keepWatch, setUpHistory } from './results/history-view.js';
+import { setUpShare } from './results/share.js';
+import { runSpeedTest } from './speedtest/speedtest.js';
+import { showShared } from './results/shared-view.js';
+import { setUpWatch } from './latency/watch.js';
+import { $, api } from './ui/dom.js';
 import { t } from './i18n/locale.js';
 import { setUpLanguage } from './i18n/page-text.js';
-import { clientInstallCommand } from './report.js';
+import { clientInstallCommand } from './speedtest/report.js';
 
 /** The credits the server's geo data asks for (its licence), as the server gives them. */
 function showCredits(): void {

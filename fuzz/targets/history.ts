@@ -1,11 +1,11 @@
-// Fuzz target: a history file a person imports into the page (parseHistory, web/history.ts), JSON
+// Fuzz target: a history file a person imports into the page (parseHistory, web/results/history.ts), JSON
 // or CSV as the page exports them, or any other file they pick. Its contract: a total function;
 // `{ ok: false, reason }` names what is wrong; what it accepts holds only results the share codec
 // would hand out (its bounds and precision, no address) and valid watch summaries, and exporting
 // them again (historyFileJson, historyFileCsv) and importing that gives the same history back.
 import { historyFileCsv, historyFileJson } from '../../src/common/speedtest/history-file.js';
-import { parseHistory } from '../../web/history.js';
-import { checkWatches } from '../../web/watch-history.js';
+import { parseHistory } from '../../web/results/history.js';
+import { checkWatches } from '../../web/latency/watch-history.js';
 import { check, json, total } from '../invariant.js';
 import { checkSharedResult } from '../shared-result.js';
 

@@ -1,8 +1,8 @@
 // Fuzz target: a responsiveness configuration as `netdiag rpm` reads it (readRpmConfig,
-// src/cli/rpm-config.ts), JSON a server chose. Its contract: only RpmConfigError is thrown; a
+// src/cli/rpm/responsiveness-config.ts), JSON a server chose. Its contract: only RpmConfigError is thrown; a
 // configuration taken has three https URLs of one origin, and that origin is the configuration's
 // own or one the user allowed, never another (issue 69: a configuration aimed the load elsewhere).
-import { readRpmConfig, RpmConfigError } from '../../src/cli/rpm-config.js';
+import { readRpmConfig, RpmConfigError } from '../../src/cli/rpm/responsiveness-config.js';
 import { check, outcome } from '../invariant.js';
 
 const CONFIG_URL = 'https://config.test/.well-known/nq';

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `netdiag` command of the netdiag-client package (scripts/pack-client.mjs bundles this file
-// into one with its packages): the client commands of program.ts alone, with none of the
+// into one with its packages): the client commands of program/program.ts alone, with none of the
 // servers' modules, packages or geo data. Exit status as the full command's (docs/command-line.md).
 import type { Command } from 'commander';
-import { addClientCommands, rootCommand, runProgram } from './program.js';
+import { addClientCommands, rootCommand, runProgram } from './program/program.js';
 
 await runProgram(() => {
   const root = rootCommand('Privacy-first network information and diagnostics: a client for any netdiag deployment.');

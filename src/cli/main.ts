@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The `netdiag` command: the servers (serve, probe) and the client commands against any
-// deployment (ip, dns, latency, speedtest, config, watch; defined in program.ts, which the
+// deployment (ip, dns, latency, speedtest, config, watch; defined in program/program.ts, which the
 // client-only package's entry, client-main.ts, shares). Arguments parsed by commander; exit
 // status 0 on success, 1 when the API or the network failed, 2 for bad usage, 3 when a watch
 // crossed a threshold (docs/command-line.md).
 import type { Command } from 'commander';
-import { addClientCommands, rootCommand, runProgram } from './program.js';
+import { addClientCommands, rootCommand, runProgram } from './program/program.js';
 
 /** The servers' configuration tables, loaded only when help is asked for (see helpTables). */
 type ServerTables = Record<'serve' | 'probe', string>;
@@ -24,7 +24,7 @@ function addServerCommands(root: Command, tables?: ServerTables): void {
       .addHelpText('after', () => (tables === undefined ? '' : `\nEnvironment:\n${tables[name]}\n`))
       .action(async () => {
         // Loaded only when asked for: the client commands never pay for the servers' modules.
-        const start = await import('./server-process.js');
+        const start = await import('./servers/server-process.js');
         await start[name]();
       });
   }

@@ -1,6 +1,6 @@
 // Both address families, as plain values: what each family's check found, the verdict a person
-// reads, and which relay-run IPv6 addresses to name. The page (web/dual-stack.ts) and the command
-// line (`netdiag ip --both`, src/cli/ip-families.ts) ask and draw; the rules are this one file, so
+// reads, and which relay-run IPv6 addresses to name. The page (web/connection/dual-stack.ts) and the command
+// line (`netdiag ip --both`, src/cli/ip/families.ts) ask and draw; the rules are this one file, so
 // both say the same for the same findings (test/ip/dual-stack-verdict.test.ts). The words are message
 // templates (src/common/template.ts): English here, which the command line speaks; the page passes
 // the same messages in the reader's language (web/i18n/).

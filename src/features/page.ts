@@ -44,7 +44,7 @@ export function pageHandler(settings: PageSettings, compress: TextCompressor | u
     Vary: 'Accept',
     // An IPv6-literal origin cannot be named in a policy (src/common/origin.ts); naming it anyway
     // only makes the browser report the policy as invalid. The page asks such an origin only when
-    // it is its own, and otherwise says why not (web/dual-stack.ts).
+    // it is its own, and otherwise says why not (web/connection/dual-stack.ts).
     'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !isIpv6LiteralOrigin(origin))),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',

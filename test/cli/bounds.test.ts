@@ -5,7 +5,7 @@
 // aborts, exit 134), and the 2 GB upload buffer is refused before it is allocated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BYTES_PER_REQUEST } from '../../src/features/speedtest/configuration.js';
-import { MAX_TRANSFER_BYTES } from '../../src/cli/speedtest-plan.js';
+import { MAX_TRANSFER_BYTES } from '../../src/cli/speedtest/plan.js';
 import { HUGE_BYTES, startOversizedDeployment, type OversizedDeployment } from '../support/oversized-deployment.js';
 import { runCli } from '../support/process.js';
 

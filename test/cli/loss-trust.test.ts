@@ -1,8 +1,8 @@
-// When the command line's packet-loss count is the network's (src/cli/turn/loss.ts): not when
+// When the command line's packet-loss count is the network's (src/cli/speedtest/turn/relay-loss.ts): not when
 // this computer failed to send some of the datagrams or dropped some that came back, which the
 // count would otherwise take for lost on the way.
 import { describe, expect, it } from 'vitest';
-import { lossUntrustedHere } from '../../src/cli/turn/loss.js';
+import { lossUntrustedHere } from '../../src/cli/speedtest/turn/relay-loss.js';
 
 describe("whether the CLI's packet-loss count is the network's", () => {
   it('is, when every send succeeded and the kernel dropped nothing here (or cannot tell, off Linux)', () => {

@@ -1,4 +1,4 @@
-// The command line against a server's rate limit (src/cli/rate-limit.ts): a refused request is
+// The command line against a server's rate limit (src/cli/api/rate-limit.ts): a refused request is
 // waited out as the server asks and the command goes on, saying so; a refusal it cannot wait out
 // is exit 4. The speed test runs against the real server with a limit lowered on purpose; the
 // one-request commands against a FAKE API in this file (fakeLimitedApi), since the real server's

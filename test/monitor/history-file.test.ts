@@ -2,7 +2,7 @@
 // and the monitor through the page's own history file. A file the page exports (its JSON, with a
 // watch summary) is taken in as runs, once however often it is imported; the monitor's export of
 // those runs and of a speed test it ran itself reads back in the page's own import
-// (web/history.ts parseHistory) as the same results; a file with a fault is refused whole.
+// (web/results/history.ts parseHistory) as the same results; a file with a fault is refused whole.
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../src/common/speedtest/history-file.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
-import { parseHistory } from '../../web/history.js';
+import { parseHistory } from '../../web/results/history.js';
 import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
 import { openStore } from '../../src/cli/monitor/store.js';
 import { runCli } from '../support/process.js';

@@ -6,7 +6,7 @@
 // once.
 //
 // The refusal comes from FAKE_LIMITED_API below: the real server's limits count in one-minute
-// windows, so a refusal the command cannot wait out (a Retry-After past 60 s, src/cli/rate-limit.ts)
+// windows, so a refusal the command cannot wait out (a Retry-After past 60 s, src/cli/api/rate-limit.ts)
 // is not something it gives on demand; the command's own handling of a real server's 429 is
 // test/cli/rate-limit.test.ts's.
 import { once } from 'node:events';

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * What SIGTERM gives requests in flight before cutting them off: DRAIN_GRACE_MS in
- * src/cli/server-process.ts (README: "in-flight requests get 5 s"). Every bound below is a
+ * src/cli/servers/server-process.ts (README: "in-flight requests get 5 s"). Every bound below is a
  * multiple of it; none depends on how fast this machine is.
  */
 const GRACE_MS = 5_000;
@@ -109,7 +109,7 @@ describe('netdiag serve', () => {
     // A request whose head is still arriving when the signal comes is in flight.
     const inFlight = await secondRequestInFlight(s.port);
     s.child.kill('SIGTERM');
-    // The listener is closed in the same turn as this line is logged (src/cli/server-process.ts).
+    // The listener is closed in the same turn as this line is logged (src/cli/servers/server-process.ts).
     await logLine(s, (e) => e.msg === 'draining');
 
     await expect(send(`http://127.0.0.1:${s.port}/v1/health`)).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);

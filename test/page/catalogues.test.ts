@@ -55,7 +55,7 @@ describe("the page's HTML", () => {
     // Text directly inside an element that carries no message key: only what needs none.
     const body = html.slice(html.indexOf('<body>'));
     const untranslated = [...body.matchAll(/<([a-z0-9]+)(?![^>]*data-i18n)[^>]*>([^<]*[A-Za-z]{3,}[^<]*)</g)].map(([, , text = '']) => normal(text)).filter((text) => text !== '');
-    // The record types are no longer in the HTML: web/dns.ts fills the selector from the one list.
+    // The record types are no longer in the HTML: web/dns/dns.ts fills the selector from the one list.
     expect(untranslated).toEqual(['netdiag', 'English', '{{ADDRESS}}', 'IPv4', 'IPv6']);
   });
 });

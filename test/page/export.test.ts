@@ -1,8 +1,8 @@
-// What the page's Export buttons write (web/export.ts): a speed test's figures and points, a
+// What the page's Export buttons write (web/results/export.ts): a speed test's figures and points, a
 // watch's polls, in CSV a spreadsheet reads and JSON a script reads.
 import { describe, expect, it } from 'vitest';
 import { measureDirection, PROFILES } from '../../src/common/speedtest/working.js';
-import { testCsv, testJson, watchCsv, watchJson, type TestExport } from '../../web/export.js';
+import { testCsv, testJson, watchCsv, watchJson, type TestExport } from '../../web/results/export.js';
 
 // A download of 3 MB a quarter second (96 Mbit/s) for a second, counted each 125 ms, and two round trips.
 const progress = Array.from({ length: 8 }, (_, i) => ({ atMs: 125 * (i + 1), bytes: 1_500_000 * (i + 1) }));

@@ -1,11 +1,11 @@
-// The history the page keeps in the browser (web/history.ts): what it stores (no address), what
+// The history the page keeps in the browser (web/results/history.ts): what it stores (no address), what
 // it does with storage it cannot read (leaves it alone and says why), and export and import, which
 // must give back the same results and refuse a file with a wrong one, naming it.
 import { historyFileCsv, historyFileJson } from '../../src/common/speedtest/history-file.js';
 import { describe, expect, it } from 'vitest';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
-import { HISTORY_KEY, HISTORY_MAX, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../../web/history.js';
-import { mergeWatches, readWatches, WATCH_HISTORY_KEY, WATCH_HISTORY_MAX, writeWatches } from '../../web/watch-history.js';
+import { HISTORY_KEY, HISTORY_MAX, mergeHistory, parseHistory, readHistory, writeHistory, type HistoryStorage } from '../../web/results/history.js';
+import { mergeWatches, readWatches, WATCH_HISTORY_KEY, WATCH_HISTORY_MAX, writeWatches } from '../../web/latency/watch-history.js';
 
 /** Web Storage over a Map: the part of localStorage the history uses. */
 function memoryStorage(): HistoryStorage & { map: Map<string, string> } {

@@ -4,7 +4,7 @@
 // write "Measuring upload…" over "Done." then (its stall check already stopped), and the run never
 // ended for a script or a person watching it (seen as a page test hanging in its upload on shaped
 // links). The engine now takes only the idle latency (and packet loss), and the page's own load
-// (web/working-load.ts) runs the uploads with round trips beside them: on a shaped link an upload's
+// (web/speedtest/working-load.ts) runs the uploads with round trips beside them: on a shaped link an upload's
 // answer and a round trip's come back together, and the last ones of a direction meet its end.
 //
 // Here a relay in front of the real server makes that meeting certain on loopback: it holds each

@@ -1,5 +1,5 @@
 // The page's speed test under a speed-test limit lowered on purpose, against the real server
-// (web/speedtest.ts, src/common/rate-limit.ts): it meets the limit, says it is waiting, waits
+// (web/speedtest/speedtest.ts, src/common/rate-limit.ts): it meets the limit, says it is waiting, waits
 // the Retry-After, measures again what the refusal cut, finishes with its figures, and its result
 // says it waited.
 import { chromium, type Browser, type Page } from 'playwright-core';

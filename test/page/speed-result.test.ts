@@ -1,10 +1,10 @@
-// A finished speed test's figures as the page shows them (web/speed-result.ts), from loads made
+// A finished speed test's figures as the page shows them (web/speedtest/speed-result.ts), from loads made
 // here: the headline rates are the command line's rules over the same counts
 // (src/common/speedtest/working.ts: the sustained rate, the burst named), the latencies and their
 // spread, the loss and whether it can be trusted, the verdict line, and the record shared and kept.
 import { describe, expect, it } from 'vitest';
 import { measureDirection, PROFILES, type RoundTrip } from '../../src/common/speedtest/working.js';
-import { speedResult, type Measured, type Readings } from '../../web/speed-result.js';
+import { speedResult, type Measured, type Readings } from '../../web/speedtest/speed-result.js';
 
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0);
 

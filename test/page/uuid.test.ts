@@ -1,7 +1,7 @@
-// The page's event_id (web/uuid.ts): a version 4 UUID from crypto.getRandomValues, so the speed
+// The page's event_id (web/events/uuid.ts): a version 4 UUID from crypto.getRandomValues, so the speed
 // test also starts where crypto.randomUUID is missing (an insecure context).
 import { afterEach, describe, expect, it } from 'vitest';
-import { uuidV4 } from '../../web/uuid.js';
+import { uuidV4 } from '../../web/events/uuid.js';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const fillWith = (byte: (i: number) => number) => (bytes: Uint8Array) => {

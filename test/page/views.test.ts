@@ -1,13 +1,13 @@
 // The page's sections as views, without a browser: what "Your connection", the DNS lookup, the
-// regional latency and a history row show for given data (web/connection.ts, dns.ts, regions.ts,
+// regional latency and a history row show for given data (web/connection/connection.ts, dns.ts, regions.ts,
 // history-view.ts). In English, as the page is outside a browser; and in German, with the root
 // element's language set as the page sets it, to see numbers written the German way.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectionView, type IpData } from '../../web/connection.js';
-import { dnsView } from '../../web/dns.js';
-import { resultRowView } from '../../web/history-view.js';
+import { connectionView, type IpData } from '../../web/connection/connection.js';
+import { dnsView } from '../../web/dns/dns.js';
+import { resultRowView } from '../../web/results/history-view.js';
 import { addCatalogue } from '../../web/i18n/locale.js';
-import { regionsView } from '../../web/regions.js';
+import { regionsView } from '../../web/latency/regions.js';
 import { catalogue } from '../support/catalogues.js';
 
 const caller: IpData = {

@@ -1,6 +1,6 @@
 // The default speed test in Debian's chromium against this server, under its default rate limits:
 // the engine takes the idle latency, then the page loads each direction with parallel streams
-// (web/working-load.ts) and reports by the rules the command line shares
+// (web/speedtest/working-load.ts) and reports by the rules the command line shares
 // (src/common/speedtest/working.ts). The export carries the counts exactly as the page measured
 // them: the rules over them give the page's figure again, to the bit per second. No figure of
 // the machine's speed is asserted, only that the page reports what it counted.

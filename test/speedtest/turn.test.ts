@@ -14,7 +14,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureLoss } from '../../src/cli/turn/loss.js';
+import { measureLoss } from '../../src/cli/speedtest/turn/relay-loss.js';
 import { turnMinter } from '../../src/features/speedtest/turn.js';
 import { expectContract } from '../support/contract.js';
 import { configurationComplaints, documentedSetting, startCoturn, uclient, type Coturn } from '../support/coturn.js';

@@ -1,10 +1,10 @@
 // A TURN client for what turnutils_uclient cannot be asked to do: hold an allocation open, refresh
 // it with a chosen lifetime after its credential expired, flood its own relayed address and count
-// what comes back. Built on the command line's STUN codec (src/cli/turn/stun.ts), one UDP socket
+// what comes back. Built on the command line's STUN codec (src/cli/speedtest/turn/stun.ts), one UDP socket
 // (one allocation) per session.
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { ATTR, TYPE, decode, encode, errorOf, longTermKey, newTransactionId, readXorAddress, xorAddress, type Address, type Message } from '../../src/cli/turn/stun.js';
+import { ATTR, TYPE, decode, encode, errorOf, longTermKey, newTransactionId, readXorAddress, xorAddress, type Address, type Message } from '../../src/cli/speedtest/turn/stun.js';
 
 export interface Answer {
   /** `ok`, or the error's code and reason (`486 Allocation Quota Reached`). */

@@ -1,6 +1,6 @@
 // The page's packet-loss step in Debian's chromium, through Debian's coturn (hardened as
 // docs/operations.md says) behind a lossy relay (test/support/lossy-relay.ts). The page counts
-// the step's DTLS datagrams at both of its peer connections (web/loss-watch.ts), and the relay
+// the step's DTLS datagrams at both of its peer connections (web/speedtest/loss-watch.ts), and the relay
 // counts the same datagrams on their path: with nothing dropped the page reports none lost; with a
 // share dropped, or the link gone for a second (when the browser packs its messages, so a count
 // of messages would mislead), the loss the relay made. The relay's count also holds the few
@@ -80,7 +80,7 @@ describe.skipIf(!ready)('the page measures packet loss through the deployment TU
       const part = async (which: string) => (await page.textContent(`#speed-results [data-metric="loss"] .${which}`)) ?? '';
       const loss = page.locator('#speed-results [data-metric="loss"]');
       const attribute = async (name: string) => String(await loss.getAttribute(name));
-      // What the watch read (web/loss-watch.ts), printed for the record.
+      // What the watch read (web/speedtest/loss-watch.ts), printed for the record.
       process.stdout.write(`page packet loss: ${await attribute('data-datagrams')} datagrams sent and ${await attribute('data-received')} received over the step, at most ${await attribute('data-max-waiting')} messages waited in the browser\n`);
       const text = `${await part('value')}: ${await part('detail')}`;
       // The page groups thousands in its language's way (en: 1,000).

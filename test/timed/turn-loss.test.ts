@@ -5,8 +5,8 @@
 // answers), the client says so and why, never 0%.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor } from '../../src/cli/client.js';
-import { packetLoss } from '../../src/cli/speedtest-loss.js';
+import { clientFor } from '../../src/cli/api/client.js';
+import { packetLoss } from '../../src/cli/speedtest/loss.js';
 import { startSilentUdp } from '../support/silent-udp.js';
 import { startCoturn, type Coturn } from '../support/coturn.js';
 import { startLossyRelay, type LossyRelay } from '../support/lossy-relay.js';

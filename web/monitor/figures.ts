@@ -3,7 +3,7 @@
 // The names are those the main page gives the same figures; a figure the page has no words for is
 // left out. Read from the figures each check reports (src/cli/monitor/expect.ts, FIGURES).
 import { num, t } from '../i18n/locale.js';
-import { bloatText, formatMbps, formatMs, lossText } from '../report.js';
+import { bloatText, formatMbps, formatMs, lossText } from '../speedtest/report.js';
 
 type Figures = Readonly<Record<string, number | string | null>>;
 
@@ -54,7 +54,7 @@ function bloat(f: Figures): string | undefined {
   return increaseMs === undefined ? grade : bloatText({ grade, increaseMs });
 }
 
-/** A DNS check's answers: their count and the response code as the page's lookup writes it (web/dns.ts). */
+/** A DNS check's answers: their count and the response code as the page's lookup writes it (web/dns/dns.ts). */
 function dnsAnswers(f: Figures): string | undefined {
   const code = textOf(f, 'response_code');
   return code === undefined ? undefined : `${num(numberOf(f, 'answer_count') ?? 0)} (${code.replace('_', ' ')})`;

@@ -2,8 +2,8 @@
 // machine, it reads the history once (/history.json) and shows each check's state at a glance, the
 // speed tests over time with the page's own trend chart, and the runs as a table that folds into
 // cards on a narrow screen, in the page's languages.
-import { $, labelCells } from '../dom.js';
-import { drawTrend } from '../history-chart.js';
+import { $, labelCells } from '../ui/dom.js';
+import { drawTrend } from '../results/history-chart.js';
 import { dateTime, num, t } from '../i18n/locale.js';
 import { setUpLanguage } from '../i18n/page-text.js';
 import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';

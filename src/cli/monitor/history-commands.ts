@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { csvRows } from '../../common/csv.js';
 import { historyFileCsv, historyFileJson, parseHistoryFile } from '../../common/speedtest/history-file.js';
-import { print, printJson, table, type Output } from '../output.js';
+import { print, printJson, table, type Output } from '../terminal/output.js';
 import { durationMs } from './monitor-config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { answerText } from '../../common/answer-text.js';
 import type { DnsAnswer } from '../../common/dns-types.js';
-import { RATE_LIMITED_EXIT } from '../rate-limit.js';
+import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
 import type { MonitorCheck } from './monitor-config.js';
 
 interface CheckOutcome {

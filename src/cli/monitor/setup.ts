@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../terminal/terminal-text.js';
 import { ConfigError, durationMs, MIN_INTERVAL_MS, parseDatabase, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
 import { openStore, StoreError, type RunRecord, type Store } from './store.js';
 

@@ -1,0 +1,137 @@
+// `netdiag rpm`: responsiveness under working conditions against a netdiag deployment (its
+// /.well-known/nq) or any server that serves the draft's configuration (`--config`), download
+// then upload (rpm/run.ts), as a table or JSON, with a progress line on a terminal.
+import cliProgress from 'cli-progress';
+import { lowerConfidence, rpmClass } from '../../common/responsiveness/rpm.js';
+import { pairs, print, printJson, type Output } from '../terminal/output.js';
+import { fetchRpmConfig, RpmConfigError } from './responsiveness-config.js';
+import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
+import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './run.js';
+import { terminalText } from '../terminal/terminal-text.js';
+
+interface RpmOptions {
+  /** The configuration URL: `--config`, or `--url` with /.well-known/nq. */
+  configUrl: string;
+  /** How long a connection may take, and how long nothing may move, ms. */
+  timeoutMs: number;
+  /** Origins besides the configuration's own that its URLs may send the load to (`--allow-origin`). */
+  allowOrigins?: readonly string[];
+}
+
+/** The exit status of a run that was interrupted (128 + SIGINT), as the speed test's. */
+const CANCELLED_EXIT = 130;
+
+const round = (v: number | undefined, digits = 0): number | null => (v === undefined ? null : Math.round(v * 10 ** digits) / 10 ** digits);
+const mbps = (bps: number) => round(bps / 1e6, 2);
+/** The mean of the figures there are; undefined without any. */
+const meanOf = (...values: (number | undefined)[]): number | undefined => {
+  const known = values.filter((v): v is number => v !== undefined);
+  return known.length === 0 ? undefined : known.reduce((a, b) => a + b, 0) / known.length;
+};
+
+/** The JSON report (docs/command-line.md, "netdiag rpm"). */
+function rpmReport(down: DirectionRpm, up: DirectionRpm) {
+  // One figure for the test: the mean of the two directions' (the draft gives a sequential test a
+  // score per direction). Pooling both directions' probes in one formula averages their times,
+  // and read 652 where the directions read 889 and 1084.
+  const rpm = meanOf(down.rpm, up.rpm);
+  const direction = (d: DirectionRpm) => ({
+    rpm: round(d.rpm),
+    rpm_p90: round(d.rpmP90),
+    mbps: mbps(d.goodputBps),
+    connections: d.connections,
+    intervals: d.intervals,
+    stable: d.goodputStable && d.rpmStable,
+    goodput_stable: d.goodputStable,
+    responsiveness_stable: d.rpmStable,
+    confidence: d.confidence,
+    probes: { foreign: d.probes.http.length, self: d.probes.self.length, lost: d.lost },
+    duration_ms: Math.round(d.durationMs),
+  });
+  return {
+    rpm: round(rpm),
+    rpm_p90: round(meanOf(down.rpmP90, up.rpmP90)),
+    rating: rpm === undefined ? null : rpmClass(rpm),
+    download_rpm: round(down.rpm),
+    upload_rpm: round(up.rpm),
+    download_mbps: mbps(down.goodputBps),
+    upload_mbps: mbps(up.goodputBps),
+    stable: down.goodputStable && down.rpmStable && up.goodputStable && up.rpmStable,
+    confidence: lowerConfidence(down.confidence, up.confidence),
+    download: direction(down),
+    upload: direction(up),
+  };
+}
+
+/** A line on standard error when it is a terminal, redrawn as the run goes; nothing otherwise. */
+function progressLine(): { update(p: RpmProgress): void; stop(): void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: ' {bar} {phase}', hideCursor: true, clearOnComplete: true, barsize: 20 }, cliProgress.Presets.shades_classic);
+  let started = false;
+  return {
+    update(p) {
+      const rate = p.goodputBps === undefined ? '' : `, ${(p.goodputBps / 1e6).toFixed(1)} Mbps`;
+      const rpm = p.rpm === undefined ? '' : `, ${Math.round(p.rpm).toString()} RPM`;
+      const phase = `${p.direction}: ${String(p.connections)} connection${p.connections === 1 ? '' : 's'}${rate}${rpm}`;
+      const at = Math.round(p.elapsedMs / 1000) + (p.direction === 'upload' ? 20 : 0);
+      if (!started) {
+        bar.start(40, at, { phase });
+        started = true;
+      } else bar.update(at, { phase });
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
+}
+
+export async function rpmCommand(out: Output, options: RpmOptions): Promise<number> {
+  const abort = new AbortController();
+  const interrupt = () => {
+    abort.abort();
+  };
+  process.once('SIGINT', interrupt);
+  const line = progressLine();
+  let down: DirectionRpm;
+  let up: DirectionRpm;
+  try {
+    const urls = await fetchRpmConfig(options.configUrl, options.timeoutMs, options.allowOrigins);
+    // Said whatever the output: the load goes to a server the configuration named, not the one given.
+    if (urls.origin !== new URL(options.configUrl).origin) process.stderr.write(`netdiag: the test's load goes to ${urls.origin}, as the configuration ${terminalText(options.configUrl)} names it (allowed with --allow-origin)\n`);
+    const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal };
+    down = await runDirection(urls, 'download', run);
+    up = await runDirection(urls, 'upload', run);
+  } catch (err) {
+    line.stop();
+    if (abort.signal.aborted) {
+      process.stderr.write('netdiag: the responsiveness test was cancelled\n');
+      return CANCELLED_EXIT;
+    }
+    if (err instanceof RpmConfigError || err instanceof RpmFailure) {
+      process.stderr.write(`netdiag: ${terminalText(err.message)}\n`);
+      // A refusal by the rate limit is not waited out mid-test (the load would stop): exit 4.
+      return err instanceof RpmFailure && err.limited ? RATE_LIMITED_EXIT : 1;
+    }
+    throw err;
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+  }
+  line.stop();
+  const r = rpmReport(down, up);
+  if (out.json) {
+    printJson(r);
+    return 0;
+  }
+  const rpmText = (v: number | null) => (v === null ? 'not measured' : `${String(v)} RPM`);
+  const directionText = (d: ReturnType<typeof rpmReport>['download']) =>
+    `${rpmText(d.rpm)}, ${d.mbps?.toFixed(1) ?? '-'} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
+  print(
+    pairs(out, [
+      ['responsiveness', r.rpm === null ? 'not measured' : `${String(r.rpm)} RPM (${String(r.rating)}; confidence ${r.confidence})`],
+      ['download', directionText(r.download)],
+      ['upload', directionText(r.upload)],
+      ['p90', rpmText(r.rpm_p90)],
+    ]),
+  );
+  return 0;
+}
