@@ -1,0 +1,191 @@
+// The JSON Schemas (draft 2020-12) of `netdiag speedtest --json` and `netdiag rpm --json`, the
+// source of openapi/{speedtest,rpm}-report.v1.schema.json (scripts/report-schemas.mjs writes them),
+// and the small checker readSpeedTestReport and readRpmReport validate with, so the parser and the
+// published schema cannot disagree. No dependency: the command line and the monitor run it.
+import type { BurstReport, MeasuredReport, RpmDirectionReport, RpmReport, SpeedTestReport } from './report.js';
+
+/** The part of JSON Schema 2020-12 these schemas use, which `schemaProblem` checks. */
+export interface JsonSchema {
+  $schema?: string;
+  $id?: string;
+  title?: string;
+  description?: string;
+  type?: JsonType | readonly JsonType[];
+  const?: string | number;
+  enum?: readonly (string | null)[];
+  minimum?: number;
+  properties?: Readonly<Record<string, JsonSchema>>;
+  required?: readonly string[];
+  additionalProperties?: false;
+  items?: JsonSchema;
+  prefixItems?: readonly JsonSchema[];
+  minItems?: number;
+  maxItems?: number;
+}
+type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
+const count = { type: 'integer', minimum: 0 } as const;
+const figure = { type: 'number', minimum: 0 } as const;
+const figureOrNull = { type: ['number', 'null'], minimum: 0 } as const;
+const QUALITY = { enum: ['bad', 'poor', 'average', 'good', 'great', 'pending'] } as const;
+const CONFIDENCE = { enum: ['low', 'medium', 'high'] } as const;
+
+/** An object whose every property is present (null where nothing was measured) and no other. */
+function closed<P extends Record<string, JsonSchema>>(description: string, properties: P) {
+  return { type: 'object', description, properties, required: Object.keys(properties) as (keyof P & string)[], additionalProperties: false } as const;
+}
+
+/** Either the object or null (a direction not in the plan, a burst the link did not give). */
+const orNull = <S extends { type: 'object' }>(schema: S) => ({ ...schema, type: ['object', 'null'] }) as const;
+
+const BURST_PROPERTIES = {
+  peak_mbps: figure,
+  bytes: count,
+  duration_ms: count,
+} as const satisfies Readonly<Record<string, JsonSchema>>;
+const MEASURED_PROPERTIES = {
+  streams: count,
+  window_s: { type: 'array', description: 'The window the rate was taken over, seconds from the direction\'s start.', prefixItems: [figure, figure], minItems: 2, maxItems: 2 },
+  steady: { type: 'boolean' },
+  bytes: count,
+  loaded_round_trips: count,
+  resent_round_trips: count,
+  rates_mbps: { type: 'array', items: figure },
+} as const satisfies Readonly<Record<string, JsonSchema>>;
+const measured = orNull(closed('What a direction\'s figure rests on; null when the plan has no such direction or no byte was counted.', MEASURED_PROPERTIES));
+const burst = orNull(closed('The burst before the sustained rate; null when the link gave none.', BURST_PROPERTIES));
+
+const SPEEDTEST_PROPERTIES = {
+  schema_version: { const: 1, description: 'This schema\'s version: a change that could break a reader is a new version (and a new $id).' },
+  mode: { type: 'string', description: 'The plan\'s mode, as the deployment names it (light, full).' },
+  download_mbps: figureOrNull,
+  upload_mbps: figureOrNull,
+  download_burst: burst,
+  upload_burst: burst,
+  latency_ms: figureOrNull,
+  jitter_ms: figureOrNull,
+  download_loaded_latency_ms: figureOrNull,
+  upload_loaded_latency_ms: figureOrNull,
+  loaded_latency_increase_ms: figureOrNull,
+  bufferbloat_grade: { enum: ['A+', 'A', 'B', 'C', 'D', 'F', null] },
+  bufferbloat_meaning: { type: ['string', 'null'] },
+  packet_loss_percent: { type: ['number', 'null'], minimum: 0 },
+  packet_loss: orNull(closed('The datagrams sent and received through the TURN server; null when loss was not measured.', { server: { type: 'string' }, sent: count, received: count })),
+  streaming_quality: QUALITY,
+  gaming_quality: QUALITY,
+  video_call_quality: QUALITY,
+  duration_ms: count,
+  requests: count,
+  rate_limit_waits: count,
+  rate_limit_waited_ms: count,
+  measured: closed('Each direction\'s basis.', { download: measured, upload: measured }),
+  notes: { type: 'array', items: { type: 'string' } },
+  share_link: { type: 'string', description: 'With --share only: the page\'s link carrying the result.' },
+} as const satisfies Readonly<Record<string, JsonSchema>>;
+
+/** `netdiag speedtest --json`: every property but share_link is always there. */
+export const SPEEDTEST_REPORT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:netdiag:speedtest-report:v1',
+  title: 'netdiag speedtest --json',
+  type: 'object',
+  properties: SPEEDTEST_PROPERTIES,
+  required: (Object.keys(SPEEDTEST_PROPERTIES) as (keyof typeof SPEEDTEST_PROPERTIES)[]).filter((k) => k !== 'share_link'),
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+const RPM_DIRECTION_PROPERTIES = {
+  rpm: figureOrNull,
+  rpm_p90: figureOrNull,
+  mbps: figure,
+  connections: count,
+  intervals: count,
+  stable: { type: 'boolean' },
+  goodput_stable: { type: 'boolean' },
+  responsiveness_stable: { type: 'boolean' },
+  confidence: CONFIDENCE,
+  probes: closed('The probes the figure rests on, and those given up.', { foreign: count, self: count, lost: count }),
+  duration_ms: count,
+} as const satisfies Readonly<Record<string, JsonSchema>>;
+const rpmDirection = closed('One direction of the test.', RPM_DIRECTION_PROPERTIES);
+
+const RPM_PROPERTIES = {
+  schema_version: { const: 1, description: 'This schema\'s version: a change that could break a reader is a new version (and a new $id).' },
+  rpm: figureOrNull,
+  rpm_p90: figureOrNull,
+  rating: { enum: ['poor', 'fair', 'good', 'excellent', null] },
+  download_rpm: figureOrNull,
+  upload_rpm: figureOrNull,
+  download_mbps: figure,
+  upload_mbps: figure,
+  stable: { type: 'boolean' },
+  confidence: CONFIDENCE,
+  download: rpmDirection,
+  upload: rpmDirection,
+} as const satisfies Readonly<Record<string, JsonSchema>>;
+
+/** `netdiag rpm --json`: every property always there. */
+export const RPM_REPORT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:netdiag:rpm-report:v1',
+  title: 'netdiag rpm --json',
+  ...closed('Responsiveness under working conditions, each direction and together.', RPM_PROPERTIES),
+} as const satisfies JsonSchema;
+
+// The types and the schemas name the same properties: a property in one and not the other is a
+// compile error here (and the typed fixtures in test/cli/report-schema.test.ts must validate).
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { onlyInFirst: Exclude<keyof A, keyof B>; onlyInSecond: Exclude<keyof B, keyof A> };
+export type SchemaAgreement = [
+  SameKeys<SpeedTestReport, typeof SPEEDTEST_PROPERTIES>,
+  SameKeys<BurstReport, typeof BURST_PROPERTIES>,
+  SameKeys<MeasuredReport, typeof MEASURED_PROPERTIES>,
+  SameKeys<NonNullable<SpeedTestReport['packet_loss']>, typeof SPEEDTEST_PROPERTIES.packet_loss.properties>,
+  SameKeys<RpmReport, typeof RPM_PROPERTIES>,
+  SameKeys<RpmDirectionReport, typeof RPM_DIRECTION_PROPERTIES>,
+  SameKeys<RpmDirectionReport['probes'], typeof RPM_DIRECTION_PROPERTIES.probes.properties>,
+];
+export const SCHEMA_AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true];
+
+const typeOf = (value: unknown): JsonType => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : (typeof value as JsonType));
+const fits = (actual: JsonType, wanted: JsonType) => actual === wanted || (wanted === 'number' && actual === 'integer');
+const where = (path: string) => (path === '' ? 'the report' : path);
+
+/** The first way `value` breaks `schema`, in words naming the property, or undefined when it fits. */
+export function schemaProblem(schema: JsonSchema, value: unknown, path = ''): string | undefined {
+  const actual = typeOf(value);
+  if (schema.const !== undefined && value !== schema.const) return `${where(path)} is ${JSON.stringify(value)}, not ${JSON.stringify(schema.const)}`;
+  if (schema.enum !== undefined && !schema.enum.includes(value as string | null)) return `${where(path)} is ${JSON.stringify(value)}, not one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`;
+  const types = schema.type === undefined ? undefined : typeof schema.type === 'string' ? [schema.type] : schema.type;
+  if (types !== undefined && !types.some((t) => fits(actual, t))) return `${where(path)} is ${actual === 'integer' ? 'a number' : actual}, not ${types.join(' or ')}`;
+  if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum) return `${where(path)} is ${String(value)}, below ${String(schema.minimum)}`;
+  if (actual === 'array') return arrayProblem(schema, value as unknown[], path);
+  if (actual === 'object') return objectProblem(schema, value as Record<string, unknown>, path);
+  return undefined;
+}
+
+function arrayProblem(schema: JsonSchema, value: unknown[], path: string): string | undefined {
+  if (schema.minItems !== undefined && value.length < schema.minItems) return `${where(path)} has ${String(value.length)} items, fewer than ${String(schema.minItems)}`;
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) return `${where(path)} has ${String(value.length)} items, more than ${String(schema.maxItems)}`;
+  for (const [i, item] of value.entries()) {
+    const itemSchema = schema.prefixItems?.[i] ?? schema.items;
+    const problem = itemSchema === undefined ? undefined : schemaProblem(itemSchema, item, `${path}[${String(i)}]`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function objectProblem(schema: JsonSchema, value: Record<string, unknown>, path: string): string | undefined {
+  const inner = (key: string) => (path === '' ? key : `${path}.${key}`);
+  const missing = schema.required?.find((key) => !(key in value));
+  if (missing !== undefined) return `${inner(missing)} is missing`;
+  for (const [key, item] of Object.entries(value)) {
+    const propertySchema = schema.properties?.[key];
+    if (propertySchema === undefined) {
+      if (schema.additionalProperties === false) return `${inner(key)} is not a property this version knows`;
+      continue;
+    }
+    const problem = schemaProblem(propertySchema, item, inner(key));
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}

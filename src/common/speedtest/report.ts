@@ -1,0 +1,179 @@
+// The one typed result of a speed test and of an RPM test (what `--json` prints), the figures built from it, and its parsers.
+//
+// `netdiag speedtest --json` and `netdiag rpm --json` print these shapes (openapi/*-report.v1.schema.json
+// publish them, report-schema.ts is their source); the monitor reads a run through
+// readSpeedTestReport / readRpmReport, and the page's results and the share codec convert to and from
+// SpeedTestFigures here. No DOM and no Node: the page, the command line and the monitor share it.
+import type { Confidence } from '../responsiveness/rpm.js';
+import { bufferbloat, worseLoaded } from './bufferbloat.js';
+import type { Quality } from './latency-quality.js';
+import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, schemaProblem, type JsonSchema } from './report-schema.js';
+import { decodeResult, encodeResult, type SharedResult } from './share.js';
+
+/** The version every report carries (`schema_version`) and the schemas' `$id` names. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+export type QualityClass = Quality | 'pending';
+export type BufferbloatGrade = NonNullable<ReturnType<typeof bufferbloat>>['grade'];
+export type RpmRating = 'poor' | 'fair' | 'good' | 'excellent';
+
+/** The burst before a direction's sustained rate. */
+export interface BurstReport {
+  peak_mbps: number;
+  bytes: number;
+  duration_ms: number;
+}
+
+/** What a direction's rate rests on: its streams, its window (seconds from the direction's start) and the rates of each interval. */
+export interface MeasuredReport {
+  streams: number;
+  window_s: [number, number];
+  steady: boolean;
+  bytes: number;
+  loaded_round_trips: number;
+  resent_round_trips: number;
+  rates_mbps: number[];
+}
+
+/** `netdiag speedtest --json`: every figure present, null where nothing was measured. */
+export interface SpeedTestReport {
+  schema_version: typeof REPORT_SCHEMA_VERSION;
+  mode: string;
+  download_mbps: number | null;
+  upload_mbps: number | null;
+  download_burst: BurstReport | null;
+  upload_burst: BurstReport | null;
+  latency_ms: number | null;
+  jitter_ms: number | null;
+  download_loaded_latency_ms: number | null;
+  upload_loaded_latency_ms: number | null;
+  loaded_latency_increase_ms: number | null;
+  bufferbloat_grade: BufferbloatGrade | null;
+  bufferbloat_meaning: string | null;
+  packet_loss_percent: number | null;
+  packet_loss: { server: string; sent: number; received: number } | null;
+  streaming_quality: QualityClass;
+  gaming_quality: QualityClass;
+  video_call_quality: QualityClass;
+  duration_ms: number;
+  requests: number;
+  rate_limit_waits: number;
+  rate_limit_waited_ms: number;
+  measured: { download: MeasuredReport | null; upload: MeasuredReport | null };
+  notes: string[];
+  /** With --share only. */
+  share_link?: string;
+}
+
+/** One direction of `netdiag rpm --json`. */
+export interface RpmDirectionReport {
+  rpm: number | null;
+  rpm_p90: number | null;
+  mbps: number;
+  connections: number;
+  intervals: number;
+  stable: boolean;
+  goodput_stable: boolean;
+  responsiveness_stable: boolean;
+  confidence: Confidence;
+  probes: { foreign: number; self: number; lost: number };
+  duration_ms: number;
+}
+
+/** `netdiag rpm --json`. */
+export interface RpmReport {
+  schema_version: typeof REPORT_SCHEMA_VERSION;
+  rpm: number | null;
+  rpm_p90: number | null;
+  rating: RpmRating | null;
+  download_rpm: number | null;
+  upload_rpm: number | null;
+  download_mbps: number;
+  upload_mbps: number;
+  stable: boolean;
+  confidence: Confidence;
+  download: RpmDirectionReport;
+  upload: RpmDirectionReport;
+}
+
+/** The figures a speed test is judged and kept by: what a monitor's expectations name and a page result carries. */
+export type SpeedTestFigures = Pick<
+  SpeedTestReport,
+  'mode' | 'download_mbps' | 'upload_mbps' | 'latency_ms' | 'jitter_ms' | 'download_loaded_latency_ms' | 'upload_loaded_latency_ms' | 'loaded_latency_increase_ms' | 'bufferbloat_grade' | 'packet_loss_percent'
+>;
+
+/** The bufferbloat a report gives: the worse direction under load against the idle latency (bufferbloat.ts, both files). */
+export function bloatOf(idleMs: number | undefined, loadedDownMs: number | undefined, loadedUpMs: number | undefined): ReturnType<typeof bufferbloat> {
+  return bufferbloat(idleMs, worseLoaded(loadedDownMs, loadedUpMs));
+}
+
+const mbpsOf = (bps: number | undefined) => (bps === undefined ? null : bps / 1e6);
+
+/** A kept result (a share link's, the page's history's) as a report's figures, at the result's own precision. */
+export function figuresOfShared(result: SharedResult): SpeedTestFigures {
+  const bloat = bloatOf(result.latencyMs, result.loadedDownMs, result.loadedUpMs);
+  return {
+    mode: result.mode,
+    download_mbps: mbpsOf(result.downloadBps),
+    upload_mbps: mbpsOf(result.uploadBps),
+    latency_ms: result.latencyMs ?? null,
+    jitter_ms: result.jitterMs ?? null,
+    download_loaded_latency_ms: result.loadedDownMs ?? null,
+    upload_loaded_latency_ms: result.loadedUpMs ?? null,
+    loaded_latency_increase_ms: bloat?.increaseMs ?? null,
+    bufferbloat_grade: bloat?.grade ?? null,
+    packet_loss_percent: result.lossPercent ?? null,
+  };
+}
+
+/**
+ * A report's figures as a kept result at `at` (ms since the epoch), through the share codec and
+ * back (its bounds and precision, the time to the second); undefined for a mode the codec has no
+ * letter for or a figure past its bounds.
+ */
+export function sharedOfFigures(f: SpeedTestFigures, at: number): SharedResult | undefined {
+  if (f.mode !== 'light' && f.mode !== 'full') return undefined;
+  const result: SharedResult = { at, mode: f.mode };
+  const set = (key: 'downloadBps' | 'uploadBps' | 'latencyMs' | 'jitterMs' | 'loadedDownMs' | 'loadedUpMs' | 'lossPercent', value: number | null) => {
+    if (value !== null) result[key] = value;
+  };
+  set('downloadBps', f.download_mbps === null ? null : f.download_mbps * 1e6);
+  set('uploadBps', f.upload_mbps === null ? null : f.upload_mbps * 1e6);
+  set('latencyMs', f.latency_ms);
+  set('jitterMs', f.jitter_ms);
+  set('loadedDownMs', f.download_loaded_latency_ms);
+  set('loadedUpMs', f.upload_loaded_latency_ms);
+  set('lossPercent', f.packet_loss_percent);
+  const checked = decodeResult(encodeResult(result));
+  return checked.ok ? checked.result : undefined;
+}
+
+/** A parsed report, or what is wrong with it in words naming the property. */
+export type ReportRead<T> = { ok: true; report: T } | { ok: false; reason: string };
+
+function readAgainst<T>(schema: JsonSchema, json: unknown): ReportRead<T> {
+  const problem = schemaProblem(schema, json);
+  return problem === undefined ? { ok: true, report: json as T } : { ok: false, reason: problem };
+}
+
+/** `netdiag speedtest --json`'s output (parsed JSON) as the typed report, checked against its schema. */
+export const readSpeedTestReport = (json: unknown): ReportRead<SpeedTestReport> => readAgainst(SPEEDTEST_REPORT_SCHEMA, json);
+
+/** `netdiag rpm --json`'s output (parsed JSON) as the typed report, checked against its schema. */
+export const readRpmReport = (json: unknown): ReportRead<RpmReport> => readAgainst(RPM_REPORT_SCHEMA, json);
+
+const FIGURE_NAMES = ['mode', 'download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'download_loaded_latency_ms', 'upload_loaded_latency_ms', 'loaded_latency_increase_ms', 'bufferbloat_grade', 'packet_loss_percent'] as const satisfies readonly (keyof SpeedTestFigures)[];
+
+/** The figures' part of the report's schema: a kept run (a monitor's, an imported page result) has these and may have more. */
+const FIGURES_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: Object.fromEntries(FIGURE_NAMES.map((name) => [name, SPEEDTEST_REPORT_SCHEMA.properties[name]])),
+  required: FIGURE_NAMES,
+};
+
+/** A kept speed-test run's figures (any version's report, or a page result imported as a run), checked; the rest of it is left out. */
+export function readSpeedTestFigures(json: unknown): ReportRead<SpeedTestFigures> {
+  const read = readAgainst<SpeedTestFigures>(FIGURES_SCHEMA, json);
+  if (!read.ok) return read;
+  return { ok: true, report: Object.fromEntries(FIGURE_NAMES.map((name) => [name, read.report[name]])) as unknown as SpeedTestFigures };
+}
