@@ -12,8 +12,8 @@ interface Waiter<T> {
  * Why not one shared promise: on Workers a promise belongs to the request that made it, and a
  * request with nothing of its own pending is judged hung and cancelled ("The Workers runtime
  * canceled this request because it detected that your Worker's code had hung"), even while
- * another request's I/O is about to answer it; the benchmark hit that on about 1% of coalesced
- * /v1/ip requests. So each waiter holds a timer of its own for as long as it may wait (its
+ * another request's I/O is about to answer it, as the Workers benchmark's coalesced /v1/ip
+ * requests were. So each waiter holds a timer of its own for as long as it may wait (its
  * deadline, after which it fails with `late()`), which is both its deadline and the pending
  * event that keeps it alive. The work is also handed to `defer`, so it survives the first
  * caller's client going away while others still wait.

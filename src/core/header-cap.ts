@@ -1,4 +1,4 @@
-// How much of a list-valued header the service reads (issue 50). Node takes up to 16 KiB of
+// How much of a list-valued header the service reads. Node takes up to 16 KiB of
 // headers, and parsing a 15 KB Accept-Encoding cost ten times a whole static answer; the lists
 // that matter are short (a browser's Accept is under 200 bytes), so only a bounded part is parsed,
 // cut at an element boundary (RFC 9110 §5.6.1: elements are comma-separated).

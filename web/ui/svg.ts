@@ -36,7 +36,7 @@ function textWidth(svg: SVGSVGElement, text: string, cls: string): number {
 
 /**
  * The left margin a y axis needs: the unit's column, the widest of its tick labels, a gap. A fixed
- * margin let "10,000" run into the turned unit "Mbit/s" (issue 70).
+ * margin would let "10,000" run into the turned unit "Mbit/s".
  */
 export function axisMargin(svg: SVGSVGElement, ticks: readonly string[]): number {
   return UNIT_COLUMN + Math.ceil(Math.max(0, ...ticks.map((text) => textWidth(svg, text, 'tick')))) + 10;

@@ -1,5 +1,5 @@
 // A response body read whole only up to a bound. The command line trusts no server's sizes: an
-// endless body once drove `netdiag ip` to 3.0 GB resident before a timeout could end it (issue 50).
+// endless body would grow the process by gigabytes before a timeout could end it.
 
 /** The body was longer than the reader takes; nothing past the bound was kept. */
 export class BodyTooLarge extends Error {

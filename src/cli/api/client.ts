@@ -127,7 +127,7 @@ const TRUST_HINT = "if it is the server's own, trust it with NODE_EXTRA_CA_CERTS
 
 /**
  * A 404 from a --url that carries a path: the API's paths are taken from the server's origin, so
- * `--url https://host/v1` asks for /v1/v1/ip (issue 51: it got "Not found" with no hint).
+ * `--url https://host/v1` asks for /v1/v1/ip, which a bare "Not found" would leave unexplained.
  */
 function pathHint(base: string, status: number): string {
   if (status !== 404) return '';
@@ -151,7 +151,7 @@ const CONNECT_FAILURES: Record<string, string> = {
   ETIMEDOUT: 'the connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
   UND_ERR_SOCKET: 'the connection closed unexpectedly (a server that speaks HTTPS closes a plain http:// request like this: try https://)',
-  // TLS, in words with the fix (issue 51): Node names these by OpenSSL's codes only.
+  // TLS, in words with the fix: Node names these by OpenSSL's codes only.
   ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS there (a plain HTTP server answers https:// like this: try http://)',
   ERR_SSL_PACKET_LENGTH_TOO_LONG: 'the server does not speak TLS there (a plain HTTP server answers https:// like this: try http://)',
   DEPTH_ZERO_SELF_SIGNED_CERT: `its certificate is self-signed, so nothing vouches for it; ${TRUST_HINT}`,

@@ -130,7 +130,7 @@ export async function configCommand(client: Client, out: Output): Promise<void> 
     printJson(d);
     return;
   }
-  // The contract's engine name is a constant that names no program (issue 51): a reader is told
+  // The contract's engine name is a constant that names no program: a reader is told
   // what measures instead. A server that is not netdiag may send any name, shown as it is.
   const named: string = d.engine;
   print(named === CONTRACT_ENGINE ? "The speed test's plans: netdiag's page runs them with Cloudflare's speed-test engine, `netdiag speedtest` with its own client." : terminalText(`engine ${named}`));

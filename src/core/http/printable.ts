@@ -2,7 +2,7 @@
  * Text a terminal shows as it is: every control character written as an escape a reader can see
  * (`\x1b`, `\r`, `\u202e`) instead of acted on. The text answers for curl go straight to a
  * terminal, and a problem's detail quotes what the client sent (`?ip=` with ESC, BEL and CR LF in
- * it once recoloured and rewrote the asker's terminal, issue 50). JSON needs none of this: its
+ * it would recolour and rewrite the asker's terminal). JSON needs none of this: its
  * encoder escapes C0 controls already, and a JSON reader does not print them raw.
  */
 export function printable(text: string): string {

@@ -155,7 +155,7 @@ export class Problem extends Error {
 
   constructor(code: ProblemCode, detail: string, headers: Record<string, string> = {}) {
     // A Problem is an answer, not a bug: capturing its stack would cost more than the rest of
-    // the request (measured 2.5 µs a throw), and nothing reads it.
+    // the request (docs/benchmarks.md, "Per-operation costs"), and nothing reads it.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(detail);

@@ -16,7 +16,7 @@ function decodeComponent(text: string): string {
  * missing one is left out, for the route to report or default.
  */
 export function queryParameters<K extends string>(query: string, keys: readonly K[]): Partial<Record<K, string>> {
-  // No prototype: a key named __proto__ or toString is a key like any other (found by fuzzing, issue 50).
+  // No prototype: a key named __proto__ or toString is a key like any other (found by fuzzing).
   const found = Object.create(null) as Partial<Record<K, string>>;
   for (let from = 0; from < query.length; ) {
     let to = query.indexOf('&', from);

@@ -15,10 +15,10 @@ const ENCODER = new TextEncoder();
 /** UTF-8 byte length without allocating an encoded copy (for Content-Length on GET and HEAD). */
 export function utf8Length(text: string): number {
   // Nearly every body is ASCII, where bytes are characters: the regular expression runs in
-  // V8's native matcher, several times faster than the loop below (0.19 vs 0.69 µs at 550 B).
+  // V8's native matcher, several times faster than the loop below (docs/benchmarks.md, "Per-operation costs").
   if (PRINTABLE_ASCII.test(text)) return text.length;
-  // Otherwise the platform's encoder counts, into a buffer kept for it: an echoip answer with a
-  // city named in Latin-1 (Linköping) took 0.38 µs so against 1.0 µs in the loop (issue 54).
+  // Otherwise the platform's encoder counts, into a buffer kept for it: still faster than the loop
+  // for a body with a few non-ASCII letters (a city's name in an echoip answer).
   // Encoding a lone surrogate as U+FFFD (3 bytes) is the encoder's rule and the loop's.
   if (text.length * 3 <= SCRATCH.length) return ENCODER.encodeInto(text, SCRATCH).written;
   let bytes = 0;
@@ -42,8 +42,7 @@ function isLowSurrogate(unit: number): boolean {
 /**
  * Headers every response carries: request id, CORS (none on a same-origin route), and
  * RateLimit-* on limited routes (docs/api.md). A flat `[name, value, …]` list: Node's
- * `writeHead` takes it as it is, which measured 0.3–0.45 µs a response cheaper than an object
- * (2–3% on the cached DNS route).
+ * `writeHead` takes it as it is, cheaper than an object (docs/benchmarks.md, "Per-operation costs").
  */
 export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sameOrigin'>, cacheControl: string): string[] {
   const rate = ctx.rate;

@@ -82,7 +82,7 @@ export function assetHandler(asset: PrecompressedAsset, contentType: string, cac
     gzip: { etag: tagged(asset.etag, 'gzip'), bytes: decode(asset.gzip) },
     identity: { etag: asset.etag, bytes: undefined },
   };
-  // Measured once: a catalogue is mostly non-ASCII, counted byte by byte, and the script is 108 kB.
+  // Counted once: a catalogue is mostly non-ASCII, counted byte by byte, and the script is 108 kB.
   const textBytes = utf8Length(asset.text);
   return (ctx) => {
     const coding = chosenCoding(ctx);

@@ -44,8 +44,8 @@ export class DnsFailure extends Error {
 /**
  * A lookup's deadline: one timer, cleared when the lookup ends, and the few listeners that end
  * an exchange when it fires. It stands where an AbortSignal would: Node builds an EventTarget for
- * every AbortController, which cost about 4% of /v1/ip's CPU for a new caller (measured with
- * --cpu-prof under `npm run bench`'s load), and only DNS over HTTPS needs a real signal (fetch
+ * every AbortController, a share of /v1/ip's CPU for a new caller that shows in a profile
+ * (docs/benchmarks.md, "Per-operation costs"), and only DNS over HTTPS needs a real signal (fetch
  * takes one), so that is made on demand.
  */
 export class Deadline {

@@ -109,7 +109,7 @@ describe('MemoryLimiterStore over months', () => {
   });
 });
 
-// Issue 50: however many distinct sources arrive, the table stops at its bound; a source counted
+// However many distinct sources arrive, the table stops at its bound; a source counted
 // before a flood keeps its exact count, and newcomers past the bound share one window per
 // operation (and prefix), so they are refused together rather than let through.
 describe('MemoryLimiterStore under a flood of distinct sources', () => {

@@ -7,9 +7,8 @@ const MIN_CAPACITY = 1024;
 
 /**
  * A table past three quarters full grows by half, not double: after growing it is half full, so a
- * tracked caller costs 21-32 bytes instead of 21-43. After a minute of `npm run bench`'s mixed load
- * (issue 54) the process's array buffers (this table, the geo tables' strings, sockets' buffers)
- * held 16.7 MB with a doubling table and 15.4 with this one, one run each.
+ * tracked caller costs 21-32 bytes instead of 21-43 (docs/benchmarks.md, "Memory under the mixed load,
+ * taken apart", has the mixed load's array buffers either way).
  */
 const GROWTH = 1.5;
 
@@ -73,8 +72,8 @@ function nextSlot(slot: number, capacity: number): number {
  * 215 MiB (about 190 bytes of heap a window). Memory is bounded by the live windows: a sweep at most once per `sweepEveryMs` removes expired ones (with backward
  * shifting, so no tombstones build up) and shrinks a table left mostly empty.
  *
- * However many distinct sources arrive, the table stops at `maxCapacity` slots (issue 50: 145 000
- * distinct /48s in 15 s grew it without a ceiling). A source already counted keeps its window,
+ * However many distinct sources arrive, the table stops at `maxCapacity` slots (a flood of
+ * distinct /48s would otherwise grow it without a ceiling). A source already counted keeps its window,
  * count and all: nobody is evicted or reset, so nobody is let through by a flood. A source that
  * arrives while the table is full (after a sweep has removed every ended window) is counted in
  * one shared window per operation and prefix, `#overflow`: together, such newcomers get what one

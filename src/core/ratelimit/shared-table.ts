@@ -48,7 +48,7 @@ const WAIT_MS = 20;
 const SPINS = 64;
 /**
  * The longest a hit waits for the lock before it fails: a hit holds it under a microsecond and a
- * sweep of the largest table 5 ms (measured), and a dead holder's lock is freed as soon as the
+ * sweep of the largest table 5 ms, and a dead holder's lock is freed as soon as the
  * primary hears of the death, so a wait this long means a lock no one will give back (or a
  * holder that cannot end while it waits itself: see `acquire`).
  */
@@ -89,9 +89,8 @@ export class TableLock {
         if (Atomics.compareExchange(word, 0, 0, this.#holder) === 0) return;
       } else if (tries >= SPINS) {
         // The wait must end on its own: a thread told to end (Worker.terminate) while it waits
-        // here, inside a request's handler, does not end until the wait returns (measured on
-        // Node 22: with no timeout it waited until the lock was freed by hand, with this one it
-        // ended 1.04 s after it was told).
+        // here, inside a request's handler, does not end until the wait returns (without a
+        // timeout, not until the lock is freed).
         const now = Date.now();
         if (deadline === 0) deadline = now + this.#timeoutMs;
         else if (now >= deadline) throw new LockTimeoutError(`the limiter table's lock stayed taken (by holder ${String(holder)}) for over ${String(this.#timeoutMs)} ms`);

@@ -5,8 +5,8 @@ import type { DnsResult } from '../../common/dns-types.js';
 interface Entry {
   /**
    * The result as its JSON: one string where the decoded result was an object, an array and an
-   * object and two or three strings per answer. 10 000 one-answer names asked once (what the
-   * mixed load of issue 54 fills the cache with) held 553 bytes an entry decoded, 386 as JSON
+   * object and two or three strings per answer. 10 000 one-answer names asked once (what
+   * `npm run bench`'s mixed load fills the cache with) held 553 bytes an entry decoded, 386 as JSON
    * with the flat key below (heap after forced collections). A hit decodes it again at most once
    * a second (`aged`); a name asked once is never decoded again.
    */

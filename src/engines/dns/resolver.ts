@@ -60,8 +60,8 @@ type UpstreamOutcome = 'answer' | 'bad_gateway' | 'unavailable' | 'timeout' | 'p
  * The callers' PTRs' share of the lookups in flight: a quarter. Anyone can make /v1/ip ask a
  * reverse zone that never answers (an address whose zone is delegated nowhere, from many
  * sources each under its rate limit), and each such PTR holds a slot for the whole PTR deadline;
- * without a share of their own they filled the cap and /v1/dns/resolve answered 503 for others
- * (issue 37). A quarter keeps three quarters for the DNS route, while a thousand slots (the
+ * without a share of their own they filled the cap and /v1/dns/resolve answered 503 for others.
+ * A quarter keeps three quarters for the DNS route, while a thousand slots (the
  * default) still let 250 PTRs wait out a 500 ms deadline at once: 500 dead-zone callers a second
  * before `reverse_hostname` turns null without asking.
  */

@@ -176,7 +176,7 @@ describe('decodeResponse', () => {
   });
 });
 
-// Found by fuzzing (issue 50, fuzz/targets/dns.ts): dns-packet reads an A, AAAA, MX, CNAME, NS,
+// Found by fuzzing (fuzz/targets/dns.ts): dns-packet reads an A, AAAA, MX, CNAME, NS,
 // PTR or SOA record's data by its type, whatever its RDLENGTH says, so a record whose RDLENGTH
 // lies was answered with octets from outside it. Each record's data must now fill its RDLENGTH.
 describe('decodeResponse and RDLENGTH', () => {

@@ -148,7 +148,7 @@ const TYPE_NAMES: Readonly<Record<number, DnsType | 'SOA'>> = { ...Object.fromEn
  * its RDATA starts and ends by RDLENGTH. Every field the service uses is read from here, never
  * from dns-packet's decoding of the data: dns-packet reads an A, AAAA, MX, CNAME, NS, PTR or SOA
  * record's data by its type, whatever RDLENGTH says, so a record whose RDLENGTH lies gave octets
- * from outside it (issue 50, found by fuzzing: fuzz/targets/dns.ts).
+ * from outside it (found by fuzzing: fuzz/targets/dns.ts).
  */
 interface RawRecord {
   owner: string;
@@ -243,9 +243,9 @@ interface DecodedResponse {
  */
 export function decodeResponse(message: Uint8Array, name: string, type: DnsType): DecodedResponse {
   // The header's counts must fit in the message before dns-packet walks them: a question takes 5
-  // octets at least (a root name, QTYPE, QCLASS) and a record 11 (RFC 1035 §4.1.2-3). A 100-octet
-  // message claiming 65 535 records once made dns-packet decode 105 473 of them (found by fuzzing,
-  // issue 50: its read position became NaN and every record was read again from the start).
+  // octets at least (a root name, QTYPE, QCLASS) and a record 11 (RFC 1035 §4.1.2-3). Past its
+  // end, dns-packet's read position becomes NaN and it reads every record again from the start, so
+  // a 100-octet message claiming 65 535 records had it decode 105 473 of them (found by fuzzing).
   const least = 12 + u16(message, 4) * 5 + (u16(message, 6) + u16(message, 8) + u16(message, 10)) * 11;
   if (message.length < 12 || least > message.length) throw new DnsFailure('invalid', `its header counts more records than ${String(message.length)} octets hold`);
   let packet: dnsPacket.DecodedPacket;

@@ -123,7 +123,7 @@ export class HttpEventSink implements EventSink {
     else if (this.#queue.length >= BATCH_SIZE) {
       // A full batch is sent at the next timer turn; the events accepted before that turn leave
       // the timer as it is. Started again for each of them, it cost a timer and a promise an event
-      // (`timers.insert` in a perf profile of the intake, issue 54).
+      // (`timers.insert` in a perf profile of the intake).
       if (!this.#timer.dueBy(this.#clock.now())) this.#schedule(0);
     } else if (!this.#timer.pending) this.#schedule(LINGER_MS);
   }

@@ -74,8 +74,8 @@ function mostSpecific(body: unknown, errors: readonly ErrorObject[]): string {
  * The event validator, compiled from the OpenAPI document's `AnalyticsEvent` schema at build time
  * (scripts/generate.mjs, Ajv standalone code), so the document and the intake cannot disagree
  * (the API contract) and no runtime compiles code from strings (Workers refuse it). It collects every
- * error (Ajv's `allErrors`; a valid event measured 0.2-0.4 µs with and without it, four rounds of
- * a million each), so the one reported is the most specific (`rank`), not the first the schema
+ * error (Ajv's `allErrors`, which costs a valid event nothing measurable: docs/benchmarks.md,
+ * "Per-operation costs"), so the one reported is the most specific (`rank`), not the first the schema
  * happens to check. Strings must also be well-formed Unicode. Undeclared top-level fields fail the schema (`additionalProperties:
  * false`); undeclared keys in `properties` are dropped by copying only the declared ones into a
  * fresh object, which is also why `__proto__`, `constructor` and friends never reach an object's

@@ -56,7 +56,7 @@ export function echoipData(address: ParsedAddress, place: CallerPlace, hostname:
  * The JSON text, indented as echoip writes it, with `ip_decimal` second and written as digits
  * (see decimalOf), and a final newline for a terminal. Every value is a string, number, boolean
  * or null, so the object is written field by field, each value by `JSON.stringify`: the same text
- * as `JSON.stringify(data, null, 2)`, which with an indent leaves V8's fast path (issue 54).
+ * as `JSON.stringify(data, null, 2)`, which with an indent leaves V8's fast path.
  */
 export function echoipJson(address: ParsedAddress, data: Omit<EchoipData, 'ip_decimal'>): string {
   let text = `{\n  "ip": ${JSON.stringify(data.ip)},\n  "ip_decimal": ${decimalOf(address)}`;

@@ -122,7 +122,7 @@ export function ipFacts(needs: IpFactsNeeds): IpFacts {
   /**
    * `?ip=` names an address that is not the caller's: its PTR goes through the shared TTL cache
    * (a name asked again is answered from it, and a burst of dead reverse zones spends the general
-   * budget under the `dns` limit, never the callers' own share of uncached lookups, issue 50).
+   * budget under the `dns` limit, never the callers' own share of uncached lookups).
    * A special-use address is not asked about unless the operator says so: the resolver may hold
    * private reverse zones (RFC 6303) that are nobody else's business.
    */

@@ -18,7 +18,7 @@ const TRUST_HINT = 'If this server sits behind a proxy, tunnel or address transl
  * (RFC 6890: loopback, private, link-local, unspecified, …) or one of the host's own. Such a
  * "caller" is a proxy or tunnel the server was not told to trust, or address translation in
  * front of it, and connecting would probe the host's private services on the asker's behalf
- * (issue 50: behind an untrusted local nginx, /port/N reported a Redis bound to 127.0.0.1).
+ * (behind an untrusted local nginx, /port/N would report a Redis bound to 127.0.0.1).
  */
 function refuseUncheckable(address: ParsedAddress, isOwnAddress: (address: ParsedAddress) => boolean): void {
   const kind = specialUseKind(address);

@@ -100,8 +100,8 @@ function hostnameOfSubject(facts: IpFacts, subject: Subject): Promise<string | n
 
 /**
  * A `?ip=` answer that asks the resolver for another address's PTR is a DNS lookup the asker
- * chose, so it counts against the `dns` limit as well as `ip` (issue 50: at the `ip` limit alone,
- * three sources drained the resolver's budget with dead reverse zones).
+ * chose, so it counts against the `dns` limit as well as `ip` (at the `ip` limit alone,
+ * three sources can drain the resolver's budget with dead reverse zones).
  */
 const namesAnother = (ctx: RequestContext): 'dns' | undefined => (ctx.askedAbout !== undefined ? 'dns' : undefined);
 

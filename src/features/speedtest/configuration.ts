@@ -4,7 +4,7 @@ import { EVENT_NAMES } from '../../common/event-names.js';
  * One step of a measurement plan, as the contract defines the configuration. The plans keep the
  * step sizes of the widely used browser engine's default sequence (a latency probe, then download
  * and upload ramps), without its packet-loss step, which the v1 schema has no measurement type
- * for. What the page and `netdiag speedtest` take from a plan since issue 48 (docs/design.md,
+ * for. What the page and `netdiag speedtest` take from a plan (docs/design.md,
  * "Measuring a link under working conditions"): how many idle round trips to time, which
  * directions to measure and, with `limits.max_bytes_per_request`, the largest transfer; each
  * direction is then loaded by parallel streams until its rate is steady, by the mode's profile

@@ -93,9 +93,8 @@ class NodeRequest implements HttpRequest {
   }
 
   /**
-   * Through the stream's async iterator, not the `data` events `readBody` uses: an upload cost
-   * 0.51–0.58 s of CPU a GB this way against 1.08–1.14 with a `data` listener that drops each
-   * chunk (bench/targets.mjs, two A/B rounds each on 2026-11-23).
+   * Through the stream's async iterator, not the `data` events `readBody` uses: an upload costs
+   * about half the CPU a GB this way (docs/benchmarks.md, "Distinct callers, DNS transports, memory").
    */
   drainBody(limit: number, marks?: readonly number[]): Promise<BodyDrained> {
     if (this.awaitingContinue !== undefined) this.sendContinue();
@@ -149,8 +148,7 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
  * unsent data (`tcp_notsent_lowat`) a download keeps a write in progress almost all the time: a
  * client that opened a large receive window then saw its probe on the same connection (the
  * responsiveness draft's self probe) read only when that window ran out, 1.7-2.0 s at 20 Mbit/s
- * with 8 MiB. The turn's poll phase reads what has arrived; measured on loopback, it costs no
- * throughput (HTTP/2 4.0-4.8 Gbit/s either way).
+ * with 8 MiB. The turn's poll phase reads what has arrived, at no cost in throughput on loopback.
  */
 function writeStream(outgoing: Outgoing, body: StreamedBody): void {
   // Both response classes are Writables; the union of their overloads is not callable as such.
@@ -189,14 +187,11 @@ function writeStream(outgoing: Outgoing, body: StreamedBody): void {
  * Replies written at the end of the event loop's turn, together, instead of each as soon as it is
  * ready. A client on the same host (a reverse proxy in front of netdiag, a load generator) is
  * woken once for the replies of a turn rather than once per reply, and on this kind of machine
- * a wake-up costs more than the reply: a bare `node:http` server answering from `setImmediate`
- * spent 34.5-41.5 µs of CPU a request against 48.5-63.7 µs answering at once, three interleaved
- * rounds under `wrk -c16` (issue 54); netdiag's `/` 86-107 -> 50-59 µs. Replies that waited are
+ * a wake-up costs more than the reply (a bare `node:http` server answering from `setImmediate`
+ * spends about a third less CPU a request than one answering at once). Replies that waited are
  * held too: each events POST's body, and each caller's PTR answer, settles in the I/O callback of
- * its own connection or datagram, so written when it settled every reply woke the client again
- * (the kernel's wake-up in `writev` 5.2 µs a request on the events route against the floor's 2.0);
- * held, the events route spent 0.84x the CPU a request and /v1/ip with a new caller each request
- * 0.90x (paired rounds; docs/benchmarks.md, "The batch's copies, and replies that waited").
+ * its own connection or datagram, so written when it settled every reply woke the client again.
+ * Figures: docs/benchmarks.md, "What was measured" and "The batch's copies, and replies that waited".
  * The wait is the rest of the turn's I/O callbacks; a reply's order among its connection's own
  * replies is unchanged. HTTP/2 replies are written at once.
  */

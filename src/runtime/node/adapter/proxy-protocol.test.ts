@@ -85,7 +85,7 @@ describe('parseProxyHeader', () => {
   });
 });
 
-// Found by fuzzing (issue 50, fuzz/targets/proxy-protocol.ts): a v1 line longer than the
+// Found by fuzzing (fuzz/targets/proxy-protocol.ts): a v1 line longer than the
 // specification's 107 bytes was taken when its CRLF arrived in the same read, and refused when the
 // same line came in pieces.
 describe('a PROXY v1 line past 107 bytes', () => {

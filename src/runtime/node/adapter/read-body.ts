@@ -6,8 +6,8 @@ import type { BodyBytes } from '../../../core/http/types.js';
  * Reads a request body from its own `data` and `end` events. A small body (an analytics event)
  * usually arrives in the segment that carried the headers, so both events fire within the
  * parser's run that delivered the request, and this costs one promise; the stream's async
- * iterator it replaced cost a promise and an async-generator step per chunk and per end: the
- * events route went from 65.9 to 45.0 µs a request on Node 22 (docs/benchmarks.md).
+ * iterator costs a promise and an async-generator step per chunk and per end, about a third of
+ * the events route's CPU (docs/benchmarks.md, "Distinct callers, DNS transports, memory").
  *
  * At the first chunk past `limit` reading stops and the stream is paused: nothing past the
  * bound is held, and the connection stays open for the 413, which then closes it. A request

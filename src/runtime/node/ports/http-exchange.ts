@@ -4,10 +4,9 @@ import { finished } from 'node:stream';
 
 /**
  * The service's own outgoing HTTP on Node (the events sink's POSTs, the probes' round trips),
- * through Node's `http` module, which the server has loaded anyway. undici did this before:
- * importing it into a bare Node 22 process takes 5.8 MB more heap in use and 12.8 MB more
- * reserved (its modules and its WebAssembly parser), for a POST now and then and a probe every
- * 15 s (issue 54; docs/benchmarks.md, "Memory under the mixed load: undici out, mapped large
+ * through Node's `http` module, which the server has loaded anyway, not undici: importing that
+ * into a bare Node 22 process takes 5.8 MB more heap in use and 12.8 MB more reserved (its
+ * modules and its WebAssembly parser), for a POST now and then and a probe every 15 s (docs/benchmarks.md, "Memory under the mixed load: undici out, mapped large
  * blocks, the DNS cache as JSON"). Node's agent keeps a free socket until just before the
  * timeout the server announces in its Keep-Alive header, and unrefs it, so it never holds the
  * process open.

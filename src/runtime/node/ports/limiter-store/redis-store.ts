@@ -41,7 +41,7 @@ const REDIS_KEY_PREFIX = 'netdiag:rl:';
 /**
  * ioredis, loaded when a store is made rather than when this module is: every process imports
  * the limiter, few deployments name Redis, and ioredis with its dependencies (55 modules) held
- * 1.85 MB of heap in each process and worker thread that never spoke to it (issue 54). It is
+ * 1.85 MB of heap in each process and worker thread that never spoke to it. It is
  * CommonJS, so `require` keeps the store's construction synchronous.
  */
 function redisClass(): typeof Redis {
