@@ -2,9 +2,11 @@
 /**
  * The layers of src/ and what each may import (docs/design.md, "Layout"). The folders name them:
  *
- *   src/core/      the core's infrastructure: http/, net/, ratelimit/, config/, and ports/ (each
- *                  port's contract and its conformance suite)
- *   src/common/    the rules the clients (the page, the command line) share with the server
+ *   src/core/      the server's own infrastructure: http/, net/, ratelimit/, config/, and ports/
+ *                  (each port's contract and its conformance suite). No client imports it.
+ *   src/common/    the rules the clients (the page, the command line's client code) share with the
+ *                  server: the one folder of src/ a client may import (with the contract's
+ *                  generated types), and it imports nothing of ours outside itself
  *   src/engines/   the machinery a feature runs on, behind no route: dns/ (the resolver: wire,
  *                  cache, circuit, DoH) and events/ (delivery: batching, the queue, the HTTP sink)
  *   src/features/  one capability each, its routes: ip/, dns/, latency/, events/, speedtest/,

@@ -1,3 +1,6 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
+
 import type { DnsAnswer } from './dns-types.js';
 
 /**

@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // CSV as the page's exports and `netdiag monitor history --csv` write it: RFC 4180 §2 fields (one
 // that holds a comma, a quote or a line break is quoted, its quotes doubled), and no formula. A
 // spreadsheet reads a text cell that starts with =, +, -, @, a tab or a carriage return as a

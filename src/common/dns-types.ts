@@ -1,3 +1,6 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
+
 /**
  * The record types netdiag resolves (the API contract's allowlist), in the order it lists them:
  * each one's TYPE on the wire (RFC 1035 §3.2.2; AAAA RFC 3596 §2.1) and the shape of its answer

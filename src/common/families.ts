@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // Both address families, as plain values: what each family's check found, the verdict a person
 // reads, and which relay-run IPv6 addresses to name. The page (web/connection/dual-stack.ts) and the command
 // line (`netdiag ip --both`, src/cli/ip/families.ts) ask and draw; the rules are this one file, so

@@ -1,3 +1,6 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
+
 /**
  * An origin named by an IPv6 address (`http://[2001:db8::1]:8080`). A Content-Security-Policy
  * cannot name one: CSP3's host-source grammar has no brackets, and Chromium drops such a source

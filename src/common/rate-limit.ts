@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // A server's rate limit as every client meets it (docs/command-line.md, "Rate limits"; the page
 // likewise): a 429 carries Retry-After in seconds (the API contract, section 8); the client waits
 // that long and goes on, measuring again what the refusal cut, and gives up on a wait it cannot

@@ -1,3 +1,6 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
+
 /** The seven regions: identifiers and names are stable API data (the API contract, docs/api.md). */
 export const REGIONS = [
   { id: 'wnam', name: 'Western North America' },

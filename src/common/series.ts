@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // A watch's polls and what they add up to, for the page's watch and `netdiag watch` alike: the
 // table's last, min, median, p95, jitter and failures, the chart's buckets, and whether a choice
 // of regions and interval fits the probe limit. A 429 is "limited": the service said no to the

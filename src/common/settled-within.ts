@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // Waiting for work with a bound: the speed test's clients (the page and the command line) give the
 // uploads in flight at a direction's end a grace to be answered (UPLOAD_ANSWER_GRACE_MS).
 

@@ -1,7 +1,9 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // Figures of a set of round trips that the speed test, the watch (page and command line) and
 // their reports share: one definition each, so a median or a jitter means the same everywhere.
 
-/** Linear interpolation between closest ranks, the engine's percentile. */
+/** Linear interpolation between closest ranks, the speed-test library's percentile (@cloudflare/speedtest). */
 export function percentile(values: number[], p: number): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);

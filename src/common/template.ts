@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // Messages with named placeholders, `{name}`, for the words the page shows in several languages
 // and the command line in English (src/common/families.ts, web/i18n/). A placeholder takes its value
 // already formatted for the language (a number through Intl by the caller), so a message never

@@ -1,3 +1,5 @@
+// src/common/: rules the clients (the page, the command line's client code) share with the server;
+// besides the contract's generated types, the one part of src/ a client may import; it imports nothing else.
 // Responsiveness under working conditions in round trips per minute (RPM), by the IETF draft
 // draft-ietf-ippm-responsiveness (-09): the rules `netdiag rpm` measures by, pure so they are
 // unit-tested (rpm.test.ts). The page names its figure an estimate and reads it otherwise

@@ -2,14 +2,14 @@ import { EVENT_NAMES } from '../../common/event-names.js';
 
 /**
  * One step of a measurement plan, as the contract defines the configuration. The plans keep the
- * step sizes of the widely used browser engine's default sequence (a latency probe, then download
+ * step sizes of the speed-test library's default sequence (@cloudflare/speedtest: a latency probe, then download
  * and upload ramps), without its packet-loss step, which the v1 schema has no measurement type
  * for. What the page and `netdiag speedtest` take from a plan (docs/design.md,
  * "Measuring a link under working conditions"): how many idle round trips to time, which
  * directions to measure and, with `limits.max_bytes_per_request`, the largest transfer; each
  * direction is then loaded by parallel streams until its rate is steady, by the mode's profile
  * (src/common/speedtest/working.ts), not by the steps' sizes and counts. A client of another
- * make may still run the steps as the engine does.
+ * make may still run the steps as the speed-test library does.
  */
 interface Measurement {
   type: 'latency' | 'download' | 'upload';
@@ -30,7 +30,7 @@ const upload = (bytes: number, count: number): Measurement => ({
   request_count: count,
 });
 
-/** The engine's first rounds: about 10 MB down and 7 MB up, up to 1 MB per request. */
+/** The speed-test library's first rounds: about 10 MB down and 7 MB up, up to 1 MB per request. */
 const LIGHT: Measurement[] = [
   latency(1),
   download(100_000, 1),

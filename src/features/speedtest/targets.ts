@@ -7,8 +7,8 @@ import { counted, isRefusal, type TransferLedger } from '../../core/http/transfe
 import { MAX_BYTES_PER_REQUEST } from './configuration.js';
 
 // The speed-test targets (docs/api.md, "Envelope, routes and limits"): `GET /__down?bytes=N` and
-// `POST /__up`, with the contract of the browser engine the configuration names, so its
-// `downloadApiUrl` and `uploadApiUrl` can point here. The engine times each transfer with the
+// `POST /__up`, with the contract of the speed-test library the configuration names (@cloudflare/speedtest), so its
+// `downloadApiUrl` and `uploadApiUrl` can point here. The library times each transfer with the
 // browser's Resource Timing, which a cross-origin page sees only with `Timing-Allow-Origin`, and
 // subtracts the server's own time, which it reads from `Server-Timing: cfRequestDuration;dur=…`.
 
@@ -44,7 +44,7 @@ export function zeros(length: number, chunkBytes = CHUNK.byteLength): StreamedBo
   };
 }
 
-/** The server's own time for this request, in the engine's header (milliseconds, 3 decimals). */
+/** The server's own time for this request, in the speed-test library's header (milliseconds, 3 decimals). */
 function serverTiming(started: number): string {
   return `cfRequestDuration;dur=${(performance.now() - started).toFixed(3)}`;
 }
@@ -76,7 +76,7 @@ function targetHeaders(ctx: RequestContext, started: number, body?: BodyArrival)
 
 /**
  * `bytes` from the query: required, given once, a decimal whole number up to the maximum. Other
- * parameters (the engine adds `measId` and `during`) are ignored.
+ * parameters (the speed-test library adds `measId` and `during`) are ignored.
  */
 function requestedBytes(query: string): number {
   let found: string | undefined;
@@ -133,7 +133,7 @@ async function upload(ctx: RequestContext, ledger: TransferLedger): Promise<Http
     if (body.reason === 'too_large') return tooLarge(ctx);
     return bodyCutOffReply(ctx);
   }
-  // The engine times the upload itself; the server's part is what follows the last byte. How
+  // The speed-test library times the upload itself; the server's part is what follows the last byte. How
   // the body arrived goes beside it (`body;dur=`, and the quarters' `body25`..`body75`): a
   // client that loads the link with several uploads at once places each one's bytes in the time
   // they arrived (working.ts), and the quarters show how its share of the link changed within
