@@ -6,7 +6,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { readRpmReport } from '../../src/common/speedtest/report.js';
 import { selfSignedCertificate } from '../support/doh-relay.js';
 import { startFakeRpmServer } from '../support/fake-rpm-server.js';
 import { CLI, runCli, runProcess, serveCli } from '../support/process.js';
@@ -14,6 +16,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
 const withOpenssl = requireCommands('netdiag rpm', ['openssl'], 'openssl');
+const RPM_SCHEMA = JSON.parse(readFileSync(new URL('../../openapi/rpm-report.v1.schema.json', import.meta.url), 'utf8')) as object;
 const COMMAND_LINE_DOC = readFileSync(new URL('../../docs/command-line.md', import.meta.url), 'utf8');
 
 /** docs/command-line.md's recipe for a local certificate: its openssl line, its server line and its client line. */
@@ -46,31 +49,6 @@ function clientNode(): string {
   return node20 ?? process.execPath;
 }
 
-interface DirectionReport {
-  rpm: number | null;
-  mbps: number;
-  connections: number;
-  intervals: number;
-  stable: boolean;
-  confidence: string;
-  probes: { foreign: number; self: number; lost: number };
-  duration_ms: number;
-}
-
-interface RpmReport {
-  rpm: number | null;
-  rpm_p90: number | null;
-  rating: string | null;
-  download_rpm: number | null;
-  upload_rpm: number | null;
-  download_mbps: number;
-  upload_mbps: number;
-  stable: boolean;
-  confidence: string;
-  download: DirectionReport;
-  upload: DirectionReport;
-}
-
 describe.skipIf(!withOpenssl)('netdiag rpm', () => {
   const cert = withOpenssl ? selfSignedCertificate() : { certFile: '', keyFile: '' };
   // The CLI trusts the suite's certificate as an operator's own CA would be trusted.
@@ -95,7 +73,13 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
         expect(run.code, run.stderr).toBe(0);
         // Node 20 warns when an AbortSignal holds more than ten abort listeners: the run's one signal must not gather one a second.
         expect(run.stderr).not.toContain('MaxListenersExceededWarning');
-        const r = JSON.parse(run.stdout) as RpmReport;
+        const printed = JSON.parse(run.stdout) as unknown;
+        // The published schema (openapi/rpm-report.v1.schema.json) holds what the built CLI prints.
+        const valid = new Ajv2020({ strict: true }).compile(RPM_SCHEMA);
+        expect(valid(printed), JSON.stringify(valid.errors)).toBe(true);
+        const read = readRpmReport(printed);
+        if (!read.ok) throw new Error(read.reason);
+        const r = read.report;
         for (const d of [r.download, r.upload]) {
           expect(d.rpm).toBeGreaterThan(0);
           expect(d.mbps).toBeGreaterThan(0);
@@ -196,7 +180,7 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
     }
   }, 40_000);
 
-  it("a configuration that names another server's URLs: exit 1 naming both, and the other server is sent nothing; --allow-origin sends it the load and says so (issue 69)", async () => {
+  it("a configuration that names another server's URLs: exit 1 naming both, and the other server is sent nothing; --allow-origin sends it the load and says so", async () => {
     const target = await startFakeRpmServer(cert, () => ({}));
     const named = { small_download_url: `${target.origin}/internal/admin?x=1`, large_download_url: `${target.origin}/large`, upload_url: `${target.origin}/internal/api/delete-everything` };
     const config = await startFakeRpmServer(cert, () => ({ version: 1, urls: named }));

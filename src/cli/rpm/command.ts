@@ -8,6 +8,7 @@ import { fetchRpmConfig, RpmConfigError } from './responsiveness-config.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
 import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './run.js';
 import { terminalText } from '../terminal/terminal-text.js';
+import { REPORT_SCHEMA_VERSION, type RpmDirectionReport, type RpmReport } from '../../common/speedtest/report.js';
 
 interface RpmOptions {
   /** The configuration URL: `--config`, or `--url` with /.well-known/nq. */
@@ -22,7 +23,7 @@ interface RpmOptions {
 const CANCELLED_EXIT = 130;
 
 const round = (v: number | undefined, digits = 0): number | null => (v === undefined ? null : Math.round(v * 10 ** digits) / 10 ** digits);
-const mbps = (bps: number) => round(bps / 1e6, 2);
+const mbps = (bps: number): number => Math.round(bps / 1e4) / 100;
 /** The mean of the figures there are; undefined without any. */
 const meanOf = (...values: (number | undefined)[]): number | undefined => {
   const known = values.filter((v): v is number => v !== undefined);
@@ -30,12 +31,12 @@ const meanOf = (...values: (number | undefined)[]): number | undefined => {
 };
 
 /** The JSON report (docs/command-line.md, "netdiag rpm"). */
-function rpmReport(down: DirectionRpm, up: DirectionRpm) {
+function rpmReport(down: DirectionRpm, up: DirectionRpm): RpmReport {
   // One figure for the test: the mean of the two directions' (the draft gives a sequential test a
   // score per direction). Pooling both directions' probes in one formula averages their times,
-  // and read 652 where the directions read 889 and 1084.
+  // which reads below both directions' figures.
   const rpm = meanOf(down.rpm, up.rpm);
-  const direction = (d: DirectionRpm) => ({
+  const direction = (d: DirectionRpm): RpmDirectionReport => ({
     rpm: round(d.rpm),
     rpm_p90: round(d.rpmP90),
     mbps: mbps(d.goodputBps),
@@ -49,6 +50,7 @@ function rpmReport(down: DirectionRpm, up: DirectionRpm) {
     duration_ms: Math.round(d.durationMs),
   });
   return {
+    schema_version: REPORT_SCHEMA_VERSION,
     rpm: round(rpm),
     rpm_p90: round(meanOf(down.rpmP90, up.rpmP90)),
     rating: rpm === undefined ? null : rpmClass(rpm),
@@ -123,8 +125,8 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
     return 0;
   }
   const rpmText = (v: number | null) => (v === null ? 'not measured' : `${String(v)} RPM`);
-  const directionText = (d: ReturnType<typeof rpmReport>['download']) =>
-    `${rpmText(d.rpm)}, ${d.mbps?.toFixed(1) ?? '-'} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
+  const directionText = (d: RpmDirectionReport) =>
+    `${rpmText(d.rpm)}, ${d.mbps.toFixed(1)} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
   print(
     pairs(out, [
       ['responsiveness', r.rpm === null ? 'not measured' : `${String(r.rpm)} RPM (${String(r.rating)}; confidence ${r.confidence})`],

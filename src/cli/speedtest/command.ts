@@ -10,9 +10,9 @@ import { ApiFailure, type Client } from '../api/client.js';
 import { pairs, print, printJson, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
 import { qualitiesOf, type Figures } from '../../common/speedtest/latency-quality.js';
-import { bufferbloat } from '../../common/speedtest/bufferbloat.js';
+import { bloatOf, REPORT_SCHEMA_VERSION, type BurstReport, type MeasuredReport, type SpeedTestReport } from '../../common/speedtest/report.js';
 import type { Schemas } from '../../generated/openapi-types.js';
-import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type Progress, type Result } from './run.js';
+import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type Progress as RunProgress, type Result } from './run.js';
 import { RATE_LIMITED_EXIT, waitingLine } from '../api/rate-limit.js';
 import { profileOf, type Burst } from '../../common/speedtest/working.js';
 import { packetLoss, type PacketLoss } from './loss.js';
@@ -42,7 +42,7 @@ function formatMbps(value: number | undefined): string {
 const formatMs = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
 
 /** A burst as --json gives it: null when the link gave none. */
-const burstJson = (b: Burst | undefined) => (b === undefined ? null : { peak_mbps: mbps(b.peakBps) ?? 0, bytes: b.bytes, duration_ms: Math.round(b.durationMs) });
+const burstJson = (b: Burst | undefined): BurstReport | null => (b === undefined ? null : { peak_mbps: mbps(b.peakBps) ?? 0, bytes: b.bytes, duration_ms: Math.round(b.durationMs) });
 
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
 
@@ -52,7 +52,7 @@ const seconds = (ms: number) => Math.round(ms / 10) / 100;
  * trips that came back within it, and the rate of each interval from the start (working.ts
  * INTERVAL_MS), for a script that wants to see the ramp and the window itself.
  */
-function measuredJson(d: DirectionResult | undefined) {
+function measuredJson(d: DirectionResult | undefined): MeasuredReport | null {
   const s = d?.measure.sustained;
   if (d === undefined || s === undefined) return null;
   const window: [number, number] = [seconds(s.startMs), seconds(s.endMs)];
@@ -66,17 +66,15 @@ function measuredJson(d: DirectionResult | undefined) {
     rates_mbps: d.measure.rates.map((bps) => Math.round(bps / 1e5) / 10),
   };
 }
-type Measured = ReturnType<typeof measuredJson>;
-
 /** How a direction was measured, in words: `4 streams, steady 5.0 s` or `4 streams; the rate did not settle: the last 5.0 s`. */
-function basisText(m: NonNullable<Measured>): string {
+function basisText(m: MeasuredReport): string {
   const length = `${(m.window_s[1] - m.window_s[0]).toFixed(1)} s`;
   const streams = `${String(m.streams)} streams`;
   return m.steady ? `${streams}, steady ${length}` : `${streams}; the rate did not settle: the last ${length}`;
 }
 
 /** A rate with the burst before it and what it rests on: `19.1 Mbps sustained (burst: 38.1 Mbps for the first 3.8 MB; 4 streams, steady 5.0 s)`. */
-function rateText(value: number | null, burst: ReturnType<typeof burstJson>, measured: Measured): string {
+function rateText(value: number | null, burst: BurstReport | null, measured: MeasuredReport | null): string {
   const rate = formatMbps(value ?? undefined);
   if (measured === null) return rate;
   return burst === null
@@ -134,12 +132,11 @@ function notesOf(mode: string, r: Result, loss: PacketLoss): string[] {
 }
 
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
-function report(mode: string, r: Result, loss: PacketLoss) {
+function report(mode: string, r: Result, loss: PacketLoss): SpeedTestReport {
   const classes = qualitiesOf(figuresOf(r, loss));
-  // The worse direction under load, against the idle latency.
-  const loaded = r.downLoadedLatency === undefined && r.upLoadedLatency === undefined ? undefined : Math.max(r.downLoadedLatency ?? 0, r.upLoadedLatency ?? 0);
-  const bloat = bufferbloat(r.latency, loaded);
+  const bloat = bloatOf(r.latency, r.downLoadedLatency, r.upLoadedLatency);
   return {
+    schema_version: REPORT_SCHEMA_VERSION,
     mode,
     download_mbps: mbps(r.download?.measure.sustained?.bps) ?? null,
     upload_mbps: mbps(r.upload?.measure.sustained?.bps) ?? null,
@@ -185,7 +182,7 @@ function record(path: string, r: Result): void {
 }
 
 /** A bar on standard error when it is a terminal; nothing otherwise (pipes, files, CI logs). */
-function progressBar(): { update(p: Progress): void; say(line: string): void; stop(): void } {
+function progressBar(): { update(p: RunProgress): void; say(line: string): void; stop(): void } {
   const write = (line: string) => process.stderr.write(`${line}\n`);
   if (!process.stderr.isTTY) return { update: () => undefined, say: write, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
@@ -209,20 +206,30 @@ function progressBar(): { update(p: Progress): void; say(line: string): void; st
     },
     stop: () => {
       if (started) bar.stop();
+      started = false;
     },
   };
 }
 
-export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
-  const config = await client.get<Schemas['SpeedTestConfiguration']>('/v1/speed-test/configuration');
-  const mode = config.modes.find((m) => m.id === options.mode);
-  if (mode === undefined) throw new ApiFailure(`this deployment offers no "${options.mode}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
-  checkPlan(config, mode);
+type Configuration = Schemas['SpeedTestConfiguration'];
+type Send = (event: Schemas['EventName'], properties: Record<string, string | number | undefined>) => Promise<void>;
 
-  // One random id per test (the API contract, event_id); only the events the configuration names.
+/** The deployment's plan for the mode asked for, checked, and the largest transfer it takes. */
+async function planOf(client: Client, modeId: string): Promise<{ config: Configuration; mode: Configuration['modes'][number]; maxBytesPerRequest: number }> {
+  const config = await client.get<Configuration>('/v1/speed-test/configuration');
+  const mode = config.modes.find((m) => m.id === modeId);
+  if (mode === undefined) throw new ApiFailure(`this deployment offers no "${modeId}" mode (it offers ${config.modes.map((m) => m.id).join(', ')})`);
+  checkPlan(config, mode);
+  // The largest transfer the deployment takes; one that does not say takes at least its plan's largest.
+  const maxBytesPerRequest = config.limits.max_bytes_per_request ?? Math.max(...mode.measurements.map((m) => m.bytes_per_request ?? 0));
+  return { config, mode, maxBytesPerRequest };
+}
+
+/** Sends the events the configuration names, under one random id per test (the API contract, event_id); none with --no-analytics. */
+function eventSender(client: Client, config: Configuration, analytics: boolean): Send {
   const eventId = randomUUID();
-  const send = async (event: Schemas['EventName'], properties: Record<string, string | number | undefined>) => {
-    if (!options.analytics || !config.analytics.events.includes(event)) return;
+  return async (event, properties) => {
+    if (!analytics || !config.analytics.events.includes(event)) return;
     const defined = Object.fromEntries(Object.entries(properties).filter(([, v]) => v !== undefined));
     try {
       await client.post(config.analytics.endpoint, { event, event_id: eventId, properties: { source: 'cli', tool_version: TOOL_VERSION, ...defined } });
@@ -231,68 +238,47 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       process.stderr.write(`netdiag: the ${event} event was not accepted: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);
     }
   };
+}
 
-  // The largest transfer the deployment takes; one that does not say takes at least its plan's largest.
-  const maxBytesPerRequest = config.limits.max_bytes_per_request ?? Math.max(...mode.measurements.map((m) => m.bytes_per_request ?? 0));
+/** The run with its bar and Ctrl-C: its result, or the exit status of a run that failed (its failure event sent). */
+async function runTest(client: Client, plan: Awaited<ReturnType<typeof planOf>>, send: Send): Promise<Result | number> {
+  const { mode, maxBytesPerRequest } = plan;
   const run = new SpeedTestRun(client.base, client.timeoutMs);
   const bar = progressBar();
   const interrupt = () => {
     run.cancel();
   };
   // Said on standard error as it happens (a script's JSON has it too, in the result's notes).
-  let shown: Progress = { phase: 'latency', done: 0, total: 1 };
+  let shown: RunProgress = { phase: 'latency', done: 0, total: 1 };
   const waited = (w: LimitWait) => {
     bar.say(`netdiag: ${waitingLine('a request of the speed test', w.seconds, w.then)}`);
     bar.update({ ...shown, phase: 'waiting for the rate limit' });
   };
+  const onProgress = (p: RunProgress) => {
+    shown = p;
+    bar.update(p);
+  };
   process.once('SIGINT', interrupt);
   const started = performance.now();
-  const startedAt = Date.now();
   await send('speed_test_started', { mode: mode.id });
-  let result: Result;
   try {
-    result = await run.run(
-      mode.measurements,
-      (p) => {
-        shown = p;
-        bar.update(p);
-      },
-      { mode: mode.id, maxBytesPerRequest },
-      waited,
-    );
+    return await run.run(mode.measurements, onProgress, { mode: mode.id, maxBytesPerRequest }, waited);
   } catch (err) {
-    bar.stop();
     if (!(err instanceof SpeedTestFailure)) throw err;
+    bar.stop();
     await send('speed_test_failed', { mode: mode.id, failure_reason: err.reason, duration_ms: Math.round(performance.now() - started) });
     process.stderr.write(`netdiag: the speed test ${err.reason === 'cancelled' ? 'was cancelled' : `failed: ${terminalText(err.message)}`}\n`);
     if (err instanceof RateLimited) return RATE_LIMITED_EXIT;
     return err.reason === 'cancelled' ? CANCELLED_EXIT : 1;
   } finally {
+    bar.stop();
     process.removeListener('SIGINT', interrupt);
     run.close();
   }
-  bar.stop();
-  const recordTo = process.env.NETDIAG_SPEEDTEST_RECORD;
-  if (recordTo !== undefined && recordTo !== '') record(recordTo, result);
-  const loss: PacketLoss = options.packetLoss ? await packetLoss(client) : { measured: false, reason: 'skipped (--no-packet-loss)' };
-  const r = report(mode.id, result, loss);
-  await send('speed_test_completed', {
-    mode: mode.id,
-    duration_ms: r.duration_ms,
-    download_mbps: r.download_mbps ?? undefined,
-    upload_mbps: r.upload_mbps ?? undefined,
-    latency_ms: r.latency_ms ?? undefined,
-    jitter_ms: r.jitter_ms ?? undefined,
-    streaming_quality: r.streaming_quality,
-    gaming_quality: r.gaming_quality,
-    video_call_quality: r.video_call_quality,
-  });
-  const link = options.share ? await shareOf(client, mode.id, startedAt, result, loss, options.shareAddress) : undefined;
-  if (link !== undefined) await send('speed_test_shared', { mode: mode.id });
-  if (out.json) {
-    printJson(link === undefined ? r : { ...r, share_link: link });
-    return 0;
-  }
+}
+
+/** The report as a table, its notes and the share link after it. */
+function printTable(out: Output, r: SpeedTestReport, result: Result, loss: PacketLoss, link: string | undefined): void {
   print(
     pairs(out, [
       ['download', rateText(r.download_mbps, r.download_burst, r.measured.download)],
@@ -305,11 +291,39 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
       ['streaming', r.streaming_quality],
       ['gaming', r.gaming_quality],
       ['video call', r.video_call_quality],
-      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${mode.id} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
+      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${r.mode} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
     ]),
   );
   for (const note of r.notes) print(`note: ${terminalText(note)}`);
   if (link !== undefined) print(`share: ${terminalText(link)}`);
+}
+
+export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
+  const plan = await planOf(client, options.mode);
+  const modeId = plan.mode.id;
+  const send = eventSender(client, plan.config, options.analytics);
+  const startedAt = Date.now();
+  const result = await runTest(client, plan, send);
+  if (typeof result === 'number') return result;
+  const recordTo = process.env.NETDIAG_SPEEDTEST_RECORD;
+  if (recordTo !== undefined && recordTo !== '') record(recordTo, result);
+  const loss: PacketLoss = options.packetLoss ? await packetLoss(client) : { measured: false, reason: 'skipped (--no-packet-loss)' };
+  const r = report(modeId, result, loss);
+  await send('speed_test_completed', {
+    mode: modeId,
+    duration_ms: r.duration_ms,
+    download_mbps: r.download_mbps ?? undefined,
+    upload_mbps: r.upload_mbps ?? undefined,
+    latency_ms: r.latency_ms ?? undefined,
+    jitter_ms: r.jitter_ms ?? undefined,
+    streaming_quality: r.streaming_quality,
+    gaming_quality: r.gaming_quality,
+    video_call_quality: r.video_call_quality,
+  });
+  const link = options.share ? await shareOf(client, modeId, startedAt, result, loss, options.shareAddress) : undefined;
+  if (link !== undefined) await send('speed_test_shared', { mode: modeId });
+  if (out.json) printJson(link === undefined ? r : { ...r, share_link: link });
+  else printTable(out, r, result, loss, link);
   return 0;
 }
 
