@@ -9,19 +9,19 @@ import { sendEvent } from '../events/events.js';
 import { download, fileName, testCsv, testJson, type TestExport } from './export.js';
 
 /** A finished test, with what its share event needs. */
-export interface RunRecord extends TestExport {
+export interface FinishedTest extends TestExport {
   eventId: string;
   config: Schemas['SpeedTestConfiguration'];
 }
 
 /** What a finished test offers: Share and Export; `offer` with none withdraws them (a new test). */
 export interface ShareOffer {
-  offer(record: RunRecord | undefined): void;
+  offer(record: FinishedTest | undefined): void;
 }
 
 /** Wires Share and Export once, for the test on offer (held here, not in a module variable). */
 export function setUpShare(): ShareOffer {
-  let current: RunRecord | undefined;
+  let current: FinishedTest | undefined;
   $('#speed-share').addEventListener('click', () => {
     if (current === undefined) return;
     const withAddress = $<HTMLInputElement>('#speed-share-address').checked;

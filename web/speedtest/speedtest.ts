@@ -11,7 +11,7 @@ import { browserLimitNote, stepLossCounts } from './report.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from '../events/uuid.js';
 import { sendEvent } from '../events/events.js';
-import type { RunRecord, ShareOffer } from '../results/share.js';
+import type { FinishedTest, ShareOffer } from '../results/share.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { speedResult, windowRoundTrips, type Measured, type Readings, type SpeedResult } from './speed-result.js';
 import { num, t } from '../i18n/locale.js';
@@ -324,7 +324,7 @@ function showDone(run: TestRun, runs: Partial<Record<Direction, LoadRun>>, idleP
   $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
   drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });
   text('#speed-status', t('speed.done'));
-  const record: RunRecord = {
+  const record: FinishedTest = {
     eventId,
     config,
     shared: result.shared,
