@@ -42,6 +42,94 @@ function isTchar(code: number): boolean {
 /** One `forwarded-element`: its pairs by lower-case name, or undefined when it is malformed. */
 type Element = Map<string, string> | undefined;
 
+/** A quoted-string that never closed: where the client's text ends can no longer be told. */
+const UNCLOSED = Symbol('unclosed');
+
+/** A cursor over a `Forwarded` value, reading the pieces of RFC 9110 §5.6's list grammar. */
+class FieldCursor {
+  i = 0;
+  constructor(readonly text: string) {}
+
+  get atEnd(): boolean {
+    return this.i >= this.text.length;
+  }
+
+  at(ch: string): boolean {
+    return this.text[this.i] === ch;
+  }
+
+  skipOws(): void {
+    while (this.at(' ') || this.at('\t')) this.i++;
+  }
+
+  token(): string {
+    const start = this.i;
+    while (this.i < this.text.length && isTchar(this.text.charCodeAt(this.i))) this.i++;
+    return this.text.slice(start, this.i);
+  }
+
+  /** A quoted-string's content (RFC 9110 §5.6.4), or UNCLOSED when it does not close. */
+  quoted(): string | typeof UNCLOSED {
+    const { text } = this;
+    let value = '';
+    this.i++; // the opening DQUOTE
+    while (this.i < text.length) {
+      const ch = text.charAt(this.i);
+      if (ch === '"') {
+        this.i++;
+        return value;
+      }
+      if (ch === '\\') {
+        if (this.i + 1 >= text.length) return UNCLOSED;
+        value += text.charAt(this.i + 1);
+        this.i += 2;
+      } else {
+        value += ch;
+        this.i++;
+      }
+    }
+    return UNCLOSED;
+  }
+
+  /** Skips a malformed element's rest up to its comma; false when an open quote runs to the end. */
+  skipToComma(): boolean {
+    while (!this.atEnd && !this.at(',')) {
+      if (!this.at('"')) this.i++;
+      else if (this.quoted() === UNCLOSED) return false;
+    }
+    return true;
+  }
+}
+
+/** One pair's value: a token or a quoted-string; '' when there is neither. */
+function valueAt(cursor: FieldCursor): string | typeof UNCLOSED {
+  return cursor.at('"') ? cursor.quoted() : cursor.token();
+}
+
+/**
+ * One element's `name=value` pairs, separated by semicolons, up to its comma or the end:
+ * undefined when malformed (the cursor then stands inside it), UNCLOSED when a quote never closes.
+ */
+function pairsAt(cursor: FieldCursor): Element | typeof UNCLOSED {
+  const pairs = new Map<string, string>();
+  for (;;) {
+    cursor.skipOws();
+    const name = cursor.token().toLowerCase();
+    if (name === '' || !cursor.at('=')) return undefined;
+    cursor.i++;
+    const quotedValue = cursor.at('"');
+    const value = valueAt(cursor);
+    if (value === UNCLOSED) return UNCLOSED;
+    // §4: a parameter MUST NOT occur more than once in an element.
+    if ((value === '' && !quotedValue) || pairs.has(name)) return undefined;
+    pairs.set(name, value);
+    cursor.skipOws();
+    if (cursor.atEnd || cursor.at(',')) return pairs;
+    if (!cursor.at(';')) return undefined;
+    cursor.i++;
+  }
+}
+
 /**
  * RFC 7239 §4 `Forwarded`, parsed left to right by its grammar: elements separated by commas,
  * pairs by semicolons, a value a token or a quoted-string (RFC 9110 §5.6.4). A malformed element
@@ -51,100 +139,22 @@ type Element = Map<string, string> | undefined;
  */
 function parseElements(text: string): Element[] {
   const elements: Element[] = [];
-  let i = 0;
-  const n = text.length;
-  const skipOws = () => {
-    while (i < n && (text[i] === ' ' || text[i] === '\t')) i++;
-  };
-  const token = (): string => {
-    const start = i;
-    while (i < n && isTchar(text.charCodeAt(i))) i++;
-    return text.slice(start, i);
-  };
-  /** A quoted-string's content, or undefined when it does not close. */
-  const quoted = (): string | undefined => {
-    let value = '';
-    i++; // the opening DQUOTE
-    while (i < n) {
-      const ch = text.charAt(i);
-      if (ch === '"') {
-        i++;
-        return value;
-      }
-      if (ch === '\\') {
-        if (i + 1 >= n) return undefined;
-        value += text.charAt(i + 1);
-        i += 2;
-      } else {
-        value += ch;
-        i++;
-      }
-    }
-    return undefined;
-  };
-  /** Skips a malformed element's rest up to its comma; false when an open quote runs to the end. */
-  const skipToComma = (): boolean => {
-    while (i < n && text[i] !== ',') {
-      if (text[i] !== '"') i++;
-      else if (quoted() === undefined) return false;
-    }
-    return true;
-  };
-
-  while (i <= n) {
-    skipOws();
-    if (i >= n) break;
-    if (text[i] === ',') {
-      i++;
+  const cursor = new FieldCursor(text);
+  for (;;) {
+    cursor.skipOws();
+    if (cursor.atEnd) return elements;
+    if (cursor.at(',')) {
+      cursor.i++;
       continue;
     }
-    const pairs = new Map<string, string>();
-    let element: Element = pairs;
-    for (;;) {
-      skipOws();
-      const name = token().toLowerCase();
-      if (name === '' || text[i] !== '=') {
-        element = undefined;
-        break;
-      }
-      i++;
-      let value: string | undefined;
-      if (text[i] === '"') {
-        value = quoted();
-        if (value === undefined) {
-          elements.push(undefined);
-          return elements;
-        }
-      } else {
-        value = token();
-        if (value === '') {
-          element = undefined;
-          break;
-        }
-      }
-      // §4: a parameter MUST NOT occur more than once in an element.
-      if (pairs.has(name)) {
-        element = undefined;
-        break;
-      }
-      pairs.set(name, value);
-      skipOws();
-      if (text[i] === ';') {
-        i++;
-        continue;
-      }
-      if (i >= n || text[i] === ',') break;
-      element = undefined;
-      break;
-    }
-    if (element === undefined && !skipToComma()) {
+    const element = pairsAt(cursor);
+    if (element === UNCLOSED || (element === undefined && !cursor.skipToComma())) {
       elements.push(undefined);
       return elements;
     }
     elements.push(element);
-    i++; // the comma, or past the end
+    cursor.i++; // the comma, or past the end
   }
-  return elements;
 }
 
 /** RFC 7239 `Forwarded`: the `for=` node of each element; elements without one break the chain. */

@@ -172,6 +172,26 @@ function upstreamOf(transport: DnsTransport, timeoutMs: number, logger: Logger, 
   return { circuit, exchange, afterTimeout };
 }
 
+/** Why a lookup is refused before it is sent (its circuit open, too many in flight), if it is. */
+function refusalOf(circuit: Circuit, outstanding: number, maxOutstanding: number): DnsFailure | undefined {
+  if (!circuit.admits()) return new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open');
+  if (outstanding >= maxOutstanding) return new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap');
+  return undefined;
+}
+
+/**
+ * A failed lookup told to the observer and the circuit. Only the transport's own faults count; a
+ * reply the upstream sent (even a bad one) proves it is there, and a timeout is the name's until
+ * the health question says otherwise (afterTimeout).
+ */
+function countFailure(err: unknown, started: number, circuit: Circuit, afterTimeout: (sentAt: number) => void, observer: ResolverObserver | undefined): void {
+  if (!(err instanceof DnsFailure)) return;
+  observer?.upstream(OUTCOMES[err.kind], (performance.now() - started) / 1000);
+  if (err.kind === 'unavailable') circuit.failure(err.reason);
+  else if (err.kind === 'timeout') afterTimeout(started);
+  else circuit.success();
+}
+
 export function createResolver({ transport, timeoutMs, cache, clock, maxOutstanding = Infinity, maxOutstandingUncached = ptrBudgetOf(maxOutstanding), logger = SILENT, defer = () => undefined, observer }: ResolverOptions): ResolverRuntime {
   const inflight = new Coalescer<DnsResult>(defer);
   // Apart from `inflight`, so an uncached lookup never hands its answer to the cache's waiters.
@@ -182,11 +202,7 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
   const { circuit, exchange, afterTimeout } = upstreamOf(transport, timeoutMs, logger, defer, clock);
 
   async function lookup(name: string, type: DnsType, deadlineMs: number): Promise<DnsResult> {
-    const refusal = !circuit.admits()
-      ? new DnsFailure('unavailable', 'it has been failing, and is being probed for recovery', 'circuit_open')
-      : outstanding >= maxOutstanding
-        ? new DnsFailure('unavailable', 'too many lookups are in flight', 'outstanding_cap')
-        : undefined;
+    const refusal = refusalOf(circuit, outstanding, maxOutstanding);
     if (refusal !== undefined) {
       observer?.upstream('unavailable', undefined);
       throw refusal;
@@ -202,15 +218,7 @@ export function createResolver({ transport, timeoutMs, cache, clock, maxOutstand
       observer?.upstream('answer', (performance.now() - started) / 1000);
       return result;
     } catch (err) {
-      if (err instanceof DnsFailure) observer?.upstream(OUTCOMES[err.kind], (performance.now() - started) / 1000);
-      if (err instanceof DnsFailure) {
-        // Only the transport's own faults count; a reply the upstream sent (even a bad one)
-        // proves it is there, and a timeout is the name's until the health question says
-        // otherwise (afterTimeout).
-        if (err.kind === 'unavailable') circuit.failure(err.reason);
-        else if (err.kind === 'timeout') afterTimeout(started);
-        else circuit.success();
-      }
+      countFailure(err, started, circuit, afterTimeout, observer);
       throw err;
     } finally {
       outstanding -= 1;

@@ -41,6 +41,55 @@ async function portIsFree(port: number, host: string | undefined): Promise<void>
   await new Promise((resolve) => probe.close(resolve));
 }
 
+/** The metrics asked of the threads, each request waiting by its id for the thread's reply. */
+class MetricsRequests {
+  #next = 0;
+  readonly #replies = new Map<number, (json: unknown[]) => void>();
+
+  /** A thread's reply to request `id`. */
+  answer(id: number, metrics: unknown[]): void {
+    this.#replies.get(id)?.(metrics);
+  }
+
+  /** Every thread's metrics, or a fault when one does not send them in time. */
+  collect(threads: ReadonlySet<Worker>): Promise<unknown[][]> {
+    return Promise.all([...threads].map((thread) => new Promise<unknown[]>((resolve, reject) => {
+      const id = this.#next++;
+      const timer = setTimeout(() => {
+        this.#replies.delete(id);
+        reject(new Error('a worker thread did not send its metrics in time'));
+      }, METRICS_TIMEOUT_MS);
+      this.#replies.set(id, (json) => {
+        clearTimeout(timer);
+        this.#replies.delete(id);
+        resolve(json);
+      });
+      thread.postMessage({ type: 'metrics', id } satisfies ToThread);
+    })));
+  }
+}
+
+/** The /metrics listener of the primary, when configured: every thread's metrics summed (prom-client's aggregation). */
+async function summedMetricsServer(config: Config, threads: ReadonlySet<Worker>, requests: MetricsRequests, logger: Logger): Promise<MetricsServer | undefined> {
+  if (config.metrics === undefined) return undefined;
+  const { AggregatorRegistry, Registry } = await import('prom-client');
+  return startMetricsServer(config.metrics, {
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
+    render: async () => AggregatorRegistry.aggregate(await requests.collect(threads)).metrics(),
+  }, logger);
+}
+
+/** Tells every thread to drain itself (in-flight requests, events flush) and end; ends those still running after the grace. */
+async function drainThreads(threads: ReadonlySet<Worker>, graceMs: number): Promise<void> {
+  const exits = [...threads].map((t) => new Promise<void>((resolve) => t.once('exit', () => { resolve(); })));
+  for (const thread of threads) thread.postMessage({ type: 'drain', graceMs } satisfies ToThread);
+  const timer = setTimeout(() => {
+    for (const thread of threads) void thread.terminate();
+  }, graceMs + 5_000);
+  await Promise.all(exits);
+  clearTimeout(timer);
+}
+
 /**
  * The primary thread of `NETDIAG_WORKERS` > 1: starts the worker threads (each a full server on
  * the same port with SO_REUSEPORT, the kernel spreading connections over them), gives them one
@@ -57,8 +106,7 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
   const rateLimitKey = config.rateLimitKey ?? randomBytes(32).toString('base64');
   const threads = new Set<Worker>();
   let stopping = false;
-  let nextMetrics = 0;
-  const metricsReplies = new Map<number, (json: unknown[]) => void>();
+  const metricsRequests = new MetricsRequests();
 
   await portIsFree(config.port, config.host);
 
@@ -73,7 +121,7 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
       thread.on('message', (message: FromThread) => {
         if (message.type === 'listening') resolve(message.port);
         else if (message.type === 'failed') reject(message.variable === undefined ? new Error(message.message) : new ConfigError(message.variable, message.message));
-        else metricsReplies.get(message.id)?.(message.metrics);
+        else metricsRequests.answer(message.id, message.metrics);
       });
       thread.once('exit', (code) => {
         reject(new Error(`a worker thread exited with ${String(code)} before it listened`));
@@ -107,40 +155,12 @@ export async function startThreads(config: Config, logger: Logger): Promise<Runn
     throw err;
   }
 
-  const collect = (): Promise<unknown[][]> =>
-    Promise.all([...threads].map((thread) => new Promise<unknown[]>((resolve, reject) => {
-      const id = nextMetrics++;
-      const timer = setTimeout(() => {
-        metricsReplies.delete(id);
-        reject(new Error('a worker thread did not send its metrics in time'));
-      }, METRICS_TIMEOUT_MS);
-      metricsReplies.set(id, (json) => {
-        clearTimeout(timer);
-        metricsReplies.delete(id);
-        resolve(json);
-      });
-      thread.postMessage({ type: 'metrics', id } satisfies ToThread);
-    })));
-  let metricsServer: MetricsServer | undefined;
-  if (config.metrics !== undefined) {
-    const { AggregatorRegistry, Registry } = await import('prom-client');
-    metricsServer = await startMetricsServer(config.metrics, {
-      contentType: Registry.PROMETHEUS_CONTENT_TYPE,
-      render: async () => AggregatorRegistry.aggregate(await collect()).metrics(),
-    }, logger);
-  }
+  const metricsServer = await summedMetricsServer(config, threads, metricsRequests, logger);
   logger.info({ port: actualPort, workers: count, role: 'primary' }, 'listening');
 
   const drain = async (graceMs: number) => {
     stopping = true;
-    const exits = [...threads].map((t) => new Promise<void>((resolve) => t.once('exit', () => { resolve(); })));
-    // Each thread drains itself (in-flight requests, events flush) and ends.
-    for (const thread of threads) thread.postMessage({ type: 'drain', graceMs } satisfies ToThread);
-    const timer = setTimeout(() => {
-      for (const thread of threads) void thread.terminate();
-    }, graceMs + 5_000);
-    await Promise.all(exits);
-    clearTimeout(timer);
+    await drainThreads(threads, graceMs);
     await metricsServer?.close();
   };
   return { port: actualPort, threads, limiterTable, drain };

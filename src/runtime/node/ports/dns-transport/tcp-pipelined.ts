@@ -21,6 +21,44 @@ interface Connection {
 }
 
 /**
+ * A connection's bytes as replies: each whole frame (RFC 1035 §4.2.2: a two-octet length, then
+ * the message) settles the query of its ID; a partial frame waits for the rest.
+ */
+function replyReader(pending: ReadonlyMap<number, Entry>): (chunk: Buffer) => void {
+  let buffered: Buffer = Buffer.alloc(0);
+  return (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    let at = 0;
+    while (buffered.length - at >= 2) {
+      const length = buffered.readUInt16BE(at);
+      if (buffered.length - at < 2 + length) break;
+      const message = buffered.subarray(at + 2, at + 2 + length);
+      at += 2 + length;
+      // A reply for no query in flight (one that ended at its deadline) is dropped.
+      pending.get(messageId(message))?.settle.resolve(message);
+    }
+    buffered = at === buffered.length ? Buffer.alloc(0) : buffered.subarray(at);
+  };
+}
+
+/**
+ * Writes a frame on the connection, corked until the check phase, after every I/O callback of
+ * this loop iteration: the queries of all the requests read together leave in one write. (A
+ * microtask or nextTick would flush after each request's own callback, one write per query.)
+ */
+function writeCorked(connection: Connection, frame: Uint8Array): void {
+  if (!connection.corked) {
+    connection.corked = true;
+    connection.socket.cork();
+    setImmediate(() => {
+      connection.corked = false;
+      connection.socket.uncork();
+    });
+  }
+  connection.socket.write(frame);
+}
+
+/**
  * DNS over one long-lived TCP connection with many queries in flight (RFC 7766 §6.2.1.1
  * pipelining; replies may come in any order and are matched by ID, the question then checked by
  * the resolver). Queries made in the same iteration of the event loop leave in one write, and one
@@ -46,20 +84,7 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
     const socket = connect({ host, port, noDelay: true });
     socket.unref();
     const connection: Connection = { socket, pending: new Map(), corked: false };
-    let buffered: Buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      let at = 0;
-      while (buffered.length - at >= 2) {
-        const length = buffered.readUInt16BE(at);
-        if (buffered.length - at < 2 + length) break;
-        const message = buffered.subarray(at + 2, at + 2 + length);
-        at += 2 + length;
-        // A reply for no query in flight (one that ended at its deadline) is dropped.
-        connection.pending.get(messageId(message))?.settle.resolve(message);
-      }
-      buffered = at === buffered.length ? Buffer.alloc(0) : buffered.subarray(at);
-    });
+    socket.on('data', replyReader(connection.pending));
     let failure: DnsFailure | undefined;
     const connectDeadline = setTimeout(() => {
       failure = new DnsFailure('unavailable', 'the resolver did not accept a connection in time', 'connect_timeout');
@@ -105,18 +130,7 @@ export function pipelinedTcpTransport(host: string, port: number, fallback: DnsT
     const connection = current ?? (current = open());
     entry.home = connection;
     connection.pending.set(messageId(query), entry);
-    if (!connection.corked) {
-      // Uncorked in the check phase, after every I/O callback of this loop iteration: the
-      // queries of all the requests read together leave in one write. (A microtask or
-      // nextTick would flush after each request's own callback, one write per query.)
-      connection.corked = true;
-      connection.socket.cork();
-      setImmediate(() => {
-        connection.corked = false;
-        connection.socket.uncork();
-      });
-    }
-    connection.socket.write(framed(query));
+    writeCorked(connection, framed(query));
   }
 
   return {

@@ -25,6 +25,53 @@ interface Channel {
 }
 
 /**
+ * A socket connected to the upstream, its replies handed to the query in flight with their ID;
+ * `onError` is told of a fault of the socket (an ICMP unreachable, a failed send).
+ */
+function openChannel(family: 'udp4' | 'udp6', host: string, port: number, onError: (channel: Channel, err: Error) => void): Channel {
+  const socket = createSocket(family);
+  const channel: Channel = {
+    socket,
+    pending: new Map(),
+    retired: new Set(),
+    broken: false,
+    connecting: new Promise((resolve) => {
+      socket.connect(port, host, () => {
+        channel.connecting = undefined;
+        resolve();
+      });
+    }),
+  };
+  // Long-lived, but never a reason for the process to stay up.
+  socket.unref();
+  socket.on('message', (message: Buffer) => {
+    // A reply for no query in flight here (late, duplicated or forged) is dropped (RFC 5452 §9.1).
+    channel.pending.get(messageId(message))?.resolve(message);
+  });
+  socket.on('error', (err) => {
+    onError(channel, err);
+  });
+  return channel;
+}
+
+/** Sends a query at once on a connected socket, or once it connects, unless the query has ended or the socket broke meanwhile. */
+function sendOn(channel: Channel, id: number, query: Uint8Array): void {
+  if (channel.connecting === undefined) {
+    channel.socket.send(query);
+    return;
+  }
+  void channel.connecting.then(() => {
+    if (channel.pending.has(id) && !channel.broken) channel.socket.send(query);
+  });
+}
+
+/** An ID whose query ended unanswered, kept from later queries on its socket for RETIRE_MS (its reply may still come). */
+function retire(channel: Channel, id: number): void {
+  channel.retired.add(id);
+  setTimeout(() => channel.retired.delete(id), RETIRE_MS).unref();
+}
+
+/**
  * DNS over UDP through a few long-lived sockets to the one upstream, as forwarders do
  * (dnsdist's backend sockets): no socket is opened, bound, connected and closed per query,
  * which was a quarter of the CPU of /v1/ip for distinct callers.
@@ -45,31 +92,12 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
   let next = 0;
 
   function open(slot: number): Channel {
-    const socket = createSocket(family);
-    const channel: Channel = {
-      socket,
-      pending: new Map(),
-      retired: new Set(),
-      broken: false,
-      connecting: new Promise((resolve) => {
-        socket.connect(port, host, () => {
-          channel.connecting = undefined;
-          resolve();
-        });
-      }),
-    };
-    // Long-lived, but never a reason for the process to stay up.
-    socket.unref();
-    socket.on('message', (message: Buffer) => {
-      // A reply for no query in flight here (late, duplicated or forged) is dropped (RFC 5452 §9.1).
-      channel.pending.get(messageId(message))?.resolve(message);
-    });
-    socket.on('error', (err) => {
+    const channel = openChannel(family, host, port, (broken, err) => {
       // An ICMP unreachable or a failed send: the upstream is not there for anyone on this
       // socket. Its queries fail as unavailable and the slot gets a new socket (and port).
-      discard(slot, channel);
+      discard(slot, broken);
       const failure = new DnsFailure('unavailable', 'the resolver could not be reached', failureReason(err));
-      for (const settle of [...channel.pending.values()]) settle.reject(failure);
+      for (const settle of [...broken.pending.values()]) settle.reject(failure);
     });
     channels[slot] = channel;
     return channel;
@@ -107,10 +135,7 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
         deadline,
         () => {
           channel.pending.delete(id);
-          if (!answered && !channel.broken) {
-            channel.retired.add(id);
-            setTimeout(() => channel.retired.delete(id), RETIRE_MS).unref();
-          }
+          if (!answered && !channel.broken) retire(channel, id);
         },
         (settle) => {
           channel.pending.set(id, {
@@ -122,13 +147,7 @@ export function sharedUdpTransport(host: string, port: number, fallback: DnsTran
               settle.reject(failure);
             },
           });
-          if (channel.connecting === undefined) {
-            channel.socket.send(query);
-          } else {
-            void channel.connecting.then(() => {
-              if (channel.pending.has(id) && !channel.broken) channel.socket.send(query);
-            });
-          }
+          sendOn(channel, id, query);
         },
       );
     },
