@@ -4,6 +4,7 @@
 // `download` hands the text over.
 import { csvRows } from '../../src/common/csv.js';
 import type { Poll } from '../../src/common/series.js';
+import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest/report.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { INTERVAL_MS, type DirectionMeasure, type Progress, type RoundTrip } from '../../src/common/speedtest/working.js';
 
@@ -27,8 +28,8 @@ export interface TestExport {
   /** The engine's idle round trips, and those of each direction's window. */
   roundTrips: { idle: readonly number[]; loadedDown: readonly number[]; loadedUp: readonly number[] };
   loss: { sent: number; lost: number } | null;
-  classes: Record<string, string>;
-  bufferbloat: { grade: string; increase_ms: number } | null;
+  classes: QualityClasses;
+  bufferbloat: PageBufferbloat | null;
 }
 
 const mbps = (bps: number | undefined) => (bps === undefined ? null : bps / 1e6);
@@ -51,7 +52,7 @@ function figures(t: TestExport) {
 }
 
 /** A direction in the export's words: its window and rates, and the raw counts and round trips (ms since it began) as pairs. */
-function measuredJson(m: MeasuredExport | null) {
+function loadJson(m: MeasuredExport | null) {
   if (m === null) return null;
   const s = m.measure.sustained;
   return {
@@ -77,7 +78,7 @@ export function testJson(t: TestExport): string {
       bufferbloat: t.bufferbloat,
       classes: t.classes,
       packet_loss: t.loss,
-      measured: { download: measuredJson(t.measured.download), upload: measuredJson(t.measured.upload) },
+      measured: { download: loadJson(t.measured.download), upload: loadJson(t.measured.upload) },
       round_trips_ms: { idle: t.roundTrips.idle, loaded_down: t.roundTrips.loadedDown, loaded_up: t.roundTrips.loadedUp },
     },
     null,

@@ -7,6 +7,7 @@
 import { loadedRpmEstimate } from '../../src/common/responsiveness/rpm.js';
 import { bufferbloat, worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
 import { qualities, type Quality } from '../../src/common/speedtest/latency-quality.js';
+import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest/report.js';
 import { sharedBps, sharedMs, type SharedResult } from '../../src/common/speedtest/share.js';
 import type { Burst, DirectionMeasure, RoundTrip } from '../../src/common/speedtest/working.js';
 import { num, t } from '../i18n/locale.js';
@@ -58,8 +59,8 @@ export interface SpeedResult {
   lossCounted: boolean;
   /** What the loss rule read of the browser's sending, for scripts and tests, when it could. */
   lossSending: LossSending | undefined;
-  classes: Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'>;
-  bufferbloat: { grade: string; increase_ms: number } | null;
+  classes: QualityClasses;
+  bufferbloat: PageBufferbloat | null;
   /** The responsiveness estimate, whole RPM (src/common/responsiveness/rpm.ts loadedRpmEstimate), null without round trips under load. */
   rpm: number | null;
 }
@@ -155,7 +156,7 @@ export function speedResult(r: Readings): SpeedResult {
   }
 
   const q = qualities({ download: down, upload: up, latency: idle?.median, jitter: idle?.jitter ?? undefined, downLoadedLatency: loadedDown?.median, upLoadedLatency: loadedUp?.median, packetLoss: loss === undefined ? undefined : loss.lost / loss.sent });
-  const known = (c: Quality | 'pending') => (c === 'pending' ? undefined : c);
+  const known = (c: QualityClasses[keyof QualityClasses]) => (c === 'pending' ? undefined : c);
   const classes: Classes = { streaming: known(q.streaming), gaming: known(q.gaming), videoCall: known(q.video_call) };
   const waiting = classesWaitFor(classes, idle !== undefined, loaded !== undefined, r.mode);
 

@@ -5,14 +5,13 @@
 // columns, then a row per result). Every result read back is checked as a shared link is
 // (share.ts's bounds), and one that is wrong refuses the file, naming it, rather than importing
 // the rest silently. No DOM and no Node here: the page and the command line both use it.
-import { bufferbloat, worseLoaded } from './bufferbloat.js';
+import { figuresOfShared } from './report.js';
 import { decodeResult, encodeResult, type SharedResult } from './share.js';
 
 const VERSION = 1;
 
 /** The figures of a result as the file names them, units in the names. */
 function row(r: SharedResult) {
-  const loaded = worseLoaded(r.loadedDownMs, r.loadedUpMs);
   return {
     tested_at: new Date(r.at).toISOString(),
     mode: r.mode,
@@ -24,7 +23,7 @@ function row(r: SharedResult) {
     loaded_latency_up_ms: r.loadedUpMs ?? null,
     packet_loss_percent: r.lossPercent ?? null,
     // Derived (from idle and loaded latency), for a reader's convenience; import ignores it.
-    bufferbloat_grade: bufferbloat(r.latencyMs, loaded)?.grade ?? null,
+    bufferbloat_grade: figuresOfShared(r).bufferbloat_grade,
   };
 }
 

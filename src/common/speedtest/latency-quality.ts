@@ -3,6 +3,7 @@
 // ScoresCalculations), so `netdiag speedtest` and the page report the same quantities. The rates
 // and the loaded latency are working.ts's.
 import type { SharedResult } from './share.js';
+import { worseLoaded } from './bufferbloat.js';
 import { percentile } from '../statistics.js';
 
 /** Median of the pings. */
@@ -70,7 +71,7 @@ export function qualitiesOf(f: Figures): ReturnType<typeof qualities> {
  * loaded latency less the idle one.
  */
 export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'> {
-  const loaded = s.downLoadedLatency !== undefined || s.upLoadedLatency !== undefined ? Math.max(s.downLoadedLatency ?? -Infinity, s.upLoadedLatency ?? -Infinity) : undefined;
+  const loaded = worseLoaded(s.downLoadedLatency, s.upLoadedLatency);
   const values: Partial<Record<Input, number>> = {
     packetLoss: s.packetLoss,
     latency: s.latency,

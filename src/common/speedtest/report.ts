@@ -96,6 +96,15 @@ export interface RpmReport {
   upload: RpmDirectionReport;
 }
 
+/** The three experiences' classes, by the report's names (without `_quality`). */
+export type QualityClasses = Record<'streaming' | 'gaming' | 'video_call', QualityClass>;
+
+/** The page's bufferbloat (its result and its export): the report's grade and increase, together. */
+export interface PageBufferbloat {
+  grade: BufferbloatGrade;
+  increase_ms: number;
+}
+
 /** The figures a speed test is judged and kept by: what a monitor's expectations name and a page result carries. */
 export type SpeedTestFigures = Pick<
   SpeedTestReport,
