@@ -1,7 +1,7 @@
 // A run's figures as the monitor's page shows them: by the page's own names for them and in its
 // units and number format (web/i18n/locale.ts), never the JSON's keys ("download_mbps 15972.47").
 // The names are those the main page gives the same figures; a figure the page has no words for is
-// left out. Read from the figures each check reports (src/cli/monitor/expect.ts, FIGURES).
+// left out. Read from the figures each check reports (src/cli/monitor/checks/, one file a kind).
 import { num, t } from '../i18n/locale.js';
 import { bloatText, formatMbps, formatMs, lossText } from '../speedtest/report.js';
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import type { AlertState, Store } from './store.js';
 
 /** A notice as a webhook receives it (docs/monitor.md, "Alerts"). */
-interface Notice {
+export interface Notice {
   kind: 'alert' | 'recovery';
   title: string;
   body: string;
@@ -121,9 +121,20 @@ async function sendOnce(target: string, notice: Notice, timeoutMs: number, signa
   });
 }
 
+/** A notice kept in the outbox for one target, under its row's id. */
+export interface KeptNotice {
+  id: number;
+  target: string;
+  notice: Notice;
+}
+
 export interface Delivery {
+  /** The targets it sends to, in the configuration's order. */
+  targets: readonly string[];
   /** Keeps `notice` for every target in the outbox and sends it in the background, retrying each with backoff. */
   send(notice: Notice): void;
+  /** Sends notices already kept in the outbox (a run's, recorded with it) in the background, retrying each with backoff. */
+  deliver(kept: readonly KeptNotice[]): void;
   /** Sends what the outbox kept from before (a stop, a crash): to a target still configured, once; one no longer configured is dropped, said. */
   resume(): void;
   /** Resolves when every delivery begun has ended (sent or given up). */
@@ -213,8 +224,12 @@ export function delivery(targets: readonly string[], log: (line: string) => void
     pending.add(p);
   };
   return {
+    targets,
     send: (notice) => {
       for (const target of targets) begin(target, notice, outbox?.queueNotice(JSON.stringify(notice), target), 0);
+    },
+    deliver: (kept) => {
+      for (const { id, target, notice } of kept) begin(target, notice, id, 0);
     },
     resume: () => {
       for (const row of outbox?.pendingNotices() ?? []) {

@@ -1,7 +1,18 @@
 // The monitor's expectations: thresholds absolute and relative to a contracted rate, grades, and
 // what a missing figure means.
 import { describe, expect, it } from 'vitest';
-import { breaches, meets, parseExpectation, type Expectation } from './expect.js';
+import type { Figure } from './checks/check-kind.js';
+import { CHECK_KIND_NAMES, figuresOfKind } from './checks/kinds.js';
+import { breaches, meets, parseExpectation as parseFigureExpectation, type Expectation } from './expect.js';
+
+/** The figure some check kind reports under `name`, as the configuration reader finds it. */
+function figureNamed(name: string): Figure {
+  const figure = CHECK_KIND_NAMES.flatMap(figuresOfKind).find((f) => f.name === name);
+  if (figure === undefined) throw new Error(`no check reports ${name}`);
+  return figure;
+}
+
+const parseExpectation = (name: string, condition: string): Expectation | string => parseFigureExpectation(figureNamed(name), condition);
 
 const parsed = (figure: string, condition: string): Expectation => {
   const e = parseExpectation(figure, condition);
@@ -36,7 +47,7 @@ describe('monitor expectations', () => {
   });
 
   it('refuse a condition that is no number nor share of one', () => {
-    expect(parseExpectation('download_mbps', '>= fast')).toMatch(/^"fast" is not a number/);
+    expect(parseExpectation('download_mbps', '>= fast')).toBe('"fast" is not a number (of Mbit/s), nor a share of one ("70% of 500")');
     expect(parseExpectation('download_mbps', 'fast')).toMatch(/^"fast" is not a condition/);
   });
 

@@ -4,28 +4,7 @@
 // a value ("= ok") or unchanged from the last run that met every expectation ("unchanged": a DNS
 // answer that changes). A breach is a figure on the wrong side, or missing: a test that could not
 // take the figure did not show it was met.
-
-/** The figures of each check that an expectation may name (run-check.ts reads them from the command's JSON). */
-export const FIGURES = {
-  speedtest: ['download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'download_loaded_latency_ms', 'upload_loaded_latency_ms', 'loaded_latency_increase_ms', 'packet_loss_percent', 'bufferbloat_grade'],
-  rpm: ['rpm', 'rpm_p90'],
-  latency: ['client_to_api_rtt_ms', 'edge_to_region_rtt_ms'],
-  dns: ['response_code', 'answers', 'answer_count'],
-  families: ['ipv4', 'ipv6', 'ipv4_ms', 'ipv6_ms'],
-} as const;
-
-export type CheckKind = keyof typeof FIGURES;
-
-/** The figures that are text, with the values each may take (null: any text). */
-const TEXT_FIGURES: Readonly<Record<string, readonly string[] | null>> = {
-  // The API's response codes (openapi.yaml, DnsData.response_code).
-  response_code: ['no_error', 'name_error', 'refused', 'server_failure', 'other'],
-  // The answers' data, sorted and joined with ", " ("192.0.2.1, 192.0.2.2").
-  answers: null,
-  // `netdiag ip --both`'s states: ok, or why the family did not answer.
-  ipv4: ['ok', 'failed', 'timeout', 'unchecked'],
-  ipv6: ['ok', 'failed', 'timeout', 'unchecked'],
-};
+import type { Figure } from './checks/check-kind.js';
 
 /** Bufferbloat grades, best first (src/common/speedtest/bufferbloat.ts). */
 const GRADES = ['A+', 'A', 'B', 'C', 'D', 'F'] as const;
@@ -49,23 +28,29 @@ function parseTextExpectation(figure: string, text: string, values: readonly str
 }
 
 /** A figure and the condition it must meet, or a message that says what is wrong with the condition. */
-export function parseExpectation(figure: string, condition: string): Expectation | string {
+export function parseExpectation(figure: Figure, condition: string): Expectation | string {
   const text = condition.trim();
-  const values = TEXT_FIGURES[figure];
-  if (values !== undefined) return parseTextExpectation(figure, text, values);
+  if (figure.kind === 'text') return parseTextExpectation(figure.name, text, figure.values);
   const match = /^(>=|>|<=|<)\s*(.+)$/.exec(text);
   if (match === null) return `"${condition}" is not a condition: write an operator (>=, >, <=, <) and a value, e.g. ">= 40" or ">= 70% of 500"`;
   const op = match[1] as Operator;
   const rest = (match[2] ?? '').trim();
-  if (figure === 'bufferbloat_grade') {
-    if (op !== '<=' && op !== '<') return `a grade is held to "<= B" (B or better) or "< B" (better than B), not "${op}"`;
-    const grade = GRADES.find((g) => g === rest.toUpperCase());
-    if (grade === undefined) return `"${rest}" is not a bufferbloat grade (${GRADES.join(', ')})`;
-    return { figure, kind: 'grade', op, grade, text };
-  }
+  return figure.kind === 'grade' ? gradeExpectation(figure.name, op, rest, text) : numberExpectation(figure.name, figure.unit, op, rest, text);
+}
+
+/** A grade held to "<= B" (B or better) or "< B". */
+function gradeExpectation(figure: string, op: Operator, rest: string, text: string): Expectation | string {
+  if (op !== '<=' && op !== '<') return `a grade is held to "<= B" (B or better) or "< B" (better than B), not "${op}"`;
+  const grade = GRADES.find((g) => g === rest.toUpperCase());
+  if (grade === undefined) return `"${rest}" is not a bufferbloat grade (${GRADES.join(', ')})`;
+  return { figure, kind: 'grade', op, grade, text };
+}
+
+/** A number held to a bound, absolute (">= 40") or a share of the contracted rate (">= 70% of 500"). */
+function numberExpectation(figure: string, unit: string, op: Operator, rest: string, text: string): Expectation | string {
   const relative = /^([0-9]+(?:\.[0-9]+)?)\s*%\s*of\s*([0-9]+(?:\.[0-9]+)?)$/.exec(rest);
   const value = relative === null ? Number(rest) : (Number(relative[1]) / 100) * Number(relative[2]);
-  if (rest === '' || !Number.isFinite(value)) return `"${rest}" is not a number, nor a share of one ("70% of 500")`;
+  if (rest === '' || !Number.isFinite(value)) return `"${rest}" is not a number (of ${unit}), nor a share of one ("70% of 500")`;
   return { figure, kind: 'number', op, value, text };
 }
 

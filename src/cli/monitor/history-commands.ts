@@ -9,7 +9,7 @@ import { print, printJson, table, type Output } from '../terminal/output.js';
 import { durationMs } from './monitor-config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';
-import { loadConfig, loadDatabase, log, openHistory, outcomeOf, summary } from './setup.js';
+import { loadMonitorConfig, loadDatabase, log, openHistory, outcomeOf, summary } from './setup.js';
 import { StoreError, type RunRecord } from './store.js';
 
 /** The --since bound in ms since the epoch (0 for none), or undefined having said what is wrong. */
@@ -84,7 +84,7 @@ export async function exportCommand(configPath: string, options: { check?: strin
  * result already there (the same check, server and time) is not added twice.
  */
 export async function importCommand(configPath: string, file: string, options: { check: string; server: string }): Promise<number> {
-  const config = loadConfig(configPath);
+  const config = loadMonitorConfig(configPath);
   if (config === undefined) return 2;
   let text: string;
   try {

@@ -1,7 +1,7 @@
 // The monitor's configuration file: a good one read whole; each fault named by its line and its
 // field, so a person finds it in the file they wrote.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseDatabase, parseMonitorConfig } from './monitor-config.js';
+import { MonitorConfigError, parseDatabase, parseMonitorConfig } from './monitor-config.js';
 import { REGION_IDS } from '../../common/regions.js';
 
 const parse = (text: string) => parseMonitorConfig(text, 'monitor.yaml', '/data/monitor.db');
@@ -9,7 +9,7 @@ const fault = (text: string): string => {
   try {
     parse(text);
   } catch (err) {
-    if (err instanceof ConfigError) return err.message;
+    if (err instanceof MonitorConfigError) return err.message;
     throw err;
   }
   throw new Error('no fault found');
@@ -48,7 +48,7 @@ describe("the monitor's configuration", () => {
     expect(c.hosts).toEqual([]);
     expect(parse(`${GOOD}hosts: [Monitor.Example.lan]\n`).hosts).toEqual(['monitor.example.lan']);
     const [speed, rpm] = c.checks;
-    expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', mode: 'light', schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
+    expect(speed).toMatchObject({ name: 'line speed', run: 'speedtest', settings: { mode: 'light' }, schedule: { kind: 'every', ms: 1_800_000 }, spreadMs: 180_000, alertAfter: 3 });
     // 70% of 500 is 350.
     expect(speed?.expect.map((e) => (e.kind === 'number' ? [e.figure, e.op, e.value] : [e.figure, e.text]))).toEqual([
       ['download_mbps', '>=', 350],

@@ -1,29 +1,22 @@
 // `netdiag monitor`'s configuration (docs/monitor.md): one YAML file a person edits by hand,
 // checked whole on start, every fault named with its line and its field ("monitor.yaml:7:
 // checks[0].every: ..."), so nothing half-configured runs.
-import { isRegionId, REGION_IDS } from '../../common/regions.js';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLMap } from 'yaml';
-import { FIGURES, parseExpectation, type CheckKind, type Expectation } from './expect.js';
+import { parseExpectation, type Expectation } from './expect.js';
+import type { SettingsReader } from './checks/check-kind.js';
+import { CHECK_KIND_NAMES, figuresOfKind, kindNamed, kindSettingKeys, readKindSettings, type KindWithSettings } from './checks/kinds.js';
 import { cronProblem, type Schedule } from './schedule.js';
-import { DNS_TYPES, type DnsType } from '../../common/dns-types.js';
 
-export interface MonitorCheck {
+/** A check as configured: its kind and that kind's settings (checks/), and what every check has. */
+export type MonitorCheck = KindWithSettings & {
   name: string;
-  run: CheckKind;
-  /** The speed test's mode (speedtest only). */
-  mode: 'light' | 'full';
-  /** The name a dns check resolves, and its record type. */
-  query?: string;
-  type: DnsType;
-  /** The region a latency check asks for (all available ones when none). */
-  region?: string;
   schedule: Schedule;
   /** Each run starts up to this much after its slot, ms (a random offset fixed per check). */
   spreadMs: number;
   expect: Expectation[];
   /** Breaches in a row before an alert. */
   alertAfter: number;
-}
+};
 
 export interface MonitorConfig {
   servers: string[];
@@ -40,11 +33,11 @@ export interface MonitorConfig {
   notify: string[];
 }
 
-export class ConfigError extends Error {}
+export class MonitorConfigError extends Error {}
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const KINDS = Object.keys(FIGURES) as CheckKind[];
-const CHECK_KEYS = ['name', 'run', 'mode', 'query', 'type', 'region', 'every', 'cron', 'spread', 'expect', 'alert_after'];
+/** The settings every check has; each kind adds its own (checks/kinds.ts). */
+const COMMON_CHECK_KEYS = ['name', 'run', 'every', 'cron', 'spread', 'expect', 'alert_after'];
 const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify'];
 /** Where /metrics is served when the file does not say: this machine only. */
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
@@ -61,17 +54,17 @@ export function durationMs(text: string): number | undefined {
 
 type Fail = (path: (string | number)[], message: string) => never;
 
-/** The file's YAML and how a fault in it is said, or a ConfigError for text that is not a YAML map. */
+/** The file's YAML and how a fault in it is said, or a MonitorConfigError for text that is not a YAML map. */
 function documentOf(text: string, file: string): { doc: Document; root: YAMLMap; fail: Fail } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
-  if (first !== undefined) throw new ConfigError(`${file}:${String(lines.linePos(first.pos[0]).line)}: not valid YAML: ${first.message.split('\n')[0] ?? ''}`);
+  if (first !== undefined) throw new MonitorConfigError(`${file}:${String(lines.linePos(first.pos[0]).line)}: not valid YAML: ${first.message.split('\n')[0] ?? ''}`);
   const fail: Fail = (path, message) => {
-    throw new ConfigError(`${file}:${String(lineOf(doc, lines, path))}: ${pathText(path)}: ${message}`);
+    throw new MonitorConfigError(`${file}:${String(lineOf(doc, lines, path))}: ${pathText(path)}: ${message}`);
   };
   const root = doc.contents;
-  if (!isMap(root)) throw new ConfigError(`${file}:1: the file must be a map with servers, checks and notify`);
+  if (!isMap(root)) throw new MonitorConfigError(`${file}:1: the file must be a map with servers, checks and notify`);
   return { doc, root, fail };
 }
 
@@ -151,68 +144,89 @@ function check(doc: Document, i: number, fail: Fail, minIntervalMs: number): Mon
   const at = (key: string): (string | number)[] => ['checks', i, key];
   const node = doc.getIn(['checks', i], true);
   if (!isMap(node)) return fail(['checks', i], 'a check is a map with name, run and every (or cron)');
-  unknownKeys(node, CHECK_KEYS, ['checks', i], fail);
+  const owners = kindSettingKeys();
+  unknownKeys(node, [...COMMON_CHECK_KEYS, ...owners.keys()], ['checks', i], fail);
   const name = string(doc, at('name'), fail);
-  const runText = string(doc, at('run'), fail);
-  const run = KINDS.find((k) => k === runText);
-  if (run === undefined) return fail(at('run'), `"${runText}" is not a check this monitor runs (${KINDS.join(', ')})`);
-  const modeText = doc.hasIn(at('mode')) ? string(doc, at('mode'), fail) : 'full';
-  if (modeText !== 'light' && modeText !== 'full') return fail(at('mode'), `"${modeText}" is not a mode (light, full)`);
-  if (doc.hasIn(at('mode')) && run !== 'speedtest') fail(at('mode'), 'only a speedtest check has a mode');
-  const { query, type, region } = checkTarget(doc, i, run, fail);
+  const kind = kindOfCheck(doc, i, fail, owners);
+  const schedule = scheduleOf(doc, i, name, fail, minIntervalMs);
+  return { ...kind, name, schedule, spreadMs: spreadOf(doc, i, schedule, fail), expect: expectationsOf(doc, i, kind.run, fail), alertAfter: alertAfterOf(doc, i, fail) };
+}
 
-  let schedule: Schedule;
+/** The check's kind and that kind's settings; a setting of another kind's is refused, naming whose it is. */
+function kindOfCheck(doc: Document, i: number, fail: Fail, owners: ReadonlyMap<string, readonly string[]>): KindWithSettings {
+  const at = (key: string): (string | number)[] => ['checks', i, key];
+  const runText = string(doc, at('run'), fail);
+  const run = kindNamed(runText);
+  if (run === undefined) return fail(at('run'), `"${runText}" is not a check this monitor runs (${CHECK_KIND_NAMES.join(', ')})`);
+  for (const [key, kinds] of owners) {
+    if (doc.hasIn(at(key)) && !kinds.includes(run)) fail(at(key), `only a ${kinds.join(' or ')} check has a ${key}`);
+  }
+  const read: SettingsReader = {
+    has: (key) => doc.hasIn(at(key)),
+    text: (key) => string(doc, at(key), fail),
+    fail: (key, message) => fail(key === undefined ? ['checks', i] : at(key), message),
+  };
+  return readKindSettings(run, read);
+}
+
+/** `every` or `cron`, one of them, no more often than `minIntervalMs`. */
+function scheduleOf(doc: Document, i: number, name: string, fail: Fail, minIntervalMs: number): Schedule {
+  const at = (key: string): (string | number)[] => ['checks', i, key];
   const hasEvery = doc.hasIn(at('every'));
-  const hasCron = doc.hasIn(at('cron'));
-  if (hasEvery === hasCron) return fail(['checks', i], 'give either every (an interval, e.g. 30m) or cron (e.g. "*/30 * * * *"), not both or neither');
+  if (hasEvery === doc.hasIn(at('cron'))) return fail(['checks', i], 'give either every (an interval, e.g. 30m) or cron (e.g. "*/30 * * * *"), not both or neither');
   if (hasEvery) {
     const text = durationText(doc, at('every'), fail);
     const ms = durationMs(text);
     if (ms === undefined) return fail(at('every'), `"${text}" is not an interval (a number and s, m, h or d: 90s, 30m, 6h, 1d)`);
     if (ms < minIntervalMs) fail(at('every'), `the check "${name}" runs ${text} apart, more often than ${intervalText(minIntervalMs)}, the least the monitor allows`);
-    schedule = { kind: 'every', ms };
-  } else {
-    const expression = string(doc, at('cron'), fail);
-    const problem = cronProblem(expression);
-    if (problem !== undefined) fail(at('cron'), `"${expression}" is not a cron expression: ${problem}`);
-    const seconds = secondsField(expression);
-    // A seconds field that names one second runs at most once a minute; any other runs more often.
-    if (minIntervalMs >= MIN_INTERVAL_MS && seconds !== undefined && !/^[0-9]{1,2}$/.test(seconds)) {
-      fail(at('cron'), `the check "${name}" would run more often than once a minute, the least the monitor allows: its seconds field (the first of six) is "${seconds}"; give five fields, or one second in the sixth ("0 ${expression.trim().split(/\s+/).slice(1).join(' ')}")`);
-    }
-    schedule = { kind: 'cron', expression };
+    return { kind: 'every', ms };
   }
-  const defaultSpread = schedule.kind === 'every' ? Math.min(schedule.ms / 10, 300_000) : 60_000;
-  let spreadMs = defaultSpread;
-  if (doc.hasIn(at('spread'))) {
-    const text = durationText(doc, at('spread'), fail);
-    const ms = durationMs(text);
-    if (ms === undefined) return fail(at('spread'), `"${text}" is not a duration (90s, 5m)`);
-    if (schedule.kind === 'every' && ms >= schedule.ms) fail(at('spread'), `${text} is not shorter than the interval`);
-    spreadMs = ms;
+  const expression = string(doc, at('cron'), fail);
+  const problem = cronProblem(expression);
+  if (problem !== undefined) fail(at('cron'), `"${expression}" is not a cron expression: ${problem}`);
+  const seconds = secondsField(expression);
+  // A seconds field that names one second runs at most once a minute; any other runs more often.
+  if (minIntervalMs >= MIN_INTERVAL_MS && seconds !== undefined && !/^[0-9]{1,2}$/.test(seconds)) {
+    fail(at('cron'), `the check "${name}" would run more often than once a minute, the least the monitor allows: its seconds field (the first of six) is "${seconds}"; give five fields, or one second in the sixth ("0 ${expression.trim().split(/\s+/).slice(1).join(' ')}")`);
   }
+  return { kind: 'cron', expression };
+}
 
-  const expect: Expectation[] = [];
-  if (doc.hasIn(at('expect'))) {
-    const map = doc.getIn(at('expect'), true);
-    if (!isMap(map)) return fail(at('expect'), 'expect is a map of figure: condition, e.g. download_mbps: ">= 70% of 500"');
-    for (const pair of map.items) {
-      const figure = isScalar(pair.key) ? String(pair.key.value) : '';
-      const path = [...at('expect'), figure];
-      if (!(FIGURES[run] as readonly string[]).includes(figure)) fail(path, `"${figure}" is not a figure a ${run} check reports (${FIGURES[run].join(', ')})`);
-      const condition = string(doc, path, fail);
-      const parsed = parseExpectation(figure, condition);
-      if (typeof parsed === 'string') fail(path, parsed);
-      else expect.push(parsed);
-    }
-  }
-  let alertAfter = 3;
-  if (doc.hasIn(at('alert_after'))) {
-    const value = doc.getIn(at('alert_after'));
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) fail(at('alert_after'), `${String(value)} is not a whole number of breaches in a row from 1 to 1000`);
-    alertAfter = value;
-  }
-  return { name, run, mode: modeText, query, type, region, schedule, spreadMs, expect, alertAfter };
+/** How far after its slot each run may start: `spread`, or a tenth of the interval (at most 5m; 1m for cron). */
+function spreadOf(doc: Document, i: number, schedule: Schedule, fail: Fail): number {
+  const path = ['checks', i, 'spread'];
+  if (!doc.hasIn(path)) return schedule.kind === 'every' ? Math.min(schedule.ms / 10, 300_000) : 60_000;
+  const text = durationText(doc, path, fail);
+  const ms = durationMs(text);
+  if (ms === undefined) return fail(path, `"${text}" is not a duration (90s, 5m)`);
+  if (schedule.kind === 'every' && ms >= schedule.ms) fail(path, `${text} is not shorter than the interval`);
+  return ms;
+}
+
+/** The check's expectations, each of a figure its kind reports. */
+function expectationsOf(doc: Document, i: number, run: KindWithSettings['run'], fail: Fail): Expectation[] {
+  const at = ['checks', i, 'expect'];
+  if (!doc.hasIn(at)) return [];
+  const map = doc.getIn(at, true);
+  if (!isMap(map)) return fail(at, 'expect is a map of figure: condition, e.g. download_mbps: ">= 70% of 500"');
+  const figures = figuresOfKind(run);
+  return map.items.map((pair) => {
+    const name = isScalar(pair.key) ? String(pair.key.value) : '';
+    const path = [...at, name];
+    const figure = figures.find((f) => f.name === name);
+    if (figure === undefined) return fail(path, `"${name}" is not a figure a ${run} check reports (${figures.map((f) => f.name).join(', ')})`);
+    const parsed = parseExpectation(figure, string(doc, path, fail));
+    return typeof parsed === 'string' ? fail(path, parsed) : parsed;
+  });
+}
+
+/** Breaches in a row before an alert: `alert_after`, or 3. */
+function alertAfterOf(doc: Document, i: number, fail: Fail): number {
+  const path = ['checks', i, 'alert_after'];
+  if (!doc.hasIn(path)) return 3;
+  const value = doc.getIn(path);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1000) return fail(path, `${String(value)} is not a whole number of breaches in a row from 1 to 1000`);
+  return value;
 }
 
 /** A cron expression's seconds field: the first of six or seven (croner), none for five fields or a nickname (@hourly). */
@@ -222,35 +236,6 @@ function secondsField(expression: string): string | undefined {
 }
 
 const intervalText = (ms: number): string => (ms === MIN_INTERVAL_MS ? 'once a minute' : `once every ${String(ms / 1000)} s`);
-
-/** What a dns check asks (query, type) and a latency check's region; each refused on other checks. */
-function checkTarget(doc: Document, i: number, run: CheckKind, fail: (path: (string | number)[], message: string) => never): Pick<MonitorCheck, 'query' | 'type' | 'region'> {
-  const at = (key: string): (string | number)[] => ['checks', i, key];
-  for (const [key, kind] of [['query', 'dns'], ['type', 'dns'], ['region', 'latency']] as const) {
-    if (doc.hasIn(at(key)) && run !== kind) fail(at(key), `only a ${kind} check has a ${key}`);
-  }
-  let query: string | undefined;
-  let type: DnsType = 'A';
-  if (run === 'dns') {
-    if (!doc.hasIn(at('query'))) fail(['checks', i], 'a dns check names what it resolves: query: example.net (and type: A, the default)');
-    query = string(doc, at('query'), fail);
-    // A DNS name or an address (for PTR): no spaces, and never read as an option.
-    if (!/^[^\s-][^\s]{0,252}$/.test(query)) fail(at('query'), `"${query}" is not a name or an address to resolve`);
-    if (doc.hasIn(at('type'))) {
-      const text = string(doc, at('type'), fail).toUpperCase();
-      const known = DNS_TYPES.find((t) => t === text);
-      if (known === undefined) return fail(at('type'), `"${text}" is not a record type netdiag resolves (${DNS_TYPES.join(', ')})`);
-      type = known;
-    }
-  }
-  let region: string | undefined;
-  if (doc.hasIn(at('region'))) {
-    region = string(doc, at('region'), fail);
-    // The seven region ids are the contract's (src/common/regions.ts); which have a probe is the deployment's.
-    if (!isRegionId(region)) fail(at('region'), `"${region}" is not a region id (${REGION_IDS.join(', ')})`);
-  }
-  return { query, type, region };
-}
 
 function unknownKeys(map: YAMLMap, known: readonly string[], path: (string | number)[], fail: (path: (string | number)[], message: string) => never): void {
   for (const pair of map.items) {

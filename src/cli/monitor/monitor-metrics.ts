@@ -2,11 +2,12 @@
 // (local-server.ts): the latest figure of each check against each server, its run counts by
 // outcome, its breaches in a row, whether an alert is out, and when it last ran and runs next.
 import { Counter, Gauge, Registry } from 'prom-client';
+import type { Figure } from './checks/check-kind.js';
 import type { AlertState, RunRecord } from './store.js';
 
 export interface MonitorMetrics {
-  /** Notes a finished run and the alert state after it. */
-  observe(run: RunRecord, state: AlertState): void;
+  /** Notes a finished run, the alert state after it, and which of its check's figures are numbers to show. */
+  observe(run: RunRecord, state: AlertState, figures: readonly Figure[]): void;
   /** Notes when a check runs next. */
   scheduled(check: string, server: string, atMs: number): void;
   /** When each check against each server runs next, ms since the epoch. */
@@ -29,13 +30,13 @@ export function monitorMetrics(): MonitorMetrics {
   const alerting = new Gauge({ name: 'netdiag_monitor_alerting', help: '1 while an alert is out for the check (sent after alert_after breaches, until a recovery).', labelNames: labels, registers: [registry] });
   const last = new Gauge({ name: 'netdiag_monitor_last_run_timestamp_seconds', help: 'When the check last ran (its start), seconds since the epoch.', labelNames: labels, registers: [registry] });
   const next = new Gauge({ name: 'netdiag_monitor_next_run_timestamp_seconds', help: 'When the check runs next, seconds since the epoch.', labelNames: labels, registers: [registry] });
-  const figure = new Gauge({ name: 'netdiag_monitor_figure', help: "The last run's figures as its --json reports them (download_mbps, latency_ms, rpm, ...); a figure the run did not take is absent.", labelNames: [...labels, 'figure'], registers: [registry] });
+  const figure = new Gauge({ name: 'netdiag_monitor_figure', help: "The last run's numeric figures, as its check names them (download_mbps, latency_ms, rpm, ...); a figure the run did not take is absent.", labelNames: [...labels, 'figure'], registers: [registry] });
 
   /** The figure names each check and server last showed, so a later run can remove those it lacks. */
   const shown = new Map<string, Set<string>>();
   const upcoming = new Map<string, number>();
   return {
-    observe: (run, state) => {
+    observe: (run, state, figures) => {
       const l = { check: run.check, server: run.server };
       runs.inc({ ...l, outcome: run.limited === true ? 'limited' : run.ok ? 'ok' : 'failed' });
       breaching.set(l, state.streak);
@@ -46,7 +47,10 @@ export function monitorMetrics(): MonitorMetrics {
       // The last run's figures only: one it did not take (or all, from a run that failed) is
       // removed rather than left to read as current.
       const key = checkKey(run.check, run.server);
-      const numbers = Object.entries(run.figures).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]));
+      const numbers = figures.filter((f) => f.kind === 'number').flatMap((f): [string, number][] => {
+        const value = run.figures[f.name];
+        return typeof value === 'number' && Number.isFinite(value) ? [[f.name, value]] : [];
+      });
       for (const name of shown.get(key) ?? []) if (!numbers.some(([n]) => n === name)) figure.remove({ ...l, figure: name });
       for (const [name, value] of numbers) figure.set({ ...l, figure: name }, value);
       shown.set(key, new Set(numbers.map(([name]) => name)));

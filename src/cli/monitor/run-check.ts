@@ -5,12 +5,11 @@
 // refused past the wait it asked for (exit 4, docs/command-line.md "Exit status") is a limited
 // run: the server said "not now", which says nothing of the connection.
 import { spawn } from 'node:child_process';
-import { answerText } from '../../common/answer-text.js';
-import type { DnsAnswer } from '../../common/dns-types.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
+import { answeredDespiteExit, argsOf, readFigures } from './checks/kinds.js';
 import type { MonitorCheck } from './monitor-config.js';
 
-interface CheckOutcome {
+export interface CheckOutcome {
   ok: boolean;
   /** The server's rate limit refused it (ok is false). */
   limited: boolean;
@@ -22,75 +21,22 @@ interface CheckOutcome {
 /** The longest a run may take before it is stopped and recorded as failed. */
 const RUN_LIMIT_MS = 5 * 60_000;
 
-/** The command line of a check against `server`. */
-function checkArgs(check: MonitorCheck, server: string): string[] {
-  switch (check.run) {
-    case 'speedtest':
-      return ['speedtest', '--mode', check.mode, '--json', '--no-analytics', '--url', server];
-    case 'rpm':
-      return ['rpm', '--json', '--url', server];
-    case 'latency':
-      return ['latency', ...(check.region === undefined ? [] : [check.region]), '--json', '--url', server];
-    case 'dns':
-      // After `--`, the name is never read as an option, whatever it starts with.
-      return ['dns', '--json', '--url', server, '--', check.query ?? '', check.type];
-    case 'families':
-      return ['ip', '--both', '--json', '--url', server];
-  }
-}
-
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-
-/**
- * The figures of a run, flat, by the names expectations use (expect.ts FIGURES), from the
- * command's JSON: a speed test's and an RPM test's top level as they are; the others' read out of
- * the API's shapes (docs/command-line.md).
- */
-export function figuresOf(kind: MonitorCheck['run'], json: Record<string, unknown>): Record<string, unknown> {
-  switch (kind) {
-    case 'speedtest':
-    case 'rpm':
-      return json;
-    case 'latency': {
-      const regions = Array.isArray(json.regions) ? json.regions.map(record) : [];
-      const edge = regions.map((r) => finite(r.edge_to_region_rtt_ms)).filter((v) => v !== null);
-      // The client's own round trip (at the top, and in every row); the regions' worst is the one to watch.
-      return { client_to_api_rtt_ms: finite(json.client_to_api_rtt_ms ?? regions[0]?.client_to_api_rtt_ms), edge_to_region_rtt_ms: edge.length === 0 ? null : Math.max(...edge) };
-    }
-    case 'dns': {
-      const answers = Array.isArray(json.answers) ? json.answers.map(record) : [];
-      // As `netdiag dns` shows each answer; a type this netdiag does not know shows empty.
-      const data = answers.map((a) => (answerText(a as unknown as DnsAnswer) as string | undefined) ?? '').sort();
-      return { response_code: typeof json.response_code === 'string' ? json.response_code : null, answers: data.join(', '), answer_count: answers.length };
-    }
-    case 'families': {
-      const family = (name: string) => record(json[name]);
-      // A time only for a family that answered: a refusal's or a deadline's time is no round trip.
-      const ms = (name: string) => (family(name).state === 'ok' ? finite(family(name).ms) : null);
-      return { ipv4: family('ipv4').state ?? null, ipv6: family('ipv6').state ?? null, ipv4_ms: ms('ipv4'), ipv6_ms: ms('ipv6') };
-    }
-  }
-}
-
-/**
- * Whether `netdiag dns --json` printed an answer: it exits 3 for NXDOMAIN and 1 for a resolver's
- * refusal or failure with the answer printed all the same (docs/command-line.md), and its
- * response_code is a figure a check expects, not a run that did not run.
- */
-function answeredDns(stdout: string): boolean {
+/** The command's --json as an object, or what it printed instead. */
+function jsonObject(stdout: string): Readonly<Record<string, unknown>> | 'no JSON' | 'no JSON object' {
+  let parsed: unknown;
   try {
-    return typeof record(JSON.parse(stdout)).response_code === 'string';
+    parsed = JSON.parse(stdout);
   } catch {
-    return false;
+    return 'no JSON';
   }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : 'no JSON object';
 }
 
 /** Runs the check with this netdiag (`entry`, the script this process runs) and reads its JSON. */
 export function runCheck(entry: string, check: MonitorCheck, server: string, signal: AbortSignal, limitMs = RUN_LIMIT_MS): Promise<CheckOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...checkArgs(check, server)], { stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: limitMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [entry, ...argsOf(check, server)], { stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: limitMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -112,17 +58,14 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       }
       // The command's own last line of reason ("netdiag: the speed test failed: ...").
       const reason = stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l)).at(-1)?.replace(/^netdiag: /, '');
-      if (code !== 0 && !(check.run === 'dns' && answeredDns(stdout))) {
+      const json = jsonObject(stdout);
+      if (code !== 0 && !(typeof json === 'object' && answeredDespiteExit(check.run, json))) {
         done(reason ?? `exit ${String(code)}`, {}, code === RATE_LIMITED_EXIT);
         return;
       }
-      try {
-        const parsed = JSON.parse(stdout) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) done('the command printed no JSON object');
-        else done(null, figuresOf(check.run, parsed as Record<string, unknown>));
-      } catch {
-        done('the command printed no JSON');
-      }
+      const figures = typeof json === 'string' ? `the command printed ${json}` : readFigures(check.run, json);
+      if (typeof figures === 'string') done(figures);
+      else done(null, figures);
     });
   });
 }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { terminalText } from '../terminal/terminal-text.js';
-import { ConfigError, durationMs, MIN_INTERVAL_MS, parseDatabase, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
+import { MonitorConfigError, durationMs, MIN_INTERVAL_MS, parseDatabase, parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
 import { openStore, StoreError, type RunRecord, type Store } from './store.js';
 
 /** The configuration file when none is named: $XDG_CONFIG_HOME/netdiag/monitor.yaml. */
@@ -39,7 +39,7 @@ function parsed<T>(path: string, parse: (text: string) => T): T | undefined {
   try {
     return parse(text);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof MonitorConfigError)) throw err;
     log(err.message);
     return undefined;
   }
@@ -53,12 +53,12 @@ function minInterval(env: NodeJS.ProcessEnv = process.env): number {
   const text = env.NETDIAG_MONITOR_MIN_INTERVAL;
   if (text === undefined || text === '') return MIN_INTERVAL_MS;
   const ms = durationMs(text);
-  if (ms === undefined || ms < 1000) throw new ConfigError(`NETDIAG_MONITOR_MIN_INTERVAL "${text}" is not a duration of 1s or more (1s, 30s, 1m)`);
+  if (ms === undefined || ms < 1000) throw new MonitorConfigError(`NETDIAG_MONITOR_MIN_INTERVAL "${text}" is not a duration of 1s or more (1s, 30s, 1m)`);
   return ms;
 }
 
 /** The configuration at `path`, or exit 2 with the fault's line and field. */
-export function loadConfig(path: string): MonitorConfig | undefined {
+export function loadMonitorConfig(path: string): MonitorConfig | undefined {
   return parsed(path, (text) => parseMonitorConfig(text, path, defaultDatabase(), minInterval()));
 }
 

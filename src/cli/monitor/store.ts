@@ -114,8 +114,26 @@ function keepPrivate(path: string): void {
   }
 }
 
+/** A judged run and what follows from it, recorded all at once (run-stages.ts, the record stage). */
+export interface RunWithConsequences {
+  run: RunRecord;
+  /** The streak and alert after it; none for a run that is judged not at all (limited). */
+  state?: AlertState;
+  /** Each notice it calls for, as JSON, with its target: kept in the outbox until delivered. */
+  notices: readonly { notice: string; target: string }[];
+  /** Runs that started before this (ms since the epoch) are deleted. */
+  pruneBefore: number;
+}
+
 export interface Store {
+  /** Records a run alone (an import, a suite's seed); the monitor's own runs go through recordRun. */
   addRun(run: RunRecord): void;
+  /**
+   * Records a run with its figures as the known ones when it met every expectation, the alert
+   * state after it, its notices in the outbox and the pruning, in one transaction: all or none.
+   * The outbox ids of the notices, in order.
+   */
+  recordRun(entry: RunWithConsequences): number[];
   /** Records imported runs in one transaction, each unless a run of its check and server started at the same time; how many were new. */
   importRuns(runs: readonly RunRecord[]): number;
   /** Runs, oldest first; `since` ms since the epoch. */
@@ -125,6 +143,7 @@ export interface Store {
   /** The figures of the last run of the check against the server that met every expectation, if any. */
   lastMet(check: string, server: string): Record<string, unknown> | undefined;
   alertState(check: string, server: string): AlertState;
+  /** Sets the alert state alone (a suite's seed); the monitor's runs set it through recordRun. */
   setAlertState(check: string, server: string, state: AlertState): void;
   /** The last `count` runs of the check against the server that were judged (the monitor's, not refused by a rate limit), newest first. */
   judgedRuns(check: string, server: string, count: number): RunRecord[];
@@ -203,25 +222,44 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
     }
   };
   const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0);
+  /** `fn` in one transaction, committed whole or rolled back whole. */
+  const transaction = <T>(fn: () => T): T => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      rollback(db);
+      throw err;
+    }
+  };
+  /** The run and, when it met every expectation, its figures as the known ones. */
+  const putRun = (r: RunRecord) => {
+    insertRun(r);
+    if (r.ok && r.breaches.length === 0 && (r.source ?? 'monitor') === 'monitor') putMet.run(r.check, r.server, JSON.stringify(r.figures));
+  };
   return {
     addRun: (r) => {
       write('record a run', () => {
-        // The run and, when it met every expectation, its figures as the known ones: both or neither.
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          insertRun(r);
-          if (r.ok && r.breaches.length === 0 && (r.source ?? 'monitor') === 'monitor') putMet.run(r.check, r.server, JSON.stringify(r.figures));
-          db.exec('COMMIT');
-        } catch (err) {
-          rollback(db);
-          throw err;
-        }
+        transaction(() => {
+          putRun(r);
+        });
       });
     },
+    recordRun: ({ run, state, notices, pruneBefore }) =>
+      write('record a run', () =>
+        transaction(() => {
+          putRun(run);
+          if (state !== undefined) putState.run(run.check, run.server, state.streak, state.alerting ? 1 : 0);
+          const ids = notices.map(({ notice, target }) => Number((queue.get(notice, target) as { id: number | bigint }).id));
+          deleteBefore.run(pruneBefore);
+          return ids;
+        }),
+      ),
     importRuns: (runs) =>
-      write('import runs', () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
+      write('import runs', () =>
+        transaction(() => {
           let added = 0;
           for (const r of runs) {
             // Checked row by row, so a file that holds one result twice adds it once.
@@ -229,13 +267,9 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
             insertRun({ ...r, source: 'import' });
             added++;
           }
-          db.exec('COMMIT');
           return added;
-        } catch (err) {
-          rollback(db);
-          throw err;
-        }
-      }),
+        }),
+      ),
     runs: (since = 0) => (select.all(since) as RunRow[]).map(runOfRow),
     judgedRuns: (check, server, count) => (selectJudged.all(check, server, count) as RunRow[]).map(runOfRow),
     queueNotice: (notice, target) => write('keep a notice', () => Number((queue.get(notice, target) as { id: number | bigint }).id)),

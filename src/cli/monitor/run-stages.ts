@@ -1,0 +1,87 @@
+// One run of a check in four stages (docs/monitor.md, "History"): run the netdiag command, judge
+// what it reported against the check's expectations, record the run and all that follows from it
+// in one transaction, then notify. One transaction, so a crash or a refused write leaves the
+// history as it was before the run: never a breach without its streak, nor an alert lost between
+// the streak that called for it and the outbox that sends it.
+import { alertQuoted } from './alert-text.js';
+import { afterRun, ALERT_RUNS_SHOWN, alertNotice, recoveryNotice, type Delivery, type KeptNotice, type MissedRun, type Notice } from './alerts.js';
+import { figuresOfKind } from './checks/kinds.js';
+import { breaches } from './expect.js';
+import type { MonitorCheck } from './monitor-config.js';
+import type { MonitorMetrics } from './monitor-metrics.js';
+import { runCheck, type CheckOutcome } from './run-check.js';
+import { log, summary } from './setup.js';
+import type { AlertState, RunRecord, Store } from './store.js';
+
+/** A run judged: its record, the streak and alert after it, the notice it calls for, its log line. */
+export interface Judged {
+  run: RunRecord;
+  state: AlertState;
+  /** False for a run the rate limit refused: judged not at all, its streak and alert stand as they were. */
+  counted: boolean;
+  notice: Notice | undefined;
+  line: string;
+}
+
+/** What judging reads of the history. */
+type HistoryRead = Pick<Store, 'lastMet' | 'alertState' | 'judgedRuns'>;
+
+/** The runs of the streak an alert recounts, this one the newest, each with what it missed in the alert's words (the server's made inert). */
+function missedRuns(history: HistoryRead, check: MonitorCheck, run: RunRecord, streak: number, known: Record<string, unknown> | undefined): MissedRun[] {
+  const earlier = history.judgedRuns(check.name, run.server, Math.min(streak, ALERT_RUNS_SHOWN) - 1);
+  return [run, ...earlier].map((r) => {
+    if (!r.ok) return { startedAt: r.startedAt, missed: [`the check did not run: ${alertQuoted(r.error ?? '')}`] };
+    const told = breaches(check.expect, r.figures, known, alertQuoted);
+    // Judged by expectations a reload has since changed: its own words, made inert.
+    return { startedAt: r.startedAt, missed: told.length > 0 ? told : r.breaches.map(alertQuoted) };
+  });
+}
+
+/** The judge stage: the run against the check's expectations, and the streak and notice that follow. */
+export function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome): Judged {
+  const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error };
+  const before = history.alertState(check.name, server);
+  if (outcome.limited) {
+    const run: RunRecord = { ...base, ok: false, limited: true, figures: {}, breaches: [] };
+    return { run, state: before, counted: false, notice: undefined, line: `${summary(run)}; counted in no streak` };
+  }
+  const known = history.lastMet(check.name, server);
+  // A run that did not run missed everything at once: its reason is said once, in `error`.
+  const missed = outcome.ok ? breaches(check.expect, outcome.figures, known) : ['the check did not run'];
+  const run: RunRecord = { ...base, ok: outcome.ok, figures: outcome.figures, breaches: missed };
+  const { state, send } = afterRun(before, missed.length > 0, check.alertAfter);
+  const streakText = missed.length === 0 ? '' : `; breach ${String(state.streak)} in a row${outcome.ok ? `: ${missed.join('; ')}` : ''}`;
+  const notice = send === 'alert' ? alertNotice(check.name, server, state.streak, missedRuns(history, check, run, state.streak, known)) : send === 'recovery' ? recoveryNotice(check.name, server, summary(run, alertQuoted)) : undefined;
+  return { run, state, counted: true, notice, line: `${summary(run)}${streakText}` };
+}
+
+/** The record stage: the run, its streak, its notice for each target and the pruning, in one transaction; the notices as kept. */
+export function record(store: Store, judged: Judged, targets: readonly string[], pruneBefore: number): KeptNotice[] {
+  const { notice } = judged;
+  const notices = notice === undefined ? [] : targets.map((target) => ({ notice: JSON.stringify(notice), target }));
+  const ids = store.recordRun({ run: judged.run, state: judged.counted ? judged.state : undefined, notices, pruneBefore });
+  return notice === undefined ? [] : ids.map((id, i) => ({ id, target: notices[i]?.target ?? '', notice }));
+}
+
+/** What a run needs of the monitor. */
+export interface RunContext {
+  entry: string;
+  store: Store;
+  notices: Delivery;
+  keepMs: number;
+  /** Ends a run under way: it is then not recorded. */
+  stop: AbortSignal;
+  metrics: MonitorMetrics;
+}
+
+/** One run of the check against the server, stage by stage: run, judge, record, notify. */
+export async function runInStages(ctx: RunContext, check: MonitorCheck, server: string): Promise<void> {
+  const startedAt = Date.now();
+  const outcome = await runCheck(ctx.entry, check, server, ctx.stop);
+  if (ctx.stop.aborted) return;
+  const judged = judge(ctx.store, check, server, startedAt, outcome);
+  const kept = record(ctx.store, judged, ctx.notices.targets, Date.now() - ctx.keepMs);
+  ctx.metrics.observe(judged.run, judged.state, figuresOfKind(check.run));
+  log(`${check.name} on ${server}: ${judged.line}`);
+  ctx.notices.deliver(kept);
+}
