@@ -1,4 +1,4 @@
-// `netdiag monitor` as a user runs it (issue 52): the built command in a child process, its
+// `netdiag monitor` as a user runs it (docs/monitor.md): the built command in a child process, its
 // checks run by the netdiag command itself against a real server, its alerts through Debian's
 // `apprise` command to a local receiver (Apprise's json:// posts each notice as JSON). A server
 // that is down is a failed run, recorded with its reason and counted as a breach: after three in a

@@ -1,4 +1,4 @@
-// The monitor's dns, families and latency checks (issue 52) against a real netdiag server: a DNS
+// The monitor's dns, families and latency checks (docs/monitor.md, "Checks and their figures") against a real netdiag server: a DNS
 // answer that changes (Knot's record replaced through knotc) alerts after `alert_after` runs in a
 // row and recovers when the answer comes back; an IPv6 origin that stops answering alerts as a
 // family that stopped working; a latency check records the client's round trip. Alerts go to a
@@ -84,7 +84,7 @@ describe.skipIf(!ready)("netdiag monitor's dns, families and latency checks", ()
     expect(rows.at(-1)?.answers).toBe('192.0.2.40');
   }, 120_000);
 
-  it("an answer a server's owner chose reaches the alert inert: no mention, link, bidi control or line break a chat app acts on (issue 69)", async () => {
+  it("an answer a server's owner chose reaches the alert inert: no mention, link, bidi control or line break a chat app acts", async () => {
     const server = await startTestServer({ NETDIAG_DNS_UPSTREAM: `udp://127.0.0.1:${String(knot.port)}`, NETDIAG_RATE_LIMITS: 'dns=100000' });
     const file = configFile('hostile', server.url, '  - name: hostile answer\n    run: dns\n    query: chat.hostile.test\n    type: TXT\n    cron: "* * * * * *"\n    spread: 0s\n    expect: { answers: "= expected words" }\n    alert_after: 1\n');
     const monitor = startMonitor(file);

@@ -1,4 +1,4 @@
-// `netdiag monitor` when the machine's clock jumps (issue 52), the jump made real for the
+// `netdiag monitor` when the machine's clock jumps (docs/monitor.md, "Schedules"), the jump made real for the
 // monitor's process alone by libfaketime (Debian's faketime): its wall clock is moved two hours
 // forward and then back while its monotonic clock runs on, as when the clock is set or the
 // machine wakes from sleep. Each jump is said in the log with the next run's time; the two

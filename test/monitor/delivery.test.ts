@@ -1,4 +1,4 @@
-// How `netdiag monitor` delivers a notice (issue 52): to an Apprise API server through Debian's
+// How `netdiag monitor` delivers a notice (docs/monitor.md, "Alerts"): to an Apprise API server through Debian's
 // `apprise` command (an `apprise://host/token` URL), to an ntfy topic, and to a plain JSON webhook,
 // each to a local receiver; a target that fails is retried with backoff, each failure logged with
 // the target's scheme and host only (its URL may carry a token), and given up after the last try;

@@ -1,4 +1,4 @@
-// `netdiag monitor import` and `export` (issue 52): a person moves their results between the page
+// `netdiag monitor import` and `export` (docs/monitor.md, "The page's history file"): a person moves their results between the page
 // and the monitor through the page's own history file. A file the page exports (its JSON, with a
 // watch summary) is taken in as runs, once however often it is imported; the monitor's export of
 // those runs and of a speed test it ran itself reads back in the page's own import
@@ -118,7 +118,7 @@ describe("netdiag monitor import and export: the page's history file", () => {
     expect(monitor.stderr).toContain(`${config}:6: checks[0].run: "ping" is not a check this monitor runs`);
   });
 
-  it('history --csv writes no cell a spreadsheet reads as a formula, whatever a server put in an error or an answer (issue 69)', async () => {
+  it('history --csv writes no cell a spreadsheet reads as a formula, whatever a server put in an error or an answer', async () => {
     const config = join(dir, 'formula.yaml');
     const database = join(dir, 'formula.db');
     writeFileSync(config, `servers: [http://127.0.0.1:9]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: x\n    run: dns\n    query: example.test\n    every: 1h\n`);

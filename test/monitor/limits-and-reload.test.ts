@@ -1,4 +1,4 @@
-// `netdiag monitor` and a server that says "not now" (issue 70, item 1): a run the server's rate
+// `netdiag monitor` and a server that says "not now" (docs/monitor.md, "Checks and their figures"): a run the server's rate
 // limit refused (the netdiag command's exit 4) is recorded as limited with its reason, in the log,
 // `monitor history --json` and the page's /history.json, and is judged not at all: it counts in
 // no streak, resets none and sends nothing; an alert after it counts and lists the runs that

@@ -1,4 +1,4 @@
-// The monitor's local page (issue 52) in Debian's chromium, served by a running `netdiag monitor`
+// The monitor's local page (docs/monitor.md, "The local page") in Debian's chromium, served by a running `netdiag monitor`
 // with runs of its own against a real server and a page history imported: a card per check with
 // its state (a speed test meeting its expectations, a families check whose alert is out), the
 // page's trend chart of the speed tests, every run read in the table newest first; no axe
@@ -96,7 +96,7 @@ describe.skipIf(!ready)("the monitor's local page", () => {
       expect(cards[0]?.text).toBe('Meeting every expectation');
       expect(cards[1]?.text).toMatch(/^Alert sent: \d+ breaches in a row$/);
       // The page's own trend chart, over the imported results and the monitor's own.
-      // Its caption names the check and the server, then a key for each line it draws (issue 70: it had none).
+      // Its caption names the check and the server, then a key for each line it draws.
       expect(await page.$eval('#monitor-charts figcaption', (c) => c.firstChild?.textContent)).toBe(`line speed on ${server.url}`);
       expect(await page.$$eval('#monitor-charts figcaption .key', (keys) => keys.map((k) => k.textContent))).toEqual(['download', 'upload', 'latency under load (the worse direction)']);
       expect(await page.$$eval('#monitor-charts svg polyline.trend', (lines) => lines.length)).toBeGreaterThanOrEqual(3);
@@ -106,7 +106,7 @@ describe.skipIf(!ready)("the monitor's local page", () => {
       expect(rows.filter((r) => r.result.endsWith('(imported from the page)'))).toHaveLength(4);
       const limited = await page.$$eval('#monitor-runs tbody td.limited', (tds) => tds.map((td) => td.textContent));
       expect(limited).toEqual(["refused by the server's rate limit, counted in no streak: Too many requests (not waited: it asks to wait 3600 s; try again then)"]);
-      // Each figure by the page's name for it, in its unit (issue 70: not "download_mbps 80").
+      // Each figure by the page's name for it, in its unit, never a JSON key ("download_mbps 80").
       expect(rows.at(-1)?.result).toMatch(/^Download 80\u00a0Mbps, Upload 20\u00a0Mbps, Idle latency 12\u00a0ms/);
       expect(rows.some((r) => r.ok === 'true' && /^Download [0-9.,]+\u00a0Mbps/.test(r.result) && !r.result.includes('imported'))).toBe(true);
     } finally {

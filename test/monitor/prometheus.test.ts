@@ -1,4 +1,4 @@
-// `netdiag monitor`'s metrics as Prometheus sees them (issue 52): a real Prometheus scrapes a
+// `netdiag monitor`'s metrics as Prometheus sees them (docs/monitor.md, "Prometheus"): a real Prometheus scrapes a
 // running monitor's /metrics with deploy/prometheus/netdiag-monitor-rules.yml loaded. Every rule
 // loads and evaluates, every selector in it selects series the monitor exports, and the alert on
 // the monitor's own judgement fires for the check whose alert is out and not for the one that

@@ -1,4 +1,4 @@
-// `netdiag monitor` stopped with an alert not yet delivered (issue 70, item 3): its webhook's port
+// `netdiag monitor` stopped with an alert not yet delivered (docs/monitor.md, "Stopping"): its webhook's port
 // is closed, so the alert waits for its retry (5 s, then 30 s and 2 min). SIGTERM (or SIGINT)
 // ends the monitor within 10 s whatever is pending, the alert is kept in the history's outbox,
 // and the next start, with a real receiver listening on that port, delivers it once. And a start
@@ -14,7 +14,7 @@ import { runLinesOf, startMonitor, until, type MonitorProcess } from '../support
 import { freePort } from '../support/wait.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
-/** The bound issue 70 sets for a stop, whatever is pending (systemd's own default is 90 s). */
+/** The bound docs/monitor.md ("Stopping": within seconds) holds a stop to, whatever is pending (systemd's own default is 90 s). */
 const STOP_BOUND_MS = 10_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-monitor-stop-'));

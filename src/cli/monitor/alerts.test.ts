@@ -1,4 +1,4 @@
-// An alert's words (issue 70, item 8): a title that counts N breaches in a row has a body that
+// An alert's words (docs/monitor.md, "Alerts"): a title that counts N breaches in a row has a body that
 // accounts for each of them, with its time and what it missed; one breach is "1 breach", never
 // "1 breaches"; a streak longer than the body lists, or older than the history keeps, is counted
 // in a line of its own, so the title never counts what the body does not show.

@@ -1,7 +1,7 @@
 // The monitor's schedules on a fake clock: 200 runs of random length in a row never overlap, each
 // starts within its spread after a slot, a slept-through stretch gives one run and not one per
-// missed slot, and both kinds of schedule are right across a daylight-saving change (Europe/Berlin,
-// 2026-03-29 02:00 → 03:00 and 2026-10-25 03:00 → 02:00).
+// missed slot, and both kinds of schedule are right across both daylight-saving changes of
+// Europe/Berlin (02:00 skipped in spring, 02:00 to 03:00 twice in autumn).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextRun, plan, type Schedule } from './schedule.js';
 

@@ -52,7 +52,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     again.close();
   });
 
-  it(`keeps the history private to its user: a folder it makes 0700, the database${beside.map((b) => `, ${b}`).join('')} 0600, under umask 022 (issue 69)`, async () => {
+  it(`keeps the history private to its user: a folder it makes 0700, the database${beside.map((b) => `, ${b}`).join('')} 0600, under umask 022`, async () => {
     const before = process.umask(0o022);
     try {
       const path = join(dir, 'private', 'monitor.db');
