@@ -1,5 +1,5 @@
 // The live rate: the rate of the window the running direction is being measured over, read from
-// what it counted so far (web/speedtest/working-load.ts) by liveBps in src/common/speedtest/working.ts,
+// what it counted so far (src/common/speedtest/load-loop.ts) by liveBps in src/common/speedtest/working.ts,
 // beside the rules that give its figure, so at the direction's end it reads as the figure does
 // (unit-tested there and in test/page/live.test.ts).
 export { liveBps } from '../../src/common/speedtest/working.js';

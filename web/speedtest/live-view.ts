@@ -1,12 +1,12 @@
 // What moves while the speed test runs: the rate of the window the running direction is measured over
-// (five times a second, web/speedtest/live-rate.ts over the load's own counts, web/speedtest/working-load.ts), drawn
+// (five times a second, web/speedtest/live-rate.ts over the load's own counts, src/common/speedtest/load-loop.ts), drawn
 // as it comes, and how long the test has run.
 // The area keeps its size before, during and after a test, so nothing below it jumps when the
 // final figures arrive; after the test it holds the last drawing, labelled as what it was.
 import { element } from '../ui/svg.js';
 import { $ } from '../ui/dom.js';
 import { liveBps } from './live-rate.js';
-import type { Direction } from './working-load.js';
+import type { LoadDirection } from '../../src/common/speedtest/load-transport.js';
 import type { LoadProfile, Progress } from '../../src/common/speedtest/working.js';
 import { axisScale, formatMbps, tickText } from './report.js';
 import { num, t } from '../i18n/locale.js';
@@ -18,7 +18,7 @@ const MARGIN = { left: 44, right: 6, top: 8, bottom: 8 };
 
 interface Sample {
   at: number;
-  direction: Direction;
+  direction: LoadDirection;
   bps: number;
 }
 
@@ -44,14 +44,14 @@ function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): v
 
 export interface Live {
   /** The direction now running and its counts, read at each tick until the next one is followed. */
-  follow(direction: Direction, progress: readonly Progress[], profile: LoadProfile): void;
+  follow(direction: LoadDirection, progress: readonly Progress[], profile: LoadProfile): void;
   /** Ends the live view: the last drawing stays, labelled. */
   stop(): void;
 }
 
 /** Starts the live view for a test that starts now. */
 export function startLive(): Live {
-  let running: { direction: Direction; progress: readonly Progress[]; profile: LoadProfile } | undefined;
+  let running: { direction: LoadDirection; progress: readonly Progress[]; profile: LoadProfile } | undefined;
   const started = performance.now();
   const samples: Sample[] = [];
   const rate = $('#speed-live-rate');

@@ -1,7 +1,7 @@
 // The speed test: the engine the configuration names (@cloudflare/speedtest, bundled) for the
 // idle latency and the packet-loss step, then the page's own load for each direction the mode
-// runs (web/speedtest/working-load.ts: parallel streams with no pause, measured by the rules the command
-// line shares), against this server's /__down and /__up, with the analytics events the
+// runs (src/common/speedtest/load-loop.ts over the page's fetch transport, web/speedtest/fetch-transport.ts:
+// parallel streams with no pause, measured by the rules the command line shares), against this server's /__down and /__up, with the analytics events the
 // configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../../src/generated/openapi-types.js';
@@ -17,7 +17,9 @@ import { speedResult, windowRoundTrips, type Measured, type Readings, type Speed
 import { num, t } from '../i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
 import { profileOf, type Progress } from '../../src/common/speedtest/working.js';
-import { idleRoundTrips, LoadError, RateLimited, runDirection, type Direction, type LoadRun } from './working-load.js';
+import { FetchLoadTransport, LoadError, withResourceTimings } from './fetch-transport.js';
+import { idleRoundTrips, runLoadedDirection, type LoadRun } from '../../src/common/speedtest/load-loop.js';
+import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load-transport.js';
 import { LimitRefusal, pastLimit, type LimitWaits } from '../../src/common/rate-limit.js';
 import type { MeasuredExport } from '../results/export.js';
 import type { ChartDirection } from './chart.js';
@@ -41,7 +43,7 @@ const PACKET_LOSS_STEP = { type: 'packetLoss' as const, numPackets: 1000, batchS
 /**
  * The engine's part of the v1 plan: its packet-loss step when there is a TURN server (its RPKI
  * step never), after one round trip, which every run of it starts with. The idle latency and the
- * transfers are the page's own (web/speedtest/working-load.ts): the engine's ladder of sizes with pauses
+ * transfers are the page's own (src/common/speedtest/load-loop.ts): the engine's ladder of sizes with pauses
  * between them let a shaper's bucket refill and read the link fast, and its idle round trips are
  * timed apart from the loaded ones, which the bufferbloat grade compares them with.
  */
@@ -51,7 +53,7 @@ function enginePlan(withLoss: boolean) {
 }
 
 /** The directions the mode's plan has steps of, in the order the page runs them. */
-const directionsOf = (measurements: Measurement[]): Direction[] => (['download', 'upload'] as const).filter((d) => measurements.some((m) => m.type === d));
+const directionsOf = (measurements: Measurement[]): LoadDirection[] => (['download', 'upload'] as const).filter((d) => measurements.some((m) => m.type === d));
 
 /** A step of the test run past the server's rate limit: again after each wait it asks for (src/common/rate-limit.ts). */
 type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
@@ -61,8 +63,9 @@ type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
  * (`onBytes` whenever its count grows); what each counted, measured, or the first failure. A
  * direction the rate limit refused is measured again from its start, after the wait.
  */
-async function runLoad(directions: Direction[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<Direction, LoadRun>>> {
-  const runs: Partial<Record<Direction, LoadRun>> = {};
+async function loadDirections(directions: LoadDirection[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
+  const runs: Partial<Record<LoadDirection, LoadRun>> = {};
+  const transport = new FetchLoadTransport();
   for (const direction of directions) {
     let counted = 0;
     const onProgress = (progress: readonly Progress[]) => {
@@ -75,11 +78,15 @@ async function runLoad(directions: Direction[], maxBytes: number, mode: string, 
     runs[direction] = await past(() => {
       text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
       counted = 0;
-      return runDirection({ direction, maxBytes, profile: profileOf(mode), signal, onProgress });
+      return withResourceTimings(() => runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), signal, onProgress }));
     });
   }
   return runs;
 }
+
+/** Why the load failed, in the page's failure reasons: a refusal or a problem is the engine's, anything else the network's. */
+const loadFailure = (err: unknown): LoadError =>
+  err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), err instanceof LoadRefused ? 'engine_error' : 'network_error');
 
 /** A direction as the result reads it. */
 const measuredOf = (run: LoadRun | undefined): Measured | undefined => (run === undefined ? undefined : { measure: run.measure, roundTrips: run.roundTrips, streams: run.streams });
@@ -310,7 +317,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
 }
 
 /** The figures, by the page's rules (web/speedtest/speed-result.ts); then drawn, kept, shared and sent. */
-function showDone(run: TestRun, runs: Partial<Record<Direction, LoadRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
+function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
   const { config, mode, eventId, after } = run;
   const result = speedResult({ mode: mode.id, startedAt: run.startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
   showResult(result);
@@ -382,7 +389,7 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
       });
       if (life.load.signal.aborted) throw new DOMException('The test was cancelled.', 'AbortError');
     };
-    const past: PastLimit = (step) => pastLimit(step, (err) => (err instanceof RateLimited ? (err.retryAfterS ?? undefined) : null), waits, wait);
+    const past: PastLimit = (step) => pastLimit(step, (err) => (err instanceof LoadRefused ? (err.retryAfterS ?? undefined) : null), waits, wait);
     Promise.resolve(sending)
       .then(async (seen) => {
         // The loss step is over: the browser's own RTCPeerConnection back while the load runs.
@@ -393,8 +400,8 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
             ? { run: true, error: lossError }
             : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
         // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-        const idle = await past(() => idleRoundTrips(idleCount, life.load.signal));
-        return { idle, loss, runs: await runLoad(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch, past) };
+        const idle = await past(() => withResourceTimings(() => idleRoundTrips(new FetchLoadTransport(), idleCount, life.load.signal)));
+        return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch, past) };
       })
       .then(
         ({ idle, loss, runs }) => {
@@ -409,7 +416,7 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
             life.fail('engine_error', t('speed.limit-refused', { reason: err.message }));
             return;
           }
-          const failure = err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
+          const failure = loadFailure(err);
           life.fail(failure.reason, t('speed.failed', { reason: failure.message }));
         },
       );

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { bodyTiming, bytesAt, countsUntil, directionDone, liveBps, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
+import { bytesAt, countsUntil, directionDone, liveBps, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -378,15 +378,6 @@ describe('the live rate', () => {
 });
 
 describe('an upload\'s quarters from the server', () => {
-  it('reads body, body25, body50 and body75 from Server-Timing, whatever else is there and in any order', () => {
-    expect(bodyTiming('cfRequestDuration;dur=0.120, body;dur=812.500, body25;dur=200, body50;dur=405.5, body75;dur=610')).toEqual({ ms: 812.5, quarters: [200, 405.5, 610] });
-    expect(bodyTiming('body75;dur=3, body;desc="x";dur=4, body25;dur=1, body50;dur=2')).toEqual({ ms: 4, quarters: [1, 2, 3] });
-    // Without all three quarters, none: a count placed by some of them and not others would bend where no quarter was said.
-    expect(bodyTiming('body;dur=9, body25;dur=2')).toEqual({ ms: 9, quarters: [] });
-    expect(bodyTiming('cfRequestDuration;dur=1')).toBeUndefined();
-    expect(bodyTiming(null)).toBeUndefined();
-  });
-
   it('places an upload from its answer back by the body\'s time, never before it was sent, its quarters in order within', () => {
     expect(receivedUpload(2, 100, 1_000, 2_000, { ms: 800, quarters: [100, 300, 700] })).toEqual({ stream: 2, bytes: 100, startMs: 1_200, endMs: 2_000, quarters: [1_300, 1_500, 1_900] });
     // A body time longer than the upload took by the client's clock starts it when it was sent; quarters past the end stop there.

@@ -6,6 +6,7 @@
 // changing), are pure so the page and `netdiag speedtest` report alike and the rules are
 // unit-tested over recorded series (working.test.ts).
 import { percentile } from '../statistics.js';
+import type { BodyTiming } from './server-timing.js';
 
 /** Bytes moved by all of a direction's streams together, counted up to `atMs` (ms since the direction began). */
 export interface Progress {
@@ -33,25 +34,11 @@ export interface Received {
 }
 
 /**
- * How an upload's body arrived, from the server's `Server-Timing`: `body;dur=` (ms from its first
- * byte to its last) and `body25`, `body50`, `body75` (to a quarter, half and three quarters of
- * it), as netdiag's /__up says (docs/api.md). Undefined without `body`.
- */
-export function bodyTiming(header: string | null | undefined): { ms: number; quarters: number[] } | undefined {
-  const metrics = new Map<string, number>();
-  for (const m of (header ?? '').matchAll(/(?:^|,)\s*([A-Za-z0-9_-]+)\s*;[^,]*?\bdur=([0-9.]+)/g)) metrics.set(m[1] ?? '', Number(m[2]));
-  const ms = metrics.get('body');
-  if (ms === undefined || !Number.isFinite(ms)) return undefined;
-  const quarters = ['body25', 'body50', 'body75'].map((name) => metrics.get(name));
-  return { ms, quarters: quarters.every((q): q is number => q !== undefined && Number.isFinite(q)) ? quarters : [] };
-}
-
-/**
  * An upload answered at `endMs` that was sent at `sentMs`: its bytes arrived from `endMs` less
  * the body's time (no earlier than it was sent), or, from a server that does not say, from when
  * it was sent; its quarters where the server gave them, kept in order within that span.
  */
-export function receivedUpload(stream: number, bytes: number, sentMs: number, endMs: number, timing: ReturnType<typeof bodyTiming>): Received {
+export function receivedUpload(stream: number, bytes: number, sentMs: number, endMs: number, timing: BodyTiming | undefined): Received {
   if (timing === undefined) return { stream, bytes, startMs: sentMs, endMs };
   const startMs = Math.max(sentMs, endMs - timing.ms);
   let last = startMs;

@@ -1,0 +1,120 @@
+// The page's exchanges for the speed test's load (src/common/speedtest/load-transport.ts), over
+// fetch against this server's /__down and /__up: bytes counted from the body's reader as they
+// arrive, a round trip timed by Resource Timing as the engine times its own.
+import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../src/common/speedtest/load-transport.js';
+import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../src/common/speedtest/server-timing.js';
+import { retryAfterSeconds } from '../../src/common/rate-limit.js';
+import { problemText, type ProblemDoc } from '../ui/dom.js';
+
+/** Why a direction failed, in the page's failure reasons (a problem answered, or the network). */
+export class LoadError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'engine_error' | 'network_error',
+  ) {
+    super(message);
+  }
+}
+
+/** Throws the answer's problem when it is one (a 4xx or 5xx with its problem document; a 429 as LoadRefused). */
+async function checked(res: Response): Promise<Response> {
+  if (res.ok) return res;
+  let problem: ProblemDoc = { status: res.status, title: res.statusText };
+  try {
+    problem = { ...problem, ...((await res.json()) as ProblemDoc) };
+  } catch {
+    // No problem document: the status alone says it.
+  }
+  const message = `${String(res.status)}: ${problemText(problem)}`;
+  throw res.status === 429 ? new LoadRefused(message, retryAfterSeconds(res.headers.get('Retry-After'))) : new LoadError(message, 'engine_error');
+}
+
+/** A failed exchange in the page's words: a problem answered as it was, an abort as it was, anything else the network's. */
+function inPageWords(err: unknown): Error {
+  if (err instanceof LoadError || err instanceof LoadRefused) return err;
+  if (err instanceof DOMException && err.name === 'AbortError') return err;
+  return new LoadError(err instanceof Error ? err.message : String(err), 'network_error');
+}
+
+/**
+ * A round trip's time from Resource Timing: request sent to first byte of the answer, less the
+ * server's own time; undefined when the browser has no entry for it (or no timing in it).
+ */
+function timedByBrowser(url: string, serverMs: number): number | undefined {
+  const entry = performance.getEntriesByName(url, 'resource').at(-1) as PerformanceResourceTiming | undefined;
+  if (entry === undefined || entry.requestStart <= 0 || entry.responseStart < entry.requestStart) return undefined;
+  return Math.max(0, entry.responseStart - entry.requestStart - serverMs);
+}
+
+/** The entry is queued as the answer ends: when it is not there yet, one turn of the event loop brings it. */
+const nextTurn = (): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, 0);
+  });
+
+/** The page's transport; `base` is the deployment's origin (the page's own). */
+export class FetchLoadTransport implements LoadTransport {
+  /** One body of zeros for every upload, sliced (a Blob slice shares its bytes). */
+  #zeros = new Blob([]);
+
+  constructor(private readonly base: string = location.href) {}
+
+  async download(bytes: number, onBytes: (bytes: number) => void, signal: AbortSignal): Promise<void> {
+    try {
+      const res = await checked(await fetch(new URL(`/__down?bytes=${String(bytes)}`, this.base), { cache: 'no-store', signal }));
+      const reader = res.body?.getReader();
+      if (reader === undefined) return;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        onBytes(value.byteLength);
+      }
+    } catch (err: unknown) {
+      throw inPageWords(err);
+    }
+  }
+
+  prepareUploads(bytes: number): void {
+    if (this.#zeros.size !== bytes) this.#zeros = new Blob([new Uint8Array(bytes)]);
+  }
+
+  async upload(bytes: number, signal: AbortSignal): Promise<BodyTiming | undefined> {
+    try {
+      const res = await checked(await fetch(new URL('/__up', this.base), { method: 'POST', body: this.#zeros.slice(0, bytes), cache: 'no-store', signal }));
+      await res.arrayBuffer();
+      return bodyTiming(res.headers.get('Server-Timing'));
+    } catch (err: unknown) {
+      throw inPageWords(err);
+    }
+  }
+
+  /** An empty download, timed by Resource Timing (by the clock around the fetch only when the browser has no entry for it); `n` keeps each one's entry apart. */
+  async roundTrip(mark: RoundTripMark, n: number, signal: AbortSignal): Promise<TimedRoundTrip> {
+    const url = new URL(`/__down?bytes=0&during=${mark}&n=${String(n)}`, this.base).href;
+    try {
+      const sentAt = performance.now();
+      const res = await checked(await fetch(url, { cache: 'no-store', signal }));
+      await res.arrayBuffer();
+      const clock = performance.now() - sentAt;
+      const serverMs = serverProcessingMs(res.headers.get('Server-Timing')) ?? 0;
+      const browser = timedByBrowser(url, serverMs) ?? (await nextTurn().then(() => timedByBrowser(url, serverMs)));
+      return { sentAt, ms: browser ?? clock };
+    } catch (err: unknown) {
+      throw inPageWords(err);
+    }
+  }
+}
+
+/**
+ * Runs `measure` with room for every Resource Timing entry of a test (the engine asks the same
+ * when it starts), then clears them, once every request of it has settled, never while one may
+ * still be read.
+ */
+export async function withResourceTimings<T>(measure: () => Promise<T>): Promise<T> {
+  performance.setResourceTimingBufferSize(10_000);
+  try {
+    return await measure();
+  } finally {
+    performance.clearResourceTimings();
+  }
+}
