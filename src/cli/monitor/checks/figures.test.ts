@@ -1,6 +1,7 @@
 // The figures a monitor check reads out of each command's JSON: flat, by the names expectations
 // use, whatever the shape the command prints.
 import { describe, expect, it } from 'vitest';
+import type { RpmDirectionReport, RpmReport } from '../../../common/speedtest/report.js';
 import { readFigures } from './kinds.js';
 
 describe("a monitor check's figures", () => {
@@ -37,8 +38,10 @@ describe("a monitor check's figures", () => {
     expect(readFigures('speedtest', Object.fromEntries(Object.entries(figures).filter(([name]) => name !== 'mode')))).toBe("the command's --json is not a speed test's report: mode is missing");
   });
 
-  it("an RPM test's figures are its JSON's top level", () => {
-    const json = { rpm: 880, rpm_p90: 610, rating: 'good' };
-    expect(readFigures('rpm', json)).toEqual(json);
+  it("an RPM test's: the report's rpm and rpm_p90, the rest left out; a report that is not one is said, naming what is wrong", () => {
+    const direction: RpmDirectionReport = { rpm: 900, rpm_p90: 640, mbps: 95.5, connections: 4, intervals: 12, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 38, lost: 0 }, duration_ms: 12_000 };
+    const report: RpmReport = { schema_version: 1, rpm: 880, rpm_p90: 610, rating: 'good', download_rpm: 900, upload_rpm: 860, download_mbps: 95.5, upload_mbps: 20.5, stable: true, confidence: 'high', download: direction, upload: { ...direction, rpm: 860, rpm_p90: 580 } };
+    expect(readFigures('rpm', { ...report })).toEqual({ rpm: 880, rpm_p90: 610 });
+    expect(readFigures('rpm', { ...report, rpm: 'fast' })).toMatch(/^the command's --json is not an RPM test's report: rpm /);
   });
 });
