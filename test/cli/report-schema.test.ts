@@ -6,9 +6,26 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRpmReport, readSpeedTestFigures, readSpeedTestReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
+import { readRpmReport, readSpeedTestFigures, readSpeedTestReport, type BurstReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
 import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, type JsonSchema } from '../../src/common/speedtest/report-schema.js';
 import { runCli, serveCli, type Serving } from '../support/process.js';
+
+// The types and the schemas name the same properties at every level: a property in one and not
+// the other is a compile error here (npm run typecheck), naming it.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { onlyInType: Exclude<keyof A, keyof B>; onlyInSchema: Exclude<keyof B, keyof A> };
+type Speed = typeof SPEEDTEST_REPORT_SCHEMA.properties;
+type RpmProperties = typeof RPM_REPORT_SCHEMA.properties;
+type SchemaAgreement = [
+  SameKeys<SpeedTestReport, Speed>,
+  SameKeys<BurstReport, Speed['download_burst']['properties']>,
+  SameKeys<MeasuredReport, Speed['measured']['properties']['download']['properties']>,
+  SameKeys<NonNullable<SpeedTestReport['packet_loss']>, Speed['packet_loss']['properties']>,
+  SameKeys<SpeedTestReport['measured'], Speed['measured']['properties']>,
+  SameKeys<RpmReport, RpmProperties>,
+  SameKeys<RpmDirectionReport, RpmProperties['download']['properties']>,
+  SameKeys<RpmDirectionReport['probes'], RpmProperties['download']['properties']['probes']['properties']>,
+];
+const AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true, true];
 
 const published = (name: string) => JSON.parse(readFileSync(new URL(`../../openapi/${name}`, import.meta.url), 'utf8')) as JsonSchema;
 const SPEEDTEST_FILE = published('speedtest-report.v1.schema.json');
@@ -92,7 +109,8 @@ describe('the --json report schemas', () => {
     }
   });
 
-  it('a typed fixture of each report validates, with ajv and with the parser the monitor reads runs through', () => {
+  it('a typed fixture of each report validates, with ajv and with the parser the monitor reads runs through (the types name what the schemas name: SchemaAgreement)', () => {
+    expect(new Set<unknown>(AGREEMENT)).toEqual(new Set([true]));
     expect(validSpeedTest(SPEEDTEST_FIXTURE), JSON.stringify(validSpeedTest.errors)).toBe(true);
     expect(validRpm(RPM_FIXTURE), JSON.stringify(validRpm.errors)).toBe(true);
     expect(readSpeedTestReport(SPEEDTEST_FIXTURE)).toEqual({ ok: true, report: SPEEDTEST_FIXTURE });

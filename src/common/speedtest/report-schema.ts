@@ -1,8 +1,9 @@
 // The JSON Schemas (draft 2020-12) of `netdiag speedtest --json` and `netdiag rpm --json`, the
 // source of openapi/{speedtest,rpm}-report.v1.schema.json (scripts/report-schemas.mjs writes them),
 // and the small checker readSpeedTestReport and readRpmReport validate with, so the parser and the
-// published schema cannot disagree. No dependency: the command line and the monitor run it.
-import type { BurstReport, MeasuredReport, RpmDirectionReport, RpmReport, SpeedTestReport } from './report.js';
+// published schema cannot disagree. No dependency: the command line and the monitor run it. That
+// the report's types name the same properties is checked at compile time in
+// test/cli/report-schema.test.ts (SchemaAgreement).
 
 /** The part of JSON Schema 2020-12 these schemas use, which `schemaProblem` checks. */
 export interface JsonSchema {
@@ -131,20 +132,6 @@ export const RPM_REPORT_SCHEMA = {
   title: 'netdiag rpm --json',
   ...closed('Responsiveness under working conditions, each direction and together.', RPM_PROPERTIES),
 } as const satisfies JsonSchema;
-
-// The types and the schemas name the same properties: a property in one and not the other is a
-// compile error here (and the typed fixtures in test/cli/report-schema.test.ts must validate).
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { onlyInFirst: Exclude<keyof A, keyof B>; onlyInSecond: Exclude<keyof B, keyof A> };
-export type SchemaAgreement = [
-  SameKeys<SpeedTestReport, typeof SPEEDTEST_PROPERTIES>,
-  SameKeys<BurstReport, typeof BURST_PROPERTIES>,
-  SameKeys<MeasuredReport, typeof MEASURED_PROPERTIES>,
-  SameKeys<NonNullable<SpeedTestReport['packet_loss']>, typeof SPEEDTEST_PROPERTIES.packet_loss.properties>,
-  SameKeys<RpmReport, typeof RPM_PROPERTIES>,
-  SameKeys<RpmDirectionReport, typeof RPM_DIRECTION_PROPERTIES>,
-  SameKeys<RpmDirectionReport['probes'], typeof RPM_DIRECTION_PROPERTIES.probes.properties>,
-];
-export const SCHEMA_AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true];
 
 const typeOf = (value: unknown): JsonType => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : (typeof value as JsonType));
 const fits = (actual: JsonType, wanted: JsonType) => actual === wanted || (wanted === 'number' && actual === 'integer');

@@ -13,9 +13,9 @@ import { decodeResult, encodeResult, type SharedResult } from './share.js';
 /** The version every report carries (`schema_version`) and the schemas' `$id` names. */
 export const REPORT_SCHEMA_VERSION = 1;
 
-export type QualityClass = Quality | 'pending';
-export type BufferbloatGrade = NonNullable<ReturnType<typeof bufferbloat>>['grade'];
-export type RpmRating = 'poor' | 'fair' | 'good' | 'excellent';
+type QualityClass = Quality | 'pending';
+type BufferbloatGrade = NonNullable<ReturnType<typeof bufferbloat>>['grade'];
+type RpmRating = 'poor' | 'fair' | 'good' | 'excellent';
 
 /** The burst before a direction's sustained rate. */
 export interface BurstReport {
@@ -158,7 +158,7 @@ export function sharedOfFigures(f: SpeedTestFigures, at: number): SharedResult |
 }
 
 /** A parsed report, or what is wrong with it in words naming the property. */
-export type ReportRead<T> = { ok: true; report: T } | { ok: false; reason: string };
+type ReportRead<T> = { ok: true; report: T } | { ok: false; reason: string };
 
 function readAgainst<T>(schema: JsonSchema, json: unknown): ReportRead<T> {
   const problem = schemaProblem(schema, json);
