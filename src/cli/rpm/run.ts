@@ -24,9 +24,8 @@ import {
   type Confidence,
   type ProbeTimes,
 } from '../../common/responsiveness/rpm.js';
+import type { LoadDirection } from '../../common/speedtest/load-transport.js';
 import type { RpmUrls } from './responsiveness-config.js';
-
-type Direction = 'download' | 'upload';
 
 /** A run that cannot go on: the message says why (exit 1; exit 4 when the server's rate limit refused it, src/cli/api/rate-limit.ts). */
 export class RpmFailure extends Error {
@@ -40,7 +39,7 @@ export class RpmFailure extends Error {
 
 /** What a direction measured. */
 export interface DirectionRpm {
-  direction: Direction;
+  direction: LoadDirection;
   /** Goodput over the intervals probed (the last MAD moving average when fewer), bit/s. */
   goodputBps: number;
   rpm: number | undefined;
@@ -59,7 +58,7 @@ export interface DirectionRpm {
 
 /** Where the run is, for a progress line. */
 export interface RpmProgress {
-  direction: Direction;
+  direction: LoadDirection;
   elapsedMs: number;
   connections: number;
   goodputBps: number | undefined;
@@ -74,7 +73,7 @@ const UPLOAD_CHUNK = Buffer.alloc(64 * 1024, 0x30);
 /** A probe with no answer in this long is given up and counted as lost (`lost` in the result), not timed. */
 const PROBE_DEADLINE_MS = 10_000;
 /** Probes of each kind waiting for their answers at once; more are not started until some come back. */
-const PROBES_IN_FLIGHT = 8;
+const PROBES_OF_A_KIND_IN_FLIGHT = 8;
 
 const TIMING_HEADERS = { 'accept-encoding': 'identity', 'cache-control': 'no-store' };
 
@@ -152,7 +151,7 @@ class LoadConnection {
 
   private constructor(readonly session: ClientHttp2Session) {}
 
-  static async open(urls: RpmUrls, direction: Direction, deadlineMs: number): Promise<LoadConnection> {
+  static async open(urls: RpmUrls, direction: LoadDirection, deadlineMs: number): Promise<LoadConnection> {
     const { session } = await openSession(urls.large, deadlineMs);
     const c = new LoadConnection(session);
     if (direction === 'download') c.download(urls.large);
@@ -214,7 +213,7 @@ class LoadConnection {
 /**
  * One direction's probes (the draft's responsiveness probes): every PROBE_GAP_MS a foreign probe
  * on a connection of its own (its TCP, TLS and HTTP times) and a self probe on one of the loaded
- * connections, at most PROBES_IN_FLIGHT of each kind at once.
+ * connections, at most PROBES_OF_A_KIND_IN_FLIGHT of each kind at once.
  */
 function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal) {
   const inFlight = { foreign: 0, self: 0 };
@@ -273,8 +272,8 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
         if (!signal.aborted && running) failure ??= err instanceof Error ? err : new Error(String(err));
       });
     };
-    if (inFlight.foreign < PROBES_IN_FLIGHT) settle(foreignProbe(into));
-    if (inFlight.self < PROBES_IN_FLIGHT) settle(selfProbe(into));
+    if (inFlight.foreign < PROBES_OF_A_KIND_IN_FLIGHT) settle(foreignProbe(into));
+    if (inFlight.self < PROBES_OF_A_KIND_IN_FLIGHT) settle(selfProbe(into));
   };
   return {
     /** Sends a pair now and every PROBE_GAP_MS, each into the interval `current` gives at the time. */
@@ -298,7 +297,7 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
 }
 
 /** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
-export async function runDirection(urls: RpmUrls, direction: Direction, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
+export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const connections: LoadConnection[] = [];
