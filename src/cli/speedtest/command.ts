@@ -83,7 +83,7 @@ function rateText(value: number | null, burst: BurstReport | null, measured: Mea
 }
 
 /** A result's figures, as a share link carries them and the quality classes read them. */
-function figuresOf(r: Result, loss: PacketLoss): Figures {
+function shareFiguresOf(r: Result, loss: PacketLoss): Figures {
   return {
     downloadBps: r.download?.measure.sustained?.bps,
     uploadBps: r.upload?.measure.sustained?.bps,
@@ -133,7 +133,7 @@ function notesOf(mode: string, r: Result, loss: PacketLoss): string[] {
 
 /** The result as scripts get it (--json): every field present, null where nothing was measured. */
 function report(mode: string, r: Result, loss: PacketLoss): SpeedTestReport {
-  const classes = qualitiesOf(figuresOf(r, loss));
+  const classes = qualitiesOf(shareFiguresOf(r, loss));
   const bloat = bloatOf(r.latency, r.downLoadedLatency, r.upLoadedLatency);
   return {
     schema_version: REPORT_SCHEMA_VERSION,
@@ -334,5 +334,5 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
  */
 async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
   const address = withAddress ? (await client.get<Schemas['CallerIpData']>('/v1/ip')).address : undefined;
-  return shareLink(`${client.base}/`, { at, mode: mode === 'light' ? 'light' : 'full', ...figuresOf(r, loss), ...(address === undefined ? {} : { address }) });
+  return shareLink(`${client.base}/`, { at, mode: mode === 'light' ? 'light' : 'full', ...shareFiguresOf(r, loss), ...(address === undefined ? {} : { address }) });
 }
