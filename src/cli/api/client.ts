@@ -30,7 +30,7 @@ export interface Client {
  * `title: detail` of a problem document (the API contract), the title alone when there is no detail, or
  * the start of whatever else came.
  */
-export function problemText(body: string, status: number): string {
+export function problemBodyText(body: string, status: number): string {
   try {
     const { title, detail } = JSON.parse(body) as { title?: unknown; detail?: unknown };
     if (typeof title === 'string') return typeof detail === 'string' ? `${title}: ${detail}` : title;
@@ -98,13 +98,13 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch,
     if (res.status === 429 && limits.wait && (init.method ?? 'GET') === 'GET') {
       const seconds = retryAfterSeconds(res.headers.get('retry-after'));
       if (seconds === undefined || seconds > MAX_LIMIT_WAIT_S) {
-        throw new ApiFailure(`${problemText(text, res.status)} (not waited: ${notWaitedText(seconds === undefined ? { why: 'no-retry-after' } : { why: 'too-long', seconds })})`, res.status);
+        throw new ApiFailure(`${problemBodyText(text, res.status)} (not waited: ${notWaitedText(seconds === undefined ? { why: 'no-retry-after' } : { why: 'too-long', seconds })})`, res.status);
       }
       limits.say(waitingLine(path.split('?')[0] ?? path, seconds, 'asking again'));
       await sleep(seconds * 1000);
       ({ res, text } = await once(path, init));
     }
-    if (!res.ok) throw new ApiFailure(`${problemText(text, res.status)}${pathHint(base, res.status)}`, res.status);
+    if (!res.ok) throw new ApiFailure(`${problemBodyText(text, res.status)}${pathHint(base, res.status)}`, res.status);
     let body: { data?: T };
     try {
       body = JSON.parse(text) as { data?: T };

@@ -10,7 +10,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import {
   confidenceOf,
-  INTERVAL_MS,
+  RPM_INTERVAL_MS,
   joinProbes,
   MAD,
   MAX_CONNECTIONS,
@@ -320,14 +320,14 @@ export async function runDirection(urls: RpmUrls, direction: LoadDirection, opti
     let lastMoved = performance.now();
     for (let k = 1; ; k++) {
       intervals.push(noProbes());
-      await sleepUntil(started + k * INTERVAL_MS, options.signal);
+      await sleepUntil(started + k * RPM_INTERVAL_MS, options.signal);
       if (options.signal.aborted) throw new RpmFailure('cancelled');
       const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probes.failure();
       if (failed !== undefined) throw failed instanceof RpmFailure ? failed : new RpmFailure(`a connection failed: ${failed.message}`);
       const total = connections.reduce((sum, c) => sum + c.bytes, 0);
       if (total > counted) lastMoved = performance.now();
       else if (performance.now() - lastMoved >= options.deadlineMs) throw new RpmFailure(`nothing moved for ${String(Math.round(options.deadlineMs / 1000))} s: the server stalled`);
-      rates.push(((total - counted) * 8 * 1000) / INTERVAL_MS);
+      rates.push(((total - counted) * 8 * 1000) / RPM_INTERVAL_MS);
       counted = total;
       goodputStable = saturated(movingAverages(rates));
       if (probing) {
@@ -336,7 +336,7 @@ export async function runDirection(urls: RpmUrls, direction: LoadDirection, opti
         rpmStable = intervals.length - probingFrom >= MAD && saturated(rpmSeries);
       }
       options.onProgress({ direction, elapsedMs: elapsed(), connections: connections.length, goodputBps: movingAverages(rates).at(-1), rpm: rpmSeries.at(-1) });
-      if ((goodputStable && rpmStable) || elapsed() >= MAX_DIRECTION_MS - INTERVAL_MS / 2) break;
+      if ((goodputStable && rpmStable) || elapsed() >= MAX_DIRECTION_MS - RPM_INTERVAL_MS / 2) break;
       if (!goodputStable && connections.length < MAX_CONNECTIONS) connections.push(await LoadConnection.open(urls, direction, options.deadlineMs));
       // Probing starts once the goodput is stable, or halfway through the direction's time
       // when it never is (a link whose rate swings still has a responsiveness to measure).

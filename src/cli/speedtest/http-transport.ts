@@ -5,7 +5,7 @@
 // the round trips' (PROBE_CONNECTIONS), as a browser's would.
 import http from 'node:http';
 import https from 'node:https';
-import { problemText } from '../api/client.js';
+import { problemBodyText } from '../api/client.js';
 import { retryAfterSeconds } from '../../common/rate-limit.js';
 import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../common/speedtest/load-transport.js';
 import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../common/speedtest/server-timing.js';
@@ -175,7 +175,7 @@ export class HttpLoadTransport implements LoadTransport {
         });
         res.on('end', () => {
           if (refused) {
-            const words = `${s.method} ${url.pathname} answered ${String(status)}: ${problemText(problem, status)}`;
+            const words = `${s.method} ${url.pathname} answered ${String(status)}: ${problemBodyText(problem, status)}`;
             reject(status === 429 ? new LoadRefused(words, retryAfterSeconds(res.headers['retry-after'])) : new SpeedTestFailure('engine_error', words));
             return;
           }

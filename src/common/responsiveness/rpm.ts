@@ -13,7 +13,7 @@ import { percentile } from '../statistics.js';
  * default to 5 s, which with the moving average of four intervals below would need 20 s of
  * steady load before a direction could end. 1 s keeps a direction within 20 s.
  */
-export const INTERVAL_MS = 1_000;
+export const RPM_INTERVAL_MS = 1_000;
 /** Intervals a moving average spans, and how many moving averages must agree (the draft's MAD). */
 export const MAD = 4;
 /** Agree: their standard deviation under this share of the newest one (the draft's SDT). */
