@@ -172,6 +172,54 @@ function noticeOf(json: string): Notice | undefined {
   }
 }
 
+/** What sending with retries needs of the delivery. */
+interface Retries {
+  outbox?: Outbox;
+  backoffMs: readonly number[];
+  timeoutMs: number;
+  log: (line: string) => void;
+  /** Runs an outbox write, a fault said and not thrown. */
+  kept: (what: () => void) => void;
+  /** Ends the waits between tries. */
+  ending: AbortSignal;
+  /** Ends a send under way. */
+  cut: AbortSignal;
+  /** When a notice kept by a stop goes out again, in words. */
+  resent: () => string;
+}
+
+/** Sends `notice` to `target` until it is delivered, given up, or the sends end; its outbox row (`id`) kept in step. */
+async function deliverWithRetries(r: Retries, target: string, notice: Notice, id: number | undefined, tried: number): Promise<void> {
+  const { outbox, backoffMs, timeoutMs, log, kept } = r;
+  const about = `the ${notice.kind} for ${notice.check} on ${notice.server}`;
+  for (let attempt = tried; ; attempt++) {
+    try {
+      await sendOnce(target, notice, timeoutMs, r.cut);
+      if (id !== undefined) kept(() => outbox?.noticeDone(id));
+      return;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const wait = backoffMs[attempt];
+      if (wait === undefined) {
+        log(`${about} was not delivered to ${redacted(target)}: ${reason}; given up after ${String(attempt + 1)} tries`);
+        if (id !== undefined) kept(() => outbox?.noticeDone(id));
+        return;
+      }
+      if (id !== undefined) kept(() => outbox?.noticeTried(id, attempt + 1));
+      if (r.ending.aborted) {
+        log(`${about} was not delivered to ${redacted(target)}: ${reason}; ${id === undefined ? 'not kept (no history)' : `kept, to be sent ${r.resent()}`}`);
+        return;
+      }
+      log(`${about} was not delivered to ${redacted(target)}: ${reason}; trying again in ${String(Math.round(wait / 1000))} s`);
+      const waited = await sleep(wait, true, { signal: r.ending }).catch(() => false);
+      if (!waited) {
+        log(`${about} is kept for ${redacted(target)}, to be sent ${r.resent()}`);
+        return;
+      }
+    }
+  }
+}
+
 /** Delivers notices to `targets`, retrying each up to `backoffMs.length` more times after the waits given. */
 export function delivery(targets: readonly string[], log: (line: string) => void, options: DeliveryOptions = {}): Delivery {
   const { outbox, backoffMs = [5_000, 30_000, 120_000], timeoutMs = 30_000 } = options;
@@ -190,37 +238,9 @@ export function delivery(targets: readonly string[], log: (line: string) => void
       log(err instanceof Error ? err.message : String(err));
     }
   };
-  const deliver = async (target: string, notice: Notice, id: number | undefined, tried: number) => {
-    const about = `the ${notice.kind} for ${notice.check} on ${notice.server}`;
-    for (let attempt = tried; ; attempt++) {
-      try {
-        await sendOnce(target, notice, timeoutMs, cut.signal);
-        if (id !== undefined) kept(() => outbox?.noticeDone(id));
-        return;
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        const wait = backoffMs[attempt];
-        if (wait === undefined) {
-          log(`${about} was not delivered to ${redacted(target)}: ${reason}; given up after ${String(attempt + 1)} tries`);
-          if (id !== undefined) kept(() => outbox?.noticeDone(id));
-          return;
-        }
-        if (id !== undefined) kept(() => outbox?.noticeTried(id, attempt + 1));
-        if (ending.signal.aborted) {
-          log(`${about} was not delivered to ${redacted(target)}: ${reason}; ${id === undefined ? 'not kept (no history)' : `kept, to be sent ${resent}`}`);
-          return;
-        }
-        log(`${about} was not delivered to ${redacted(target)}: ${reason}; trying again in ${String(Math.round(wait / 1000))} s`);
-        const waited = await sleep(wait, true, { signal: ending.signal }).catch(() => false);
-        if (!waited) {
-          log(`${about} is kept for ${redacted(target)}, to be sent ${resent}`);
-          return;
-        }
-      }
-    }
-  };
+  const retries: Retries = { backoffMs, timeoutMs, log, kept, ending: ending.signal, cut: cut.signal, resent: () => resent, ...(outbox === undefined ? {} : { outbox }) };
   const begin = (target: string, notice: Notice, id: number | undefined, tried: number) => {
-    const p = deliver(target, notice, id, tried).finally(() => pending.delete(p));
+    const p = deliverWithRetries(retries, target, notice, id, tried).finally(() => pending.delete(p));
     pending.add(p);
   };
   return {

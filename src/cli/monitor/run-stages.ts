@@ -14,7 +14,7 @@ import { log, summary } from './setup.js';
 import type { AlertState, RunRecord, Store } from './store.js';
 
 /** A run judged: its record, the streak and alert after it, the notice it calls for, its log line. */
-export interface Judged {
+interface Judged {
   run: RunRecord;
   state: AlertState;
   /** False for a run the rate limit refused: judged not at all, its streak and alert stand as they were. */
@@ -38,7 +38,7 @@ function missedRuns(history: HistoryRead, check: MonitorCheck, run: RunRecord, s
 }
 
 /** The judge stage: the run against the check's expectations, and the streak and notice that follow. */
-export function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome): Judged {
+function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome): Judged {
   const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error };
   const before = history.alertState(check.name, server);
   if (outcome.limited) {
@@ -56,7 +56,7 @@ export function judge(history: HistoryRead, check: MonitorCheck, server: string,
 }
 
 /** The record stage: the run, its streak, its notice for each target and the pruning, in one transaction; the notices as kept. */
-export function record(store: Store, judged: Judged, targets: readonly string[], pruneBefore: number): KeptNotice[] {
+function record(store: Store, judged: Judged, targets: readonly string[], pruneBefore: number): KeptNotice[] {
   const { notice } = judged;
   const notices = notice === undefined ? [] : targets.map((target) => ({ notice: JSON.stringify(notice), target }));
   const ids = store.recordRun({ run: judged.run, state: judged.counted ? judged.state : undefined, notices, pruneBefore });

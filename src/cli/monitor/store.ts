@@ -115,7 +115,7 @@ function keepPrivate(path: string): void {
 }
 
 /** A judged run and what follows from it, recorded all at once (run-stages.ts, the record stage). */
-export interface RunWithConsequences {
+interface RunWithConsequences {
   run: RunRecord;
   /** The streak and alert after it; none for a run that is judged not at all (limited). */
   state?: AlertState;
@@ -197,14 +197,13 @@ const runOfRow = (row: RunRow): RunRecord => ({
 /** Opens (creating when missing) and migrates the history at `path`, with `driver` or this Node's (sqlite-driver.ts). */
 export async function openStore(path: string, driver?: SqliteDriverName): Promise<Store> {
   let db: SqliteDatabase | undefined;
-  let statements: ReturnType<typeof prepared>;
   try {
     keepPrivate(path);
     db = await openSqlite(path, driver ?? (await defaultSqliteDriver()));
     migrate(db);
     // Prepared here, so a file whose tables are not the schema its version says (another
     // program's, or damaged) is said as a history that cannot be opened, not as a bare SQL error.
-    statements = prepared(db);
+    return storeOver(db, path, prepared(db));
   } catch (err) {
     // Closed, so a file that could not be taken is not held open (nor its file system busy).
     if (db?.isOpen === true) db.close();
@@ -212,6 +211,23 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
     const where = err instanceof SqliteDriverError ? '' : unwritable(path);
     throw new StoreError(`cannot open the history ${path}: ${err instanceof Error ? err.message : String(err)}${where}`);
   }
+}
+
+/** `fn` in one transaction of `db`, committed whole or rolled back whole. */
+function transaction<T>(db: SqliteDatabase, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    rollback(db);
+    throw err;
+  }
+}
+
+/** The history open at `path`, through its prepared statements. */
+function storeOver(db: SqliteDatabase, path: string, statements: ReturnType<typeof prepared>): Store {
   const { insert, exists, select, selectJudged, queue, tried, done, pending, selectMet, putMet, deleteBefore, getState, putState } = statements;
   const write = <T>(what: string, fn: () => T): T => {
     try {
@@ -222,18 +238,6 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
     }
   };
   const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0);
-  /** `fn` in one transaction, committed whole or rolled back whole. */
-  const transaction = <T>(fn: () => T): T => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = fn();
-      db.exec('COMMIT');
-      return result;
-    } catch (err) {
-      rollback(db);
-      throw err;
-    }
-  };
   /** The run and, when it met every expectation, its figures as the known ones. */
   const putRun = (r: RunRecord) => {
     insertRun(r);
@@ -242,14 +246,14 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
   return {
     addRun: (r) => {
       write('record a run', () => {
-        transaction(() => {
+        transaction(db, () => {
           putRun(r);
         });
       });
     },
     recordRun: ({ run, state, notices, pruneBefore }) =>
       write('record a run', () =>
-        transaction(() => {
+        transaction(db, () => {
           putRun(run);
           if (state !== undefined) putState.run(run.check, run.server, state.streak, state.alerting ? 1 : 0);
           const ids = notices.map(({ notice, target }) => Number((queue.get(notice, target) as { id: number | bigint }).id));
@@ -259,7 +263,7 @@ export async function openStore(path: string, driver?: SqliteDriverName): Promis
       ),
     importRuns: (runs) =>
       write('import runs', () =>
-        transaction(() => {
+        transaction(db, () => {
           let added = 0;
           for (const r of runs) {
             // Checked row by row, so a file that holds one result twice adds it once.

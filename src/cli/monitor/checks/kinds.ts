@@ -1,6 +1,6 @@
 // Every kind of check the monitor runs, by the name `run:` gives it: the configuration reader, the
 // runner, the expectations and /metrics all read these definitions.
-import type { CheckKind, Figure } from './check-kind.js';
+import type { CheckKind, Figure, SettingsReader } from './check-kind.js';
 import { dnsCheck, type DnsSettings } from './dns.js';
 import { familiesCheck } from './families.js';
 import { latencyCheck, type LatencySettings } from './latency.js';
@@ -16,7 +16,7 @@ interface SettingsByKind {
   families: Record<string, never>;
 }
 
-export type CheckKindName = keyof SettingsByKind;
+type CheckKindName = keyof SettingsByKind;
 
 // Typed by a map over the names, so a kind's settings go to its own functions and no other's.
 const KINDS: { readonly [K in CheckKindName]: CheckKind<SettingsByKind[K]> } = { speedtest: speedtestCheck, rpm: rpmCheck, latency: latencyCheck, dns: dnsCheck, families: familiesCheck };
@@ -39,7 +39,7 @@ export function kindSettingKeys(): Map<string, CheckKindName[]> {
 }
 
 /** A kind and its settings as the check's entry in the configuration gives them. */
-export function readKindSettings<K extends CheckKindName>(run: K, read: Parameters<CheckKind<unknown>['settings']>[0]): KindWithSettings<K> {
+export function readKindSettings<K extends CheckKindName>(run: K, read: SettingsReader): KindWithSettings<K> {
   const settings: SettingsByKind[K] = KINDS[run].settings(read);
   return { run, settings };
 }
