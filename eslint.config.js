@@ -72,11 +72,12 @@ export default tseslint.config(
     },
   },
   {
-    // A function past about 80 lines is split into named stages (docs/design.md, "Habits"); past
-    // 100 it is refused, so it stays that way. Blank lines and comments are not counted.
+    // A function past 80 lines is split into named stages (docs/design.md, "Habits"), each a
+    // function named for what it holds. Blank lines and comments are not counted. Tests are not
+    // held to it: a port's conformance suite (`*.conformance.ts`) is a test suite too.
     files: ['src/**/*.ts', 'web/**/*.ts'],
-    ignores: ['src/**/*.test.ts', 'web/**/*.test.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+    ignores: ['src/**/*.test.ts', 'web/**/*.test.ts', 'src/**/*.conformance.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
     files: ['**/*.js', 'bin/*.mjs', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
