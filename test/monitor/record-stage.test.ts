@@ -18,8 +18,8 @@ import { freePort } from '../support/wait.js';
 function contents(database: string): { runs: number; alertStates: number; outbox: number; integrity: string } {
   const db = new DatabaseSync(database, { readOnly: true });
   try {
-    const count = (table: string) => Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-    const integrity = String((db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check);
+    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const integrity = (db.prepare('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check;
     return { runs: count('runs'), alertStates: count('alert_state'), outbox: count('outbox'), integrity };
   } finally {
     db.close();

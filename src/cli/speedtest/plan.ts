@@ -1,6 +1,6 @@
 // What `netdiag speedtest` takes from a deployment's configuration, checked before anything is
-// sent: a server's plan is followed only within bounds, since a hostile or broken one once made
-// the client allocate 2 GB for one upload (`bytes_per_request: 2000000000`, issue 50).
+// sent: a server's plan is followed only within bounds, since a hostile or broken one could make
+// the client allocate 2 GB for one upload (`bytes_per_request: 2000000000`).
 import type { Schemas } from '../../generated/openapi-types.js';
 import { ApiFailure } from '../api/client.js';
 
