@@ -57,7 +57,8 @@ export const LAYERS = {
   'core/header-cap': [],
   'core/failure-reason': [],
   generated: [],
-  common: [],
+  // The clients' shared rules may read the contract's generated parts (its types, the reports' validators).
+  common: ['generated'],
   'core/net': ['core/header-cap'],
   // A port's contract may name the core's address type and the contract's own lists.
   'core/ports': ['core/net', 'common', 'generated'],

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRpmReport, readSpeedTestFigures, readSpeedTestReport, type BurstReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
+import { readRpmReport, readSpeedTestReport } from '../../src/common/speedtest/report-parse.js';
+import { readSpeedTestFigures } from '../../src/common/speedtest/report-read.js';
+import { type BurstReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
 import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, type JsonSchema } from '../../src/common/speedtest/report-schema.js';
 import { runCli, serveCli, type Serving } from '../support/process.js';
 

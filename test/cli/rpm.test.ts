@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { readRpmReport } from '../../src/common/speedtest/report.js';
+import { readRpmReport } from '../../src/common/speedtest/report-parse.js';
 import { selfSignedCertificate } from '../support/doh-relay.js';
 import { startFakeRpmServer } from '../support/fake-rpm-server.js';
 import { CLI, runCli, runProcess, serveCli } from '../support/process.js';

@@ -1,11 +1,11 @@
 // The JSON Schemas (draft 2020-12) of `netdiag speedtest --json` and `netdiag rpm --json`, the
-// source of openapi/{speedtest,rpm}-report.v1.schema.json (scripts/report-schemas.mjs writes them),
-// and the small checker readSpeedTestReport and readRpmReport validate with, so the parser and the
-// published schema cannot disagree. No dependency: the command line and the monitor run it. That
-// the report's types name the same properties is checked at compile time in
+// source of openapi/{speedtest,rpm}-report.v1.schema.json (scripts/report-schemas.mjs writes them)
+// and of the validators report-parse.ts's and report-read.ts's readers use (Ajv standalone code,
+// scripts/generate.mjs), so the parsers and the published schemas cannot disagree. That the
+// report's types name the same properties is checked at compile time in
 // test/cli/report-schema.test.ts (SchemaAgreement).
 
-/** The part of JSON Schema 2020-12 these schemas use, which `schemaProblem` checks. */
+/** The part of JSON Schema 2020-12 these schemas use. */
 export interface JsonSchema {
   $schema?: string;
   $id?: string;
@@ -133,46 +133,14 @@ export const RPM_REPORT_SCHEMA = {
   ...closed('Responsiveness under working conditions, each direction and together.', RPM_PROPERTIES),
 } as const satisfies JsonSchema;
 
-const typeOf = (value: unknown): JsonType => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : (typeof value as JsonType));
-const fits = (actual: JsonType, wanted: JsonType) => actual === wanted || (wanted === 'number' && actual === 'integer');
-const where = (path: string) => (path === '' ? 'the report' : path);
+/** The figures a kept speed-test run is judged and shown by (SpeedTestFigures in report.ts). */
+export const FIGURE_NAMES = ['mode', 'download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'download_loaded_latency_ms', 'upload_loaded_latency_ms', 'loaded_latency_increase_ms', 'bufferbloat_grade', 'packet_loss_percent'] as const satisfies readonly (keyof typeof SPEEDTEST_PROPERTIES)[];
 
-/** The first way `value` breaks `schema`, in words naming the property, or undefined when it fits. */
-export function schemaProblem(schema: JsonSchema, value: unknown, path = ''): string | undefined {
-  const actual = typeOf(value);
-  if (schema.const !== undefined && value !== schema.const) return `${where(path)} is ${JSON.stringify(value)}, not ${JSON.stringify(schema.const)}`;
-  if (schema.enum !== undefined && !schema.enum.includes(value as string | null)) return `${where(path)} is ${JSON.stringify(value)}, not one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`;
-  const types = schema.type === undefined ? undefined : typeof schema.type === 'string' ? [schema.type] : schema.type;
-  if (types !== undefined && !types.some((t) => fits(actual, t))) return `${where(path)} is ${actual === 'integer' ? 'a number' : actual}, not ${types.join(' or ')}`;
-  if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum) return `${where(path)} is ${String(value)}, below ${String(schema.minimum)}`;
-  if (actual === 'array') return arrayProblem(schema, value as unknown[], path);
-  if (actual === 'object') return objectProblem(schema, value as Record<string, unknown>, path);
-  return undefined;
-}
-
-function arrayProblem(schema: JsonSchema, value: unknown[], path: string): string | undefined {
-  if (schema.minItems !== undefined && value.length < schema.minItems) return `${where(path)} has ${String(value.length)} items, fewer than ${String(schema.minItems)}`;
-  if (schema.maxItems !== undefined && value.length > schema.maxItems) return `${where(path)} has ${String(value.length)} items, more than ${String(schema.maxItems)}`;
-  for (const [i, item] of value.entries()) {
-    const itemSchema = schema.prefixItems?.[i] ?? schema.items;
-    const problem = itemSchema === undefined ? undefined : schemaProblem(itemSchema, item, `${path}[${String(i)}]`);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
-
-function objectProblem(schema: JsonSchema, value: Record<string, unknown>, path: string): string | undefined {
-  const inner = (key: string) => (path === '' ? key : `${path}.${key}`);
-  const missing = schema.required?.find((key) => !(key in value));
-  if (missing !== undefined) return `${inner(missing)} is missing`;
-  for (const [key, item] of Object.entries(value)) {
-    const propertySchema = schema.properties?.[key];
-    if (propertySchema === undefined) {
-      if (schema.additionalProperties === false) return `${inner(key)} is not a property this version knows`;
-      continue;
-    }
-    const problem = schemaProblem(propertySchema, item, inner(key));
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
+/** A kept run (a monitor's of any version, an imported page result) has these figures and may have more. */
+export const SPEEDTEST_FIGURES_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:netdiag:speedtest-figures',
+  type: 'object',
+  properties: Object.fromEntries(FIGURE_NAMES.map((name) => [name, SPEEDTEST_PROPERTIES[name]])),
+  required: FIGURE_NAMES,
+} as const satisfies JsonSchema;

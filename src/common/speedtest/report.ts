@@ -1,13 +1,13 @@
-// The one typed result of a speed test and of an RPM test (what `--json` prints), the figures built from it, and its parsers.
+// The one typed result of a speed test and of an RPM test (what `--json` prints) and the figures built from it; its parsers are report-parse.ts and report-read.ts.
 //
 // `netdiag speedtest --json` and `netdiag rpm --json` print these shapes (openapi/*-report.v1.schema.json
 // publish them, report-schema.ts is their source); the monitor reads a run through
-// readSpeedTestReport / readRpmReport, and the page's results and the share codec convert to and from
+// readSpeedTestReport / readRpmReport (report-parse.ts), and the page's results and the share codec convert to and from
 // SpeedTestFigures here. No DOM and no Node: the page, the command line and the monitor share it.
 import type { Confidence } from '../responsiveness/rpm.js';
 import { bufferbloat, worseLoaded } from './bufferbloat.js';
 import type { Quality } from './latency-quality.js';
-import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, schemaProblem, type JsonSchema } from './report-schema.js';
+import type { FIGURE_NAMES } from './report-schema.js';
 import { decodeResult, encodeResult, type SharedResult } from './share.js';
 
 /** The version every report carries (`schema_version`) and the schemas' `$id` names. */
@@ -106,10 +106,7 @@ export interface PageBufferbloat {
 }
 
 /** The figures a speed test is judged and kept by: what a monitor's expectations name and a page result carries. */
-export type SpeedTestFigures = Pick<
-  SpeedTestReport,
-  'mode' | 'download_mbps' | 'upload_mbps' | 'latency_ms' | 'jitter_ms' | 'download_loaded_latency_ms' | 'upload_loaded_latency_ms' | 'loaded_latency_increase_ms' | 'bufferbloat_grade' | 'packet_loss_percent'
->;
+export type SpeedTestFigures = Pick<SpeedTestReport, (typeof FIGURE_NAMES)[number]>;
 
 /** The bufferbloat a report gives: the worse direction under load against the idle latency (bufferbloat.ts, both files). */
 export function bloatOf(idleMs: number | undefined, loadedDownMs: number | undefined, loadedUpMs: number | undefined): ReturnType<typeof bufferbloat> {
@@ -155,34 +152,4 @@ export function sharedOfFigures(f: SpeedTestFigures, at: number): SharedResult |
   set('lossPercent', f.packet_loss_percent);
   const checked = decodeResult(encodeResult(result));
   return checked.ok ? checked.result : undefined;
-}
-
-/** A parsed report, or what is wrong with it in words naming the property. */
-type ReportRead<T> = { ok: true; report: T } | { ok: false; reason: string };
-
-function readAgainst<T>(schema: JsonSchema, json: unknown): ReportRead<T> {
-  const problem = schemaProblem(schema, json);
-  return problem === undefined ? { ok: true, report: json as T } : { ok: false, reason: problem };
-}
-
-/** `netdiag speedtest --json`'s output (parsed JSON) as the typed report, checked against its schema. */
-export const readSpeedTestReport = (json: unknown): ReportRead<SpeedTestReport> => readAgainst(SPEEDTEST_REPORT_SCHEMA, json);
-
-/** `netdiag rpm --json`'s output (parsed JSON) as the typed report, checked against its schema. */
-export const readRpmReport = (json: unknown): ReportRead<RpmReport> => readAgainst(RPM_REPORT_SCHEMA, json);
-
-const FIGURE_NAMES = ['mode', 'download_mbps', 'upload_mbps', 'latency_ms', 'jitter_ms', 'download_loaded_latency_ms', 'upload_loaded_latency_ms', 'loaded_latency_increase_ms', 'bufferbloat_grade', 'packet_loss_percent'] as const satisfies readonly (keyof SpeedTestFigures)[];
-
-/** The figures' part of the report's schema: a kept run (a monitor's, an imported page result) has these and may have more. */
-const FIGURES_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: Object.fromEntries(FIGURE_NAMES.map((name) => [name, SPEEDTEST_REPORT_SCHEMA.properties[name]])),
-  required: FIGURE_NAMES,
-};
-
-/** A kept speed-test run's figures (any version's report, or a page result imported as a run), checked; the rest of it is left out. */
-export function readSpeedTestFigures(json: unknown): ReportRead<SpeedTestFigures> {
-  const read = readAgainst<SpeedTestFigures>(FIGURES_SCHEMA, json);
-  if (!read.ok) return read;
-  return { ok: true, report: Object.fromEntries(FIGURE_NAMES.map((name) => [name, read.report[name]])) as unknown as SpeedTestFigures };
 }

@@ -2,7 +2,8 @@
 // read through the report's type (report.ts, as `netdiag speedtest --json` prints them): `netdiag
 // monitor export` writes the page's history file with it, and the monitor's local page draws the
 // page's own trend chart with it.
-import { readSpeedTestFigures, sharedOfFigures } from './report.js';
+import { sharedOfFigures } from './report.js';
+import { readSpeedTestFigures } from './report-read.js';
 import type { SharedResult } from './share.js';
 
 /** What a run carries that a result is made of: its start, whether it ran, its figures. */

@@ -1,7 +1,7 @@
 // The figures a monitor check reads out of each command's JSON: flat, by the names expectations
 // use, whatever the shape the command prints.
 import { describe, expect, it } from 'vitest';
-import type { RpmDirectionReport, RpmReport } from '../../../common/speedtest/report.js';
+import type { RpmDirectionReport, RpmReport, SpeedTestReport } from '../../../common/speedtest/report.js';
 import { readFigures } from './kinds.js';
 
 describe("a monitor check's figures", () => {
@@ -33,9 +33,30 @@ describe("a monitor check's figures", () => {
   });
 
   it("a speed test's: the report's figures and its mode, the rest of the report left out; a report without one of them is said, naming it", () => {
-    const figures = { mode: 'light', download_mbps: 91.5, upload_mbps: 20.25, latency_ms: 4.5, jitter_ms: 0.5, download_loaded_latency_ms: 30, upload_loaded_latency_ms: null, loaded_latency_increase_ms: 25.5, bufferbloat_grade: 'B', packet_loss_percent: null };
-    expect(readFigures('speedtest', { ...figures, notes: ['packet loss not measured'], measured: { download: null, upload: null }, duration_ms: 9000 })).toEqual(figures);
-    expect(readFigures('speedtest', Object.fromEntries(Object.entries(figures).filter(([name]) => name !== 'mode')))).toBe("the command's --json is not a speed test's report: mode is missing");
+    const figures = { mode: 'light', download_mbps: 91.5, upload_mbps: 20.25, latency_ms: 4.5, jitter_ms: 0.5, download_loaded_latency_ms: 30, upload_loaded_latency_ms: null, loaded_latency_increase_ms: 25.5, bufferbloat_grade: 'B', packet_loss_percent: null } as const;
+    const report: SpeedTestReport = {
+      schema_version: 1,
+      ...figures,
+      download_burst: null,
+      upload_burst: null,
+      bufferbloat_meaning: null,
+      packet_loss: null,
+      streaming_quality: 'good',
+      gaming_quality: 'average',
+      video_call_quality: 'good',
+      duration_ms: 9000,
+      requests: 210,
+      rate_limit_waits: 0,
+      rate_limit_waited_ms: 0,
+      measured: { download: null, upload: null },
+      notes: ['packet loss not measured'],
+    };
+    expect(readFigures('speedtest', { ...report })).toEqual(figures);
+    const withoutMode: Record<string, unknown> = { ...report };
+    delete withoutMode.mode;
+    expect(readFigures('speedtest', withoutMode)).toBe("the command's --json is not a speed test's report: mode is missing");
+    // The whole report is checked, not only its figures: the command is the monitor's own version.
+    expect(readFigures('speedtest', { ...figures })).toMatch(/^the command's --json is not a speed test's report: \w+ is missing$/);
   });
 
   it("an RPM test's: the report's rpm and rpm_p90, the rest left out; a report that is not one is said, naming what is wrong", () => {

@@ -1,6 +1,7 @@
 // The rpm check: `netdiag rpm --json`, its figures read through the report's own type
 // (src/common/speedtest/report.ts): the test's responsiveness and its 90th percentile.
-import { readRpmReport, type RpmReport } from '../../../common/speedtest/report.js';
+import { readRpmReport } from '../../../common/speedtest/report-parse.js';
+import type { RpmReport } from '../../../common/speedtest/report.js';
 import { numberFigure, type CheckKind, type Figure } from './check-kind.js';
 
 /** A figure of the report's, its name checked against the report's type. */

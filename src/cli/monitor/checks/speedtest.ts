@@ -1,7 +1,9 @@
 // The speedtest check: `netdiag speedtest --mode M --json --no-analytics`, its figures read
 // through the report's own type (src/common/speedtest/report.ts), the mode with them: a run is
 // exported as a page result by its mode and rates (run-result.ts).
-import { readSpeedTestFigures, type SpeedTestFigures } from '../../../common/speedtest/report.js';
+import { readSpeedTestReport } from '../../../common/speedtest/report-parse.js';
+import { FIGURE_NAMES } from '../../../common/speedtest/report-schema.js';
+import type { SpeedTestFigures } from '../../../common/speedtest/report.js';
 import { numberFigure, type CheckKind, type Figure } from './check-kind.js';
 
 export interface SpeedtestSettings {
@@ -35,7 +37,8 @@ export const speedtestCheck: CheckKind<SpeedtestSettings> = {
     { name: 'bufferbloat_grade' satisfies keyof SpeedTestFigures, kind: 'grade' },
   ],
   figuresOf: (json) => {
-    const read = readSpeedTestFigures(json);
-    return read.ok ? { ...read.report } : `the command's --json is not a speed test's report: ${read.reason}`;
+    // The whole report is checked (this is the command's own version), and its figures kept.
+    const read = readSpeedTestReport(json);
+    return read.ok ? Object.fromEntries(FIGURE_NAMES.map((name) => [name, read.report[name]])) : `the command's --json is not a speed test's report: ${read.reason}`;
   },
 };
