@@ -25,7 +25,7 @@ export interface MeasuredExport {
 export interface TestExport {
   shared: SharedResult;
   measured: { download: MeasuredExport | null; upload: MeasuredExport | null };
-  /** The engine's idle round trips, and those of each direction's window. */
+  /** The speed-test library's idle round trips, and those of each direction's window. */
   roundTrips: { idle: readonly number[]; loadedDown: readonly number[]; loadedUp: readonly number[] };
   loss: { sent: number; lost: number } | null;
   classes: QualityClasses;

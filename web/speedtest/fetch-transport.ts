@@ -1,6 +1,6 @@
 // The page's exchanges for the speed test's load (src/common/speedtest/load-transport.ts), over
 // fetch against this server's /__down and /__up: bytes counted from the body's reader as they
-// arrive, a round trip timed by Resource Timing as the engine times its own.
+// arrive, a round trip timed by Resource Timing as the speed-test library times its own.
 import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../src/common/speedtest/load-transport.js';
 import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../src/common/speedtest/server-timing.js';
 import { retryAfterSeconds } from '../../src/common/rate-limit.js';
@@ -106,7 +106,7 @@ export class FetchLoadTransport implements LoadTransport {
 }
 
 /**
- * Runs `measure` with room for every Resource Timing entry of a test (the engine asks the same
+ * Runs `measure` with room for every Resource Timing entry of a test (the speed-test library asks the same
  * when it starts), then clears them, once every request of it has settled, never while one may
  * still be read.
  */

@@ -1,17 +1,17 @@
-// The browser's own account of the packet-loss step. The engine (@cloudflare/speedtest) opens its
+// The browser's own account of the packet-loss step. The speed-test library (@cloudflare/speedtest) opens its
 // two peer connections itself (a sender and a receiver, both through the TURN server) and counts
 // messages, not datagrams: a browser that falls behind the step's pace packs many messages into
 // one datagram, and then one datagram lost on the network loses them all (the count read 17-45%
-// where the network lost 10%). The page has no handle on the engine's connections, so while the
-// step may run it stands in for window.RTCPeerConnection (the engine looks the global up when it
+// where the network lost 10%). The page has no handle on the speed-test library's connections, so while the
+// step may run it stands in for window.RTCPeerConnection (the speed-test library looks the global up when it
 // creates them) with a subclass that reads getStats() of both at the step's two ends: when the
-// sending channel opens (the engine's open handler, which starts the step, waits for the reading)
-// and when the engine closes them (its count is final then; their native close waits for the
+// sending channel opens (the speed-test library's open handler, which starts the step, waits for the reading)
+// and when the speed-test library closes them (its count is final then; their native close waits for the
 // reading). The datagrams the sender's DTLS transport sent over the step less those the
 // receiver's received are the network's loss, however the messages were packed
 // (RTCTransportStats packetsSent, packetsReceived: W3C webrtc-stats §7.13; DTLS records, one to a
 // datagram, not the STUN checks beside them). At each send it also notes how many messages the
-// channel still holds: where a browser gives no such counts, the engine's count stands only when
+// channel still holds: where a browser gives no such counts, the speed-test library's count stands only when
 // it sent one message to a datagram (lossUntrusted, report.ts).
 import type { LossSending } from './report.js';
 
@@ -19,7 +19,7 @@ import type { LossSending } from './report.js';
 const STATS_WAIT_MS = 2000;
 
 export interface LossWatch {
-  /** What was seen, once the engine has closed its connections (or the wait for them ended). */
+  /** What was seen, once the speed-test library has closed its connections (or the wait for them ended). */
   sending(): Promise<LossSending>;
   /** Puts the browser's own RTCPeerConnection back. */
   stop(): void;
@@ -57,16 +57,16 @@ export function watchLossStep(): LossWatch {
   /** Sizes in bytes of the messages sent, in order: bufferedAmount counts bytes, the rule messages. */
   const sizes: number[] = [];
   let maxWaiting = 0;
-  /** The connections made while the step may run, in order: the engine makes its sender, then its receiver. */
+  /** The connections made while the step may run, in order: the speed-test library makes its sender, then its receiver. */
   const made: RTCPeerConnection[] = [];
   let pair: readonly [RTCPeerConnection, RTCPeerConnection] | undefined;
   /** Both counts as the step starts, read when the sending channel opens. */
   let start: Promise<readonly [Counts, Counts] | undefined> | undefined;
-  /** Both counts as the step ends, read at the engine's first close of the pair. */
+  /** Both counts as the step ends, read at the speed-test library's first close of the pair. */
   let end: Promise<readonly [Counts, Counts] | undefined> | undefined;
 
   /**
-   * The engine closes its channels right after its connections; a channel's close sends SCTP's
+   * The speed-test library closes its channels right after its connections; a channel's close sends SCTP's
    * stream reset (RFC 8831 §6.7), which the end reading must not count (the likely cause of 1 of
    * 1002 read lost with nothing dropped, once in six runs). Held, like the connections' close,
    * until the reading is in.
@@ -82,7 +82,7 @@ export function watchLossStep(): LossWatch {
     constructor(config?: RTCConfiguration) {
       super(config);
       made.push(this);
-      // The receiver's channel, before the engine's own handler keeps it (this listener is first).
+      // The receiver's channel, before the speed-test library's own handler keeps it (this listener is first).
       this.addEventListener('datachannel', (ev) => {
         holdClose(ev.channel);
       });
@@ -90,28 +90,28 @@ export function watchLossStep(): LossWatch {
 
     override createDataChannel(label: string, init?: RTCDataChannelInit): RTCDataChannel {
       const channel = super.createDataChannel(label, init);
-      // The engine's sender: the first channel created while the step may run. Its receiver's
+      // The speed-test library's sender: the first channel created while the step may run. Its receiver's
       // channel arrives by ondatachannel and sends nothing.
       if (pair !== undefined) return channel;
       const receiver = made.filter((pc) => pc !== this).at(-1);
       if (receiver === undefined) return channel;
       const both = [this, receiver] as const;
       pair = both;
-      // The engine starts the step in its onopen handler: it is held here and called once both
+      // The speed-test library starts the step in its onopen handler: it is held here and called once both
       // connections' counts are read, so the first count has none of the step's datagrams in it
       // (read beside the first sends, under load it held 10 of them, and the loss read low).
-      let engineOpen: ((this: RTCDataChannel, ev: Event) => unknown) | null = null;
+      let libraryOpen: ((this: RTCDataChannel, ev: Event) => unknown) | null = null;
       Object.defineProperty(channel, 'onopen', {
         configurable: true,
-        get: () => engineOpen,
-        set: (handler: typeof engineOpen) => {
-          engineOpen = handler;
+        get: () => libraryOpen,
+        set: (handler: typeof libraryOpen) => {
+          libraryOpen = handler;
         },
       });
       channel.addEventListener('open', (ev) => {
         const counted = bothCounts(both);
         start = counted;
-        void counted.then(() => engineOpen?.call(channel, ev));
+        void counted.then(() => libraryOpen?.call(channel, ev));
       });
       holdClose(channel);
       const send = channel.send.bind(channel) as (data: string) => void;
@@ -132,7 +132,7 @@ export function watchLossStep(): LossWatch {
         super.close();
         return;
       }
-      // The engine closes its sender and then its receiver in one go, its count final: both are
+      // The speed-test library closes its sender and then its receiver in one go, its count final: both are
       // read once, at the first close, and each closes once the reading is in.
       end ??= start === undefined ? Promise.resolve(undefined) : bothCounts(pair);
       void end.then(() => {
@@ -144,7 +144,7 @@ export function watchLossStep(): LossWatch {
 
   return {
     sending: async () => {
-      // The engine closes its connections before it finishes, so the end reading has begun by
+      // The speed-test library closes its connections before it finishes, so the end reading has begun by
       // now; one that never opened its channel has nothing to read.
       const [from, to] = [await start, await end];
       const over = from !== undefined && to !== undefined ? { sent: to[0].sent - from[0].sent, received: to[1].received - from[1].received } : undefined;

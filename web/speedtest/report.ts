@@ -40,11 +40,11 @@ export interface Spread {
   min: number;
   median: number;
   p90: number;
-  /** Mean absolute difference of consecutive samples (the engine's jitter); null under two samples. */
+  /** Mean absolute difference of consecutive samples (the speed-test library's jitter); null under two samples. */
   jitter: number | null;
 }
 
-/** The spread by the engine's own percentile and jitter (src/common/speedtest/latency-quality.ts), so the median matches its figure. */
+/** The spread by the speed-test library's own percentile and jitter (src/common/speedtest/latency-quality.ts), so the median matches its figure. */
 export function spread(samples: number[]): Spread | undefined {
   if (samples.length === 0) return undefined;
   return {
@@ -69,7 +69,7 @@ export interface Classes {
 
 /**
  * What the streaming, gaming and video-call classes still wait for, or undefined when all three
- * are known. Every class scores the latency added under load (the engine's AIM scoring), so a test
+ * are known. Every class scores the latency added under load (the speed-test library's AIM scoring), so a test
  * without it leaves them all pending; packet loss not measured adds no points.
  */
 export function classesWaitFor(classes: Classes, hasLatency: boolean, hasLoaded: boolean, mode: string): string | undefined {
@@ -128,7 +128,7 @@ export function axisScale(maxMbps: number): { top: number; step: number } {
 
 /**
  * What the browser's own statistics say of the packet-loss step (web/speedtest/loss-watch.ts): how many
- * messages the engine sent and the most that waited in the browser at once (from the data
+ * messages the speed-test library sent and the most that waited in the browser at once (from the data
  * channel's bufferedAmount at each send), and, when getStats() told, the datagrams the sending
  * connection's transport sent over the step and those the receiving one's received.
  */
@@ -158,18 +158,18 @@ export const LOSS_MAX_WAITING = 50;
 /**
  * The step's counts. Where the browser counted the datagrams at both ends, those: the network
  * loses datagrams, and how the browser packed the messages into them does not change it. Else the
- * messages: the engine (@cloudflare/speedtest 1.x) keeps a copy of its tally only when a message
+ * messages: the speed-test library (@cloudflare/speedtest 1.x) keeps a copy of its tally only when a message
  * comes back, so the last batches sent after the last one to return are missing from both of its
  * counts (it read "107 of 990" when the whole last batch was lost). The page counts every send
- * itself (web/speedtest/loss-watch.ts), and what came back is final in the engine's last copy: sent less
- * returned is the loss. Without the page's count (the channel unseen), the engine's stand.
+ * itself (web/speedtest/loss-watch.ts), and what came back is final in the speed-test library's last copy: sent less
+ * returned is the loss. Without the page's count (the channel unseen), the speed-test library's stand.
  */
-export function stepLossCounts(engine: { numMessagesSent?: number; lostMessages?: readonly number[] } | undefined, sending: LossSending | undefined): { sent: number; lost: number } {
+export function stepLossCounts(library: { numMessagesSent?: number; lostMessages?: readonly number[] } | undefined, sending: LossSending | undefined): { sent: number; lost: number } {
   const datagrams = datagramCounts(sending);
   if (datagrams !== undefined) return datagrams;
   const sentByBrowser = sending?.messages;
-  const counted = engine?.numMessagesSent ?? 0;
-  const lostInCopy = engine?.lostMessages?.length ?? 0;
+  const counted = library?.numMessagesSent ?? 0;
+  const lostInCopy = library?.lostMessages?.length ?? 0;
   if (sentByBrowser === undefined || sentByBrowser < counted) return { sent: counted, lost: lostInCopy };
   return { sent: sentByBrowser, lost: sentByBrowser - (counted - lostInCopy) };
 }

@@ -1,8 +1,8 @@
-// A finished speed test as the page shows it, from what it read: the engine's idle round trips
+// A finished speed test as the page shows it, from what it read: the speed-test library's idle round trips
 // and packet loss, and each direction's load as the rules measured it
 // (src/common/speedtest/working.ts): each figure's value, the line under it and its exact number,
 // the verdict line, and the record a share link, the history and the export keep. Pure (no DOM,
-// no engine), so the rules are unit-tested on their own (test/page/speed-result.test.ts);
+// no speed-test library), so the rules are unit-tested on their own (test/page/speed-result.test.ts);
 // web/speedtest/speedtest.ts draws it and sends what it must.
 import { loadedRpmEstimate } from '../../src/common/responsiveness/rpm.js';
 import { bufferbloat, worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
@@ -28,7 +28,7 @@ export interface Readings {
   /** Each direction's load, undefined when the mode does not run it. */
   download: Measured | undefined;
   upload: Measured | undefined;
-  /** The engine's idle round trips, ms. */
+  /** The speed-test library's idle round trips, ms. */
   idle: readonly number[];
   /**
    * The packet-loss step: not run and why, failed and why, or what it counted and how the
@@ -110,7 +110,7 @@ function loadedOf(m: Measured | undefined): Spread | undefined {
 /** The round trips sent within a direction's window, as measureDirection counts them. */
 export const windowRoundTrips = (roundTrips: readonly RoundTrip[], window: { startMs: number; endMs: number }): RoundTrip[] => roundTrips.filter((r) => r.atMs >= window.startMs && r.atMs <= window.endMs);
 
-/** The finished test's figures from what the engine read. */
+/** The finished test's figures from what the speed-test library read. */
 export function speedResult(r: Readings): SpeedResult {
   // Figures at the precision a share link keeps (src/common/speedtest/share.ts), so a shared copy
   // reads exactly as this page does.

@@ -1,4 +1,4 @@
-// The speed test: the engine the configuration names (@cloudflare/speedtest, bundled) for the
+// The speed test: the speed-test library the configuration names (@cloudflare/speedtest, bundled) for the
 // idle latency and the packet-loss step, then the page's own load for each direction the mode
 // runs (src/common/speedtest/load-loop.ts over the page's fetch transport, web/speedtest/fetch-transport.ts:
 // parallel streams with no pause, measured by the rules the command line shares), against this server's /__down and /__up, with the analytics events the
@@ -32,22 +32,22 @@ type Measurement = Schemas['SpeedTestMeasurement'];
 const STALL_MS = 60_000;
 
 /**
- * The engine's packet-loss step as its own defaults have it (1000 datagrams in batches of 10
+ * The speed-test library's packet-loss step as its own defaults have it (1000 datagrams in batches of 10
  * every 10 ms, 3 s for stragglers), run last, when this deployment has a TURN server. The
- * connection through the TURN server gets 10 s to open, not the engine's 5: on a lossy path the
+ * connection through the TURN server gets 10 s to open, not the speed-test library's 5: on a lossy path the
  * opening's DTLS and SCTP flights are sent again after timers that double (RFC 6347 §4.2.4.1,
  * RFC 4960 §6.3.3), and two losses in one flight outlasted 5 s.
  */
 const PACKET_LOSS_STEP = { type: 'packetLoss' as const, numPackets: 1000, batchSize: 10, batchWaitTime: 10, responsesWaitTime: 3000, connectionTimeout: 10_000 };
 
 /**
- * The engine's part of the v1 plan: its packet-loss step when there is a TURN server (its RPKI
+ * The speed-test library's part of the v1 plan: its packet-loss step when there is a TURN server (its RPKI
  * step never), after one round trip, which every run of it starts with. The idle latency and the
- * transfers are the page's own (src/common/speedtest/load-loop.ts): the engine's ladder of sizes with pauses
+ * transfers are the page's own (src/common/speedtest/load-loop.ts): the speed-test library's ladder of sizes with pauses
  * between them let a shaper's bucket refill and read the link fast, and its idle round trips are
  * timed apart from the loaded ones, which the bufferbloat grade compares them with.
  */
-function enginePlan(withLoss: boolean) {
+function libraryPlan(withLoss: boolean) {
   const plan = [{ type: 'latency' as const, numPackets: 1 }];
   return withLoss ? [...plan, PACKET_LOSS_STEP] : plan;
 }
@@ -84,7 +84,7 @@ async function loadDirections(directions: LoadDirection[], maxBytes: number, mod
   return runs;
 }
 
-/** Why the load failed, in the page's failure reasons: a refusal or a problem is the engine's, anything else the network's. */
+/** Why the load failed, in the page's failure reasons: a refusal or a problem is the speed-test library's, anything else the network's. */
 const loadFailure = (err: unknown): LoadError =>
   err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), err instanceof LoadRefused ? 'engine_error' : 'network_error');
 
@@ -106,7 +106,7 @@ const chartedOf = (run: LoadRun | undefined, reported: number | undefined): Char
 type Turn = { ok: true; hostPort: string; username: string; credential: string } | { ok: false; reason: string };
 
 /**
- * Credentials for the deployment's TURN server, or why packet loss cannot be measured. The engine
+ * Credentials for the deployment's TURN server, or why packet loss cannot be measured. The speed-test library
  * takes `host:port` and always asks for UDP (`turn:<host:port>?transport=udp`), so a `turns:` or
  * TCP-only server is out of its reach; WebRTC turned off is said as such.
  */
@@ -255,13 +255,13 @@ type FailureReason = 'engine_error' | 'engine_load_error' | 'network_error' | 'c
 
 /** How a running test ends (finish, fail), watches for a stall, and what runs beside it until then. */
 interface Life {
-  /** The test ended, either way; the engine's part is over. */
-  readonly state: { settled: boolean; engineDone: boolean };
+  /** The test ended, either way; the speed-test library's part is over. */
+  readonly state: { settled: boolean; libraryDone: boolean };
   /** Aborts every request of the page's own load (cancel, stall, or the test over). */
   readonly load: AbortController;
   readonly live: Live;
   readonly lossWatch: LossWatch | undefined;
-  engine: SpeedTest | undefined;
+  library: SpeedTest | undefined;
   finish: () => void;
   fail: (reason: FailureReason, message: string) => void;
   /** Restarts the stall timer: progress was made (or a wait of `holdMs` begins, which is none). */
@@ -275,13 +275,13 @@ function lifeOf(run: TestRun, turn: Turn): Life {
   const live = startLive();
   $('#speed-live').hidden = false;
   const life: Life = {
-    state: { settled: false, engineDone: false },
+    state: { settled: false, libraryDone: false },
     load: new AbortController(),
     live,
     // How the browser sent the loss step's messages, from its own statistics: whether the
     // figure is the network's (report.ts, lossUntrusted).
     lossWatch: turn.ok ? watchLossStep() : undefined,
-    engine: undefined,
+    library: undefined,
     finish() {
       life.state.settled = true;
       live.stop();
@@ -294,7 +294,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
     },
     fail(reason, message) {
       if (life.state.settled) return;
-      if (!life.state.engineDone) life.engine?.pause();
+      if (!life.state.libraryDone) life.library?.pause();
       life.finish();
       // One message per outcome: a cancel is said once, in the status; a failure is "did not
       // finish" with its reason as the error.
@@ -349,17 +349,17 @@ function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, i
 }
 
 /**
- * The engine's end: its errors (the packet-loss step's are the loss figure's, any other the
+ * The speed-test library's end: its errors (the packet-loss step's are the loss figure's, any other the
  * test's), and once it finished, the page's idle round trips and load, then the result.
  */
-function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): void {
+function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life): void {
   const { config, mode } = run;
   let lossError: string | undefined;
   // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
   // except the packet-loss step's, after which it goes on to the next step by itself.
-  engine.onError = (message: string, status?: number) => {
+  library.onError = (message: string, status?: number) => {
     // Its figures are taken once it finished: a late error of its own is not the load's.
-    if (life.state.engineDone) return;
+    if (life.state.libraryDone) return;
     if (/packet loss/i.test(message)) {
       lossError = /timeout/i.test(message) ? t('loss.turn-timeout') : message;
       metric('loss', t('common.not-measured'), lossError);
@@ -367,11 +367,11 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
     }
     life.fail(status === undefined ? 'network_error' : 'engine_error', t('speed.failed', { reason: message }));
   };
-  engine.onFinish = (results) => {
-    if (life.state.settled || life.state.engineDone) return;
-    life.state.engineDone = true;
+  library.onFinish = (results) => {
+    if (life.state.settled || life.state.libraryDone) return;
+    life.state.libraryDone = true;
     const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
-    // The watch's reading of the step's datagrams is in once the engine has closed its connections.
+    // The watch's reading of the step's datagrams is in once the speed-test library has closed its connections.
     const sending = turn.ok && lossError === undefined ? life.lossWatch?.sending() : undefined;
     const maxBytes = config.limits.max_bytes_per_request ?? 0;
     const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
@@ -426,46 +426,46 @@ function onEngineEnd(engine: SpeedTest, run: TestRun, turn: Turn, life: Life): v
 /** One test from its TURN credentials (or the reason there are none) to its end. */
 function runTest(run: TestRun, turn: Turn): void {
   const life = lifeOf(run, turn);
-  let engine: SpeedTest;
+  let library: SpeedTest;
   try {
-    engine = new SpeedTest({
+    library = new SpeedTest({
       autoStart: false,
       downloadApiUrl: '/__down',
       uploadApiUrl: '/__up',
-      // The engine's defaults send results to its vendor; nothing leaves this origin here.
+      // The speed-test library's defaults send results to its vendor; nothing leaves this origin here.
       logAimApiUrl: null,
       logMeasurementApiUrl: null,
-      measurements: enginePlan(turn.ok),
+      measurements: libraryPlan(turn.ok),
       ...(turn.ok ? { turnServerUri: turn.hostPort, turnServerUser: turn.username, turnServerPass: turn.credential } : {}),
     });
   } catch (err) {
-    life.state.engineDone = true;
+    life.state.libraryDone = true;
     life.fail('engine_load_error', t('speed.engine-start', { reason: err instanceof Error ? err.message : String(err) }));
     return;
   }
-  life.engine = engine;
+  life.library = library;
   sendEvent(run.config, 'speed_test_started', run.eventId, { mode: run.mode.id });
   controls().cancel.onclick = () => {
     life.fail('cancelled', t('speed.cancelled'));
   };
-  // Progress is a round trip the engine finished, or bytes the load counted.
+  // Progress is a round trip the speed-test library finished, or bytes the load counted.
   let finished = 0;
-  engine.onResultsChange = ({ type }) => {
-    // The engine can report after its end (each result is handed over on a timer of its own):
+  library.onResultsChange = ({ type }) => {
+    // The speed-test library can report after its end (each result is handed over on a timer of its own):
     // taken then, it would write its status over the load's, or over "Done.".
-    if (life.state.settled || life.state.engineDone) return;
-    const now = engine.results.getUnloadedLatencyPoints().length;
+    if (life.state.settled || life.state.libraryDone) return;
+    const now = library.results.getUnloadedLatencyPoints().length;
     if (now !== finished) {
       finished = now;
       life.watch();
     }
-    // The engine's one round trip starts it; its figure is not the page's (idleRoundTrips).
+    // The speed-test library's one round trip starts it; its figure is not the page's (idleRoundTrips).
     text('#speed-status', t(type === 'latency' ? 'speed.measuring-latency' : 'speed.measuring-other'));
   };
   if (!turn.ok) metric('loss', t('common.not-measured'), turn.reason);
-  onEngineEnd(engine, run, turn, life);
+  onLibraryEnd(library, run, turn, life);
   life.watch();
-  engine.play();
+  library.play();
 }
 
 export async function runSpeedTest(after: AfterTest): Promise<void> {

@@ -97,7 +97,7 @@ export class HttpLoadTransport implements LoadTransport {
     await this.#send({ method: 'GET', path: `/__down?bytes=${String(bytes)}`, agent: this.#streams, stop: signal, onData: onBytes });
   }
 
-  /** The engine uploads a string of ASCII zeros: one buffer of the largest size, cut to each upload's. */
+  /** The speed-test library uploads a string of ASCII zeros: one buffer of the largest size, cut to each upload's. */
   prepareUploads(bytes: number): void {
     if (this.#uploadBuffer === undefined || this.#uploadBuffer.length < bytes) this.#uploadBuffer = Buffer.alloc(bytes, 0x30);
   }
@@ -108,7 +108,7 @@ export class HttpLoadTransport implements LoadTransport {
     return x === undefined ? undefined : bodyTiming(x.serverTiming);
   }
 
-  /** An empty download marked `mark`: time to first byte less the server's own time (the engine's ping). */
+  /** An empty download marked `mark`: time to first byte less the server's own time (the speed-test library's ping). */
   async roundTrip(mark: RoundTripMark, _n: number, signal: AbortSignal): Promise<TimedRoundTrip> {
     const x = await this.#send({ method: 'GET', path: `/__down?bytes=0&during=${mark}`, agent: this.#probeAgent, stop: signal });
     if (x === undefined) throw new SpeedTestFailure('cancelled', 'the round trip was given up');

@@ -1,5 +1,5 @@
 // Runs a speed test from Node against a deployment's /__down and /__up. The configuration's plan
-// gives the idle latency (its latency steps: empty downloads timed as the engine times them) and
+// gives the idle latency (its latency steps: empty downloads timed as the speed-test library times them) and
 // which directions to measure; each direction is then measured under working conditions by the
 // load loop the page runs too (src/common/speedtest/load-loop.ts, over this client's node:http
 // transport, http-transport.ts). What stays here is the command line's own: the plan's steps, the

@@ -34,7 +34,7 @@ export function bufferbloat(idleMs: number | undefined, loadedMs: number | undef
 }
 
 /**
- * The worse direction's latency under load, as the engine's loaded-latency increase takes it;
+ * The worse direction's latency under load, as the speed-test library's loaded-latency increase takes it;
  * undefined when neither direction has one.
  */
 export function worseLoaded(downMs: number | undefined, upMs: number | undefined): number | undefined {

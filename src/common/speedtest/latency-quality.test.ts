@@ -1,4 +1,4 @@
-// The speed test's figures against the engine's published rules (@cloudflare/speedtest 1.14,
+// The speed test's figures against the speed-test library's published rules (@cloudflare/speedtest 1.14,
 // internalConfig and defaultConfig): expected values worked out by hand from its thresholds.
 import { describe, expect, it } from 'vitest';
 import { jitterOf, percentile } from '../statistics.js';
@@ -28,8 +28,8 @@ describe('quality classes', () => {
     expect(qualities({ latency: 5, jitter: 1, downLoadedLatency: 8 })).toEqual({ streaming: 'pending', gaming: 'great', video_call: 'great' });
   });
 
-  it('add up the engine\'s points per input against its thresholds', () => {
-    // latency 5 → 20, loaded increase 3 → 20, packet loss unmeasured → 0 (the engine's default
+  it('add up the speed-test library\'s points per input against its thresholds', () => {
+    // latency 5 → 20, loaded increase 3 → 20, packet loss unmeasured → 0 (the speed-test library's default
     // points), download 200 Mbps → 30, jitter 1 → 10. Streaming 70 (great ≥ 60), gaming 40
     // (great ≥ 30), video call 50 (great ≥ 40).
     expect(qualities({ download: 2e8, upload: 2e8, latency: 5, jitter: 1, downLoadedLatency: 8, upLoadedLatency: 6 })).toEqual({ streaming: 'great', gaming: 'great', video_call: 'great' });
@@ -52,7 +52,7 @@ describe('quality classes', () => {
     expect(qualities({ latency: 99, jitter: 0, downLoadedLatency: 198, packetLoss: 0 }).gaming).toBe('poor');
   });
 
-  it('score measured packet loss by the engine\'s bands, and unmeasured loss as no points', () => {
+  it('score measured packet loss by the speed-test library\'s bands, and unmeasured loss as no points', () => {
     // The first example above with loss measured: 0.5% is under 1%, 10 points (0 when unmeasured);
     // 60% is −20 points: streaming 20 − 20 + 30 + 20 = 50 (good: 40 ≤ 50 < 60), gaming
     // 20 − 20 + 20 = 20 (average: 15 ≤ 20 < 25), video call 20 + 10 − 20 + 20 = 30 (good: 25 ≤ 30 < 40).

@@ -1,4 +1,4 @@
-// The speed test's latency and quality classes, computed as the browser engine the configuration
+// The speed test's latency and quality classes, computed as the browser speed-test library the configuration
 // names computes them (@cloudflare/speedtest 1.14: MeasurementCalculations and
 // ScoresCalculations), so `netdiag speedtest` and the page report the same quantities. The rates
 // and the loaded latency are working.ts's.
@@ -12,14 +12,14 @@ export const latencyOf = (pings: number[]): number | undefined => percentile(pin
 export type Quality = 'bad' | 'poor' | 'average' | 'good' | 'great';
 const QUALITIES: Quality[] = ['bad', 'poor', 'average', 'good', 'great'];
 
-/** The engine's scaleThreshold: the range value after the last domain bound the value reaches. */
+/** The speed-test library's scaleThreshold: the range value after the last domain bound the value reaches. */
 const scale = (domain: number[], range: number[]) => (value: number): number => {
   let i = 0;
   while (i < domain.length && value >= (domain[i] ?? Infinity)) i++;
   return range[i] ?? 0;
 };
 
-// Points per input, the engine's aimMeasurementScoring (milliseconds, bits per second).
+// Points per input, the speed-test library's aimMeasurementScoring (milliseconds, bits per second).
 const POINTS = {
   packetLoss: scale([0.01, 0.05, 0.25, 0.5], [10, 5, 0, -10, -20]),
   latency: scale([10, 20, 50, 100, 500], [20, 10, 5, 0, -10, -20]),
@@ -67,7 +67,7 @@ export function qualitiesOf(f: Figures): ReturnType<typeof qualities> {
 /**
  * The streaming, gaming and video-call classes, or `pending` where an input is missing. Packet
  * loss not measured (no TURN server, UDP blocked) adds no points, neither the 10 of none lost nor
- * a penalty, as the engine scores it (its defaultPoints); the loaded-latency increase is the larger
+ * a penalty, as the speed-test library scores it (its defaultPoints); the loaded-latency increase is the larger
  * loaded latency less the idle one.
  */
 export function qualities(s: Summary): Record<'streaming' | 'gaming' | 'video_call', Quality | 'pending'> {

@@ -31,11 +31,11 @@ export function bodyTiming(header: string | null | undefined): BodyTiming | unde
   return { ms, quarters: quarters.every((q): q is number => q !== undefined) ? quarters : [] };
 }
 
-/** Durations this short are no processing time the engine reads (its own rule). */
+/** Durations this short are no processing time the speed-test library reads (its own rule). */
 const NO_SERVER_TIME_MS = 0.01;
 
 /**
- * The server's processing time, as Cloudflare's speed-test engine reads it: `cfRequestDuration`
+ * The server's processing time, as Cloudflare's speed-test library reads it: `cfRequestDuration`
  * (or its shorter spellings, any case), else the sum of the `cfSpeed*` metrics; undefined when
  * none is over NO_SERVER_TIME_MS.
  */

@@ -1,8 +1,8 @@
 // Packet loss through the deployment's TURN server, without WebRTC: one allocation, a permission
 // for its own relayed address, then numbered datagrams sent to that address in Send indications
 // (RFC 8656 §11). The server relays each from the relayed address to itself and hands it back in a
-// Data indication, so a datagram crosses the path to the TURN server twice, as the page engine's
-// do between its two relayed peer connections. Paced like the engine's packet-loss step: batches
+// Data indication, so a datagram crosses the path to the TURN server twice, as the page's speed-test library's
+// do between its two relayed peer connections. Paced like the speed-test library's packet-loss step: batches
 // of 10 every 10 ms, then up to 3 s for stragglers.
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
@@ -26,8 +26,8 @@ export interface LossPlan {
   requestTimeoutMs: number;
 }
 
-/** The page engine's packet-loss step (batchSize 10, batchWaitTime 10, responsesWaitTime 3000). */
-const ENGINE_LOSS_PLAN: LossPlan = { datagrams: 1000, batchSize: 10, batchEveryMs: 10, waitMs: 3000, requestTimeoutMs: 5000 };
+/** The page's speed-test library's packet-loss step (batchSize 10, batchWaitTime 10, responsesWaitTime 3000). */
+const LIBRARY_LOSS_PLAN: LossPlan = { datagrams: 1000, batchSize: 10, batchEveryMs: 10, waitMs: 3000, requestTimeoutMs: 5000 };
 
 export interface LossResult {
   server: string;
@@ -206,7 +206,7 @@ function describe(reply: Message): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Measures loss through the first `turn:` URI of `credentials`; throws LossNotMeasured saying why it could not. */
-export async function measureLoss(credentials: TurnCredentials, plan: LossPlan = ENGINE_LOSS_PLAN): Promise<LossResult> {
+export async function measureLoss(credentials: TurnCredentials, plan: LossPlan = LIBRARY_LOSS_PLAN): Promise<LossResult> {
   const uri = credentials.urls[0];
   if (uri === undefined) throw new LossNotMeasured('the deployment named no TURN server');
   const target = turnTarget(uri);
