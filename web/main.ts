@@ -15,7 +15,7 @@ import { setUpWatch } from './latency/watch.js';
 import { $, api } from './ui/dom.js';
 import { t } from './i18n/locale.js';
 import { setUpLanguage } from './i18n/page-text.js';
-import { clientInstallCommand } from './speedtest/report.js';
+import { clientInstallCommand } from './speedtest/result-text.js';
 
 /** The credits the server's geo data asks for (its licence), as the server gives them. */
 function showCredits(): void {
@@ -28,7 +28,7 @@ function showCredits(): void {
 
 /**
  * The one command that installs the command-line client from this server, when it serves one;
- * over plain HTTP (not a secure context) why it is not offered instead (report.ts clientInstallCommand).
+ * over plain HTTP (not a secure context) why it is not offered instead (speedtest/result-text.ts clientInstallCommand).
  */
 function showClientInstall(): void {
   const clientPackage = document.documentElement.dataset.clientPackage;

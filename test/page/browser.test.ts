@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { eventually } from '../support/wait.js';
 import { openWatched } from '../support/watched-page.js';
-import { BROWSER_LIMIT_BPS } from '../../web/speedtest/report.js';
+import { BROWSER_LIMIT_BPS } from '../../web/speedtest/result-text.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../test-results/', import.meta.url));

@@ -4,7 +4,7 @@
 import type { Schemas } from '../../src/generated/openapi-types.js';
 import { $, api, problemText, type ApiResult } from '../ui/dom.js';
 import { t } from '../i18n/locale.js';
-import { formatMs } from '../speedtest/report.js';
+import { formatMs } from '../speedtest/result-text.js';
 
 type Region = Schemas['RegionsResponse']['data']['regions'][number];
 

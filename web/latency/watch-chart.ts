@@ -3,7 +3,7 @@
 // along the top. Drawn at the SVG's own pixel size so its text stays legible on a phone.
 import { buckets, type Poll } from '../../src/common/series.js';
 import { num, t } from '../i18n/locale.js';
-import { axisScale, tickText } from '../speedtest/report.js';
+import { axisScale, tickText } from '../speedtest/result-text.js';
 import { element } from '../ui/svg.js';
 
 const HEIGHT = 170;

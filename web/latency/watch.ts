@@ -6,7 +6,7 @@
 import type { Schemas } from '../../src/generated/openapi-types.js';
 import { DEFAULT_PROBE_LIMIT, SERVER_TARGET as SERVER, probeBudget, summarize, type Poll, type PollStatus } from '../../src/common/series.js';
 import { $, labelCells, text } from '../ui/dom.js';
-import { formatMs } from '../speedtest/report.js';
+import { formatMs } from '../speedtest/result-text.js';
 import { num, t } from '../i18n/locale.js';
 import { download, fileName, watchCsv, watchJson } from '../results/export.js';
 import { drawWatchChart } from './watch-chart.js';

@@ -3,7 +3,7 @@
 // The names are those the main page gives the same figures; a figure the page has no words for is
 // left out. Read from the figures each check reports (src/cli/monitor/checks/, one file a kind).
 import { num, t } from '../i18n/locale.js';
-import { bloatText, formatMbps, formatMs, lossText } from '../speedtest/report.js';
+import { bloatText, formatMbps, formatMs, lossText } from '../speedtest/result-text.js';
 
 type Figures = Readonly<Record<string, number | string | null>>;
 

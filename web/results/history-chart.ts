@@ -6,7 +6,7 @@
 import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { dateTime, num, t } from '../i18n/locale.js';
-import { axisScale, tickText } from '../speedtest/report.js';
+import { axisScale, tickText } from '../speedtest/result-text.js';
 import { axisMargin, drawToWidth, element, UNIT_X } from '../ui/svg.js';
 
 const PANEL = 120;

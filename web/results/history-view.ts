@@ -8,7 +8,7 @@ import { $, labelCells } from '../ui/dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
-import { formatMbps, formatMs } from '../speedtest/report.js';
+import { formatMbps, formatMs } from '../speedtest/result-text.js';
 import { dateTime, num, t } from '../i18n/locale.js';
 import type { MessageKey } from '../i18n/en.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from '../latency/watch-history.js';

@@ -5,9 +5,9 @@ import { bufferbloat, worseLoaded } from '../../src/common/speedtest/bufferbloat
 import { decodeResult, type SharedResult } from '../../src/common/speedtest/share.js';
 import { $, showFigure, text } from '../ui/dom.js';
 import { dateTime, t } from '../i18n/locale.js';
-import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText } from '../speedtest/report.js';
+import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText } from '../speedtest/result-text.js';
 
-/** Each figure by the result's own formatters (web/speedtest/report.ts), so the copy reads as the original did. */
+/** Each figure by the result's own formatters (web/speedtest/result-text.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {
   showFigure($(`#shared-results [data-metric="${name}"]`), value);
 }

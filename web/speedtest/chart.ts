@@ -5,7 +5,7 @@
 
 import { INTERVAL_MS } from '../../src/common/speedtest/working.js';
 import { num, t } from '../i18n/locale.js';
-import { axisScale, tickText } from './report.js';
+import { axisScale, tickText } from './result-text.js';
 import { axisMargin, drawToWidth, element, UNIT_X } from '../ui/svg.js';
 const HEIGHT = 200;
 const MARGIN = { right: 8, top: 12, bottom: 30 };

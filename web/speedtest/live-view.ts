@@ -8,7 +8,7 @@ import { $ } from '../ui/dom.js';
 import { liveBps } from './live-rate.js';
 import type { LoadDirection } from '../../src/common/speedtest/load-transport.js';
 import type { LoadProfile, Progress } from '../../src/common/speedtest/working.js';
-import { axisScale, formatMbps, tickText } from './report.js';
+import { axisScale, formatMbps, tickText } from './result-text.js';
 import { num, t } from '../i18n/locale.js';
 
 /** How often the live rate is read and drawn, ms: five times a second (at least four with a timer late). */

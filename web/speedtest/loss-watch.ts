@@ -12,8 +12,8 @@
 // (RTCTransportStats packetsSent, packetsReceived: W3C webrtc-stats §7.13; DTLS records, one to a
 // datagram, not the STUN checks beside them). At each send it also notes how many messages the
 // channel still holds: where a browser gives no such counts, the speed-test library's count stands only when
-// it sent one message to a datagram (lossUntrusted, report.ts).
-import type { LossSending } from './report.js';
+// it sent one message to a datagram (lossUntrusted, result-text.ts).
+import type { LossSending } from './result-text.js';
 
 /** The longest the step's end waits for getStats(): past it the counts are unknown, never made up. */
 const STATS_WAIT_MS = 2000;

@@ -11,7 +11,7 @@ import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest
 import { sharedBps, sharedMs, type SharedResult } from '../../src/common/speedtest/share.js';
 import type { Burst, DirectionMeasure, RoundTrip } from '../../src/common/speedtest/working.js';
 import { num, t } from '../i18n/locale.js';
-import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, type Classes, type LossSending, type Spread } from './report.js';
+import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, type Classes, type LossSending, type Spread } from './result-text.js';
 
 /** A direction as the load ran it (web/speedtest/working-load.ts): what the rules read, and the round trips taken beside it. */
 export interface Measured {
@@ -49,7 +49,7 @@ export type FigureName = 'download' | 'upload' | 'latency' | 'loaded' | 'bufferb
 
 export interface SpeedResult {
   figures: Record<FigureName, Figure>;
-  /** The line in plain words above the figures, when there is one to say (web/speedtest/report.ts). */
+  /** The line in plain words above the figures, when there is one to say (web/speedtest/result-text.ts). */
   verdict: string | undefined;
   /** The figures as a share link, the history and the analytics event keep them. */
   shared: SharedResult;

@@ -7,7 +7,7 @@ import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../../src/generated/openapi-types.js';
 import { $, api, problemText, showFigure, text } from '../ui/dom.js';
 import { drawChart } from './chart.js';
-import { browserLimitNote, stepLossCounts } from './report.js';
+import { browserLimitNote, stepLossCounts } from './result-text.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
 import { uuidV4 } from '../events/uuid.js';
 import { sendEvent } from '../events/events.js';
@@ -279,7 +279,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
     load: new AbortController(),
     live,
     // How the browser sent the loss step's messages, from its own statistics: whether the
-    // figure is the network's (report.ts, lossUntrusted).
+    // figure is the network's (result-text.ts, lossUntrusted).
     lossWatch: turn.ok ? watchLossStep() : undefined,
     library: undefined,
     finish() {

@@ -1,7 +1,7 @@
 // What the page says about a finished test, as plain values: the spread of a set of round trips,
 // why something was not measured, what the quality classes still wait for, and whether the
 // browser itself is likely to be the limit. No DOM here, so each rule is unit-tested on its own
-// (test/page/report.test.ts).
+// (test/page/result-text.test.ts).
 import { rpmClass } from '../../src/common/responsiveness/rpm.js';
 import { jitterOf, percentile } from '../../src/common/statistics.js';
 import type { Quality } from '../../src/common/speedtest/latency-quality.js';

@@ -1,7 +1,7 @@
-// The page's plain rules for a finished speed test (web/speedtest/report.ts): the spread of round trips,
+// The page's plain rules for a finished speed test (web/speedtest/result-text.ts): the spread of round trips,
 // what a missing figure says, and when the browser itself is named as the likely limit.
 import { describe, expect, it } from 'vitest';
-import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, stepLossCounts, verdictLine, type LossSending } from '../../web/speedtest/report.js';
+import { axisScale, BROWSER_LIMIT_BPS, browserLimitNote, classesWaitFor, LOSS_MAX_WAITING, lossUntrusted, noLoadedLatency, spread, stepLossCounts, verdictLine, type LossSending } from '../../web/speedtest/result-text.js';
 
 describe('the spread of round trips', () => {
   it('is min, median, p90 by the closest ranks, and the mean step between consecutive samples', () => {
