@@ -29,7 +29,7 @@ describe('what an import string tells: the runtimes, and the clients', () => {
     ['src/runtime/node/adapter/serve.ts', "import { workerServices } from '../workers/services.js';", "Workers' runtime is not Node's"],
     ['src/runtime/workers/adapter/entry.ts', "import { startServer } from '../node/serve.js';", "Node's runtime is not Workers'"],
     // The clients take from src/ only what src/common/ and the contract's types give.
-    ['web/speedtest/report.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/common/'],
+    ['web/speedtest/result-text.ts', "import { jsonReply } from '../src/core/http/respond.js';", 'web/ may import only src/common/'],
     ['web/i18n/locale.ts', "import { loadConfig } from '../../src/runtime/node/config.js';", 'web/ may import only src/common/'],
     ['src/cli/watch/command.ts', "import { createApp } from '../../app/app.js';", "The command line's client code may import only src/common/"],
     ['src/cli/speedtest/turn/relay-loss.ts', "import { createResolver } from '../../../engines/dns/resolver.js';", "The command line's client code may import only src/common/"],
@@ -41,7 +41,7 @@ describe('what an import string tells: the runtimes, and the clients', () => {
   });
 
   it.each([
-    ['web/speedtest/report.ts', "import { measureDirection } from '../src/common/speedtest/working.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
+    ['web/speedtest/result-text.ts', "import { measureDirection } from '../src/common/speedtest/working.js';\nimport type { Schemas } from '../src/generated/openapi-types.js';\nimport { t } from './i18n/locale.js';"],
     ['src/cli/watch/command.ts', "import { summarize } from '../../common/series.js';\nimport { print } from '../terminal/output.js';"],
     ['src/cli/speedtest/turn/relay-loss.ts', "import { percentile } from '../../../common/statistics.js';\nimport { print } from '../../terminal/output.js';"],
     ['src/cli/main.ts', "import { loadConfig } from '../runtime/node/config.js';"],

@@ -1,12 +1,12 @@
 // The page's live rate (web/speedtest/live-rate.ts): the rate of the window the running direction would be
 // measured over if it ended now, so that at its end the line is the figure.
 import { describe, expect, it } from 'vitest';
-import { measureDirection, PROFILES, type Progress } from '../../src/common/speedtest/working.js';
+import { measureDirection, PROFILES, type ByteCount } from '../../src/common/speedtest/working.js';
 import { liveBps } from '../../web/speedtest/live-rate.js';
 
 /** A link of `mbps` counted every 15 ms for `ms`, moved by ±5% in alternate 250 ms (a sawtooth), after `rampMs` at a tenth of it. */
-function link(mbps: number, ms: number, rampMs = 0): Progress[] {
-  const progress: Progress[] = [];
+function link(mbps: number, ms: number, rampMs = 0): ByteCount[] {
+  const progress: ByteCount[] = [];
   let bytes = 0;
   for (let at = 15; at <= ms; at += 15) {
     const factor = at <= rampMs ? 0.1 : Math.floor(at / 250) % 2 === 0 ? 1.05 : 0.95;

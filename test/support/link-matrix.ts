@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { bufferbloat } from '../../src/common/speedtest/bufferbloat.js';
 import { sharedBps, sharedMs } from '../../src/common/speedtest/share.js';
-import { measureDirection, PROFILES, type Progress, type RoundTrip } from '../../src/common/speedtest/working.js';
+import { measureDirection, PROFILES, type ByteCount, type RoundTrip } from '../../src/common/speedtest/working.js';
 import type { CliReport } from './cli-report.js';
 import type { Carried, ClientWindow, PingedLoad } from './link-carried.js';
 import { median, type LinkTruth } from './link-truth.js';
@@ -250,7 +250,7 @@ const pageSpans = (p: PageResult): (ClientWindow | undefined)[] => (['download',
 /** measureDirection (src/common/speedtest/working.ts) over what the page exported for a direction. */
 export function exportedMeasure(d: ExportedDirection | null | undefined): ReturnType<typeof measureDirection> | undefined {
   if (d?.progress === undefined || d.end_ms === undefined) return undefined;
-  const progress: Progress[] = d.progress.map((p) => point(p, 'bytes')).filter((p) => p !== undefined).map((p) => ({ atMs: p.atMs, bytes: p.v }));
+  const progress: ByteCount[] = d.progress.map((p) => point(p, 'bytes')).filter((p) => p !== undefined).map((p) => ({ atMs: p.atMs, bytes: p.v }));
   const roundTrips: RoundTrip[] = (d.round_trips ?? []).map((p) => point(p, 'ms')).filter((p) => p !== undefined).map((p) => ({ atMs: p.atMs, ms: p.v }));
   return measureDirection(progress, roundTrips, d.end_ms, PROFILES.full);
 }

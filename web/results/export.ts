@@ -6,7 +6,7 @@ import { csvRows } from '../../src/common/csv.js';
 import type { Poll } from '../../src/common/series.js';
 import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest/report.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
-import { INTERVAL_MS, type DirectionMeasure, type Progress, type RoundTrip } from '../../src/common/speedtest/working.js';
+import { INTERVAL_MS, type DirectionMeasure, type ByteCount, type RoundTrip } from '../../src/common/speedtest/working.js';
 
 /**
  * A direction's load as it ran (web/speedtest/working-load.ts): the counts and round trips exactly as the
@@ -15,7 +15,7 @@ import { INTERVAL_MS, type DirectionMeasure, type Progress, type RoundTrip } fro
  */
 export interface MeasuredExport {
   streams: number;
-  progress: readonly Progress[];
+  progress: readonly ByteCount[];
   roundTrips: readonly RoundTrip[];
   endMs: number;
   measure: DirectionMeasure;

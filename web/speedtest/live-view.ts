@@ -7,7 +7,7 @@ import { element } from '../ui/svg.js';
 import { $ } from '../ui/dom.js';
 import { liveBps } from './live-rate.js';
 import type { LoadDirection } from '../../src/common/speedtest/load-transport.js';
-import type { LoadProfile, Progress } from '../../src/common/speedtest/working.js';
+import type { LoadProfile, ByteCount } from '../../src/common/speedtest/working.js';
 import { axisScale, formatMbps, tickText } from './result-text.js';
 import { num, t } from '../i18n/locale.js';
 
@@ -44,14 +44,14 @@ function draw(svg: SVGSVGElement, samples: readonly Sample[], spanMs: number): v
 
 export interface Live {
   /** The direction now running and its counts, read at each tick until the next one is followed. */
-  follow(direction: LoadDirection, progress: readonly Progress[], profile: LoadProfile): void;
+  follow(direction: LoadDirection, progress: readonly ByteCount[], profile: LoadProfile): void;
   /** Ends the live view: the last drawing stays, labelled. */
   stop(): void;
 }
 
 /** Starts the live view for a test that starts now. */
 export function startLive(): Live {
-  let running: { direction: LoadDirection; progress: readonly Progress[]; profile: LoadProfile } | undefined;
+  let running: { direction: LoadDirection; progress: readonly ByteCount[]; profile: LoadProfile } | undefined;
   const started = performance.now();
   const samples: Sample[] = [];
   const rate = $('#speed-live-rate');

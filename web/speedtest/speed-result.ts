@@ -38,7 +38,7 @@ export interface Readings {
 }
 
 /** One figure as shown: its value, the line under it, its exact number for scripts and tests. */
-export interface Figure {
+export interface PageFigure {
   value: string;
   detail?: string;
   exact?: number;
@@ -48,7 +48,7 @@ export interface Figure {
 export type FigureName = 'download' | 'upload' | 'latency' | 'loaded' | 'bufferbloat' | 'rpm' | 'loss' | 'classes';
 
 export interface SpeedResult {
-  figures: Record<FigureName, Figure>;
+  figures: Record<FigureName, PageFigure>;
   /** The line in plain words above the figures, when there is one to say (web/speedtest/result-text.ts). */
   verdict: string | undefined;
   /** The figures as a share link, the history and the analytics event keep them. */
@@ -88,7 +88,7 @@ const quality = (q: Quality | undefined): string => (q === undefined ? t('common
  * A rate at a share link's precision (src/common/speedtest/share.ts), so a shared copy reads
  * exactly as this page does, with the burst before it in the line under it when the link gave one.
  */
-function rateFigure(m: Measured | undefined): Figure {
+function rateFigure(m: Measured | undefined): PageFigure {
   const bps = m?.measure.sustained === undefined ? undefined : sharedBps(m.measure.sustained.bps);
   const how = m === undefined ? t('figure.no-transfer') : basis(m);
   const burst = m?.measure.burst;
@@ -136,7 +136,7 @@ export function speedResult(r: Readings): SpeedResult {
     x === undefined ? t(dir === 'down' ? 'figure.loaded-none-down' : 'figure.loaded-none-up') : t(dir === 'down' ? 'figure.loaded-p90-down' : 'figure.loaded-p90-up', { p90: formatMs(x.p90), count: num(x.count) });
   let loss: SpeedResult['loss'];
   let lossSending: LossSending | undefined;
-  let lossFigure: Figure;
+  let lossFigure: PageFigure;
   const NOT_MEASURED = t('common.not-measured');
   if (!r.loss.run) lossFigure = { value: NOT_MEASURED, detail: r.loss.why };
   else if ('error' in r.loss) lossFigure = { value: NOT_MEASURED, detail: r.loss.error };

@@ -16,7 +16,7 @@ import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { speedResult, windowRoundTrips, type Measured, type Readings, type SpeedResult } from './speed-result.js';
 import { num, t } from '../i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
-import { profileOf, type Progress } from '../../src/common/speedtest/working.js';
+import { profileOf, type ByteCount } from '../../src/common/speedtest/working.js';
 import { FetchLoadTransport, LoadError, withResourceTimings } from './fetch-transport.js';
 import { idleRoundTrips, runLoadedDirection, type LoadRun } from '../../src/common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load-transport.js';
@@ -68,7 +68,7 @@ async function loadDirections(directions: LoadDirection[], maxBytes: number, mod
   const transport = new FetchLoadTransport();
   for (const direction of directions) {
     let counted = 0;
-    const onProgress = (progress: readonly Progress[]) => {
+    const onProgress = (progress: readonly ByteCount[]) => {
       live.follow(direction, progress, profileOf(mode));
       const bytes = progress.at(-1)?.bytes ?? 0;
       if (bytes === counted) return;

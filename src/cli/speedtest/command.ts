@@ -12,7 +12,7 @@ import { terminalText } from '../terminal/terminal-text.js';
 import { qualitiesOf, type Figures } from '../../common/speedtest/latency-quality.js';
 import { bloatOf, REPORT_SCHEMA_VERSION, type BurstReport, type MeasuredReport, type SpeedTestReport } from '../../common/speedtest/report.js';
 import type { Schemas } from '../../generated/openapi-types.js';
-import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type Progress as RunProgress, type Result } from './run.js';
+import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type RunProgress, type Result } from './run.js';
 import { RATE_LIMITED_EXIT, waitingLine } from '../api/rate-limit.js';
 import { profileOf, type Burst } from '../../common/speedtest/working.js';
 import { packetLoss, type PacketLoss } from './loss.js';

@@ -12,7 +12,7 @@ import { jitterOf } from '../../common/statistics.js';
 import { latencyOf } from '../../common/speedtest/latency-quality.js';
 import { LoadCancelled, runLoadedDirection } from '../../common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../common/speedtest/load-transport.js';
-import { profileOf, type DirectionMeasure, type LoadProfile, type Progress as Count, type RoundTrip } from '../../common/speedtest/working.js';
+import { profileOf, type DirectionMeasure, type LoadProfile, type ByteCount as Count, type RoundTrip } from '../../common/speedtest/working.js';
 import { cancelled, HttpLoadTransport, SpeedTestFailure } from './http-transport.js';
 
 export { SpeedTestFailure } from './http-transport.js';
@@ -20,7 +20,7 @@ export { SpeedTestFailure } from './http-transport.js';
 /** A step of the plan, as the contract defines it. */
 type Measurement = Schemas['SpeedTestMeasurement'];
 
-export interface Progress {
+export interface RunProgress {
   /** What is being measured now: `latency`, `download`, `upload`, then `done`. */
   phase: string;
   /**
@@ -32,7 +32,7 @@ export interface Progress {
   total: number;
 }
 
-/** What one idle ping counts for in Progress: about a round trip. */
+/** What one idle ping counts for in RunProgress: about a round trip. */
 const PING_WEIGHT_MS = 25;
 
 /** A direction measured: its figures, the streams that loaded it, and the counts they were read from. */
@@ -149,7 +149,7 @@ export class SpeedTestRun {
    * plan has a step of, download first, under the mode's load profile. The transfer steps' sizes
    * and counts are not used: a direction runs until its rate is steady, as working.ts rules.
    */
-  async run(plan: Measurement[], onProgress: (p: Progress) => void, options: RunOptions, onWait: (w: LimitWait) => void = () => undefined): Promise<Result> {
+  async run(plan: Measurement[], onProgress: (p: RunProgress) => void, options: RunOptions, onWait: (w: LimitWait) => void = () => undefined): Promise<Result> {
     const started = performance.now();
     const profile = profileOf(options.mode);
     const pingCount = plan.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);

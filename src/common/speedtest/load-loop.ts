@@ -23,7 +23,7 @@ import {
   UPLOAD_ANSWER_GRACE_MS,
   type DirectionMeasure,
   type LoadProfile,
-  type Progress,
+  type ByteCount,
   type Received,
   type RoundTrip,
 } from './working.js';
@@ -35,7 +35,7 @@ const IDLE_GAP_MS = 10;
 export interface LoadRun {
   direction: LoadDirection;
   streams: number;
-  progress: Progress[];
+  progress: ByteCount[];
   roundTrips: RoundTrip[];
   /** When the direction was stopped, ms since it began: what measureDirection was given. */
   endMs: number;
@@ -54,7 +54,7 @@ interface LoadOptions {
    * progress bar and a stall check read them), and after an upload direction's end, until its
    * uploads in flight are answered, those counts cut at the end.
    */
-  onProgress: (progress: readonly Progress[], elapsedMs: number) => void;
+  onProgress: (progress: readonly ByteCount[], elapsedMs: number) => void;
 }
 
 /** The direction was cancelled through its signal. */
@@ -71,7 +71,7 @@ export class LoadCancelled extends Error {
  * it is answered.
  */
 class ByteCounter {
-  progress: Progress[] = [];
+  progress: ByteCount[] = [];
   private readonly uploads: Received[] = [];
   private total = 0;
   private lastAt = 0;

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burstReference } from '../../../test/support/burst-reference.js';
-import { bytesAt, countsUntil, directionDone, liveBps, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type Progress, type Received, type RoundTrip } from './working.js';
+import { bytesAt, countsUntil, directionDone, liveBps, INTERVAL_MS, MAX_UPLOAD_BYTES, receivedProgress, measureDirection, MIN_BURST_BYTES, nextUploadBytes, probeGapMs, PROFILES, receivedUpload, steadyMs, type LoadProfile, type ByteCount, type Received, type RoundTrip } from './working.js';
 
 /** The recorded bulk transfers last 4.7 to 6.1 s: a profile whose window fits after their bursts. */
 const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
@@ -17,7 +17,7 @@ const RECORDED: LoadProfile = { maxMs: 4_700, windowMs: 2_000 };
 const bulkSeries = (name: string): number[] => (JSON.parse(readFileSync(new URL(`../../../test/fixtures/speedtest/${name}.json`, import.meta.url), 'utf8')) as { bulk_100ms_mbps: number[] }).bulk_100ms_mbps;
 
 /** A bulk transfer's 100 ms rates (Mbit/s) as the counts a client makes: cumulative bytes every 100 ms. */
-function progressOf(mbpsPer100ms: number[]): Progress[] {
+function progressOf(mbpsPer100ms: number[]): ByteCount[] {
   let bytes = 0;
   return mbpsPer100ms.map((mbps, i) => ({ atMs: (i + 1) * 100, bytes: (bytes += (mbps * 1e6 * 0.1) / 8) }));
 }
@@ -72,7 +72,7 @@ describe('the sustained rate and the burst under continuous load, on recorded li
     // 20 Mbit/s after 4 MB at 40: 0.3 s at 40, 0.9 s at a quarter of it (one lost packet, a 200 ms
     // timeout, then 400), then at 40 until the bucket is spent, then 20 for 8 s.
     const rateAt = (t: number) => (t < 300 ? 40 : t < 1_200 ? 10 : t < 3_000 ? 40 : 20) * 1e6;
-    const progress: Progress[] = [];
+    const progress: ByteCount[] = [];
     let bytes = 0;
     for (let at = 10; at <= 10_000; at += 10) progress.push({ atMs: at, bytes: (bytes += (rateAt(at) / 8) * 0.01) });
     const m = measureDirection(progress, [], 10_000, PROFILES.full);
@@ -92,9 +92,9 @@ describe('the sustained rate and the burst under continuous load, on recorded li
 
 describe('a fast link with noise', () => {
   /** 10 s at about 3 Gbit/s, each 20 ms count moved by up to 40% either way, as loopback on a busy machine does. */
-  function noisy(seed: number, slowTail: boolean): Progress[] {
+  function noisy(seed: number, slowTail: boolean): ByteCount[] {
     const random = seeded(seed);
-    const progress: Progress[] = [];
+    const progress: ByteCount[] = [];
     let bytes = 0;
     for (let at = 20; at <= 10_000; at += 20) {
       const factor = slowTail && at > 9_750 ? 0.05 : 0.6 + 0.8 * random();
@@ -132,9 +132,9 @@ describe('loopback, recorded from `netdiag speedtest` (four streams each way, no
     end_ms: number;
   }
   const loopback = JSON.parse(readFileSync(new URL('../../../test/fixtures/speedtest/loopback-cli.json', import.meta.url), 'utf8')) as Record<'download' | 'upload', Recorded>;
-  const counts = (r: Recorded): Progress[] => r.progress.map(([atMs, bytes]) => ({ atMs, bytes }));
+  const counts = (r: Recorded): ByteCount[] => r.progress.map(([atMs, bytes]) => ({ atMs, bytes }));
   /** The last `ms` of a series read straight off its counts: bytes over time, no rule. */
-  const lastRate = (progress: Progress[], ms: number): number => {
+  const lastRate = (progress: ByteCount[], ms: number): number => {
     const last = progress.at(-1) ?? { atMs: 0, bytes: 0 };
     const from = [...progress].reverse().find((p) => p.atMs <= last.atMs - ms) ?? { atMs: 0, bytes: 0 };
     return ((last.bytes - from.bytes) * 8 * 1000) / (last.atMs - from.atMs);
@@ -179,7 +179,7 @@ describe('no burst from noise', () => {
 
   it('an early stretch only a little faster than the window is not a burst, however long', () => {
     // 4.5 s at 23 Mbit/s (15% over, 1.7 MB above), then 20.
-    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+    const progress: ByteCount[] = Array.from({ length: 1_000 }, (_, i) => {
       const at = (i + 1) * 10;
       return { atMs: at, bytes: at <= 4_500 ? (at * 23e6) / 8 / 1000 : (4_500 * 23e6) / 8 / 1000 + ((at - 4_500) * 20e6) / 8 / 1000 };
     });
@@ -190,7 +190,7 @@ describe('no burst from noise', () => {
 });
 
 describe('the window', () => {
-  const steadyLink = (mbps: number, ms: number): Progress[] => Array.from({ length: ms / 10 }, (_, i) => ({ atMs: (i + 1) * 10, bytes: ((i + 1) * 10 * mbps * 1e6) / 8 / 1000 }));
+  const steadyLink = (mbps: number, ms: number): ByteCount[] => Array.from({ length: ms / 10 }, (_, i) => ({ atMs: (i + 1) * 10, bytes: ((i + 1) * 10 * mbps * 1e6) / 8 / 1000 }));
 
   it('a direction is done once the rate has been steady for the profile window, and not before', () => {
     const progress = steadyLink(50, 10_000);
@@ -202,7 +202,7 @@ describe('the window', () => {
 
   it('a steady stretch shorter than the window (a direction out of time) is read over the last window, not steady', () => {
     // Slow for 6 s, then steady at 50 Mbit/s for 4 s: out of time at 10 s with 4 s steady.
-    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+    const progress: ByteCount[] = Array.from({ length: 1_000 }, (_, i) => {
       const at = (i + 1) * 10;
       return { atMs: at, bytes: at <= 6_000 ? (at * 5e6) / 8 / 1000 : (6_000 * 5e6) / 8 / 1000 + ((at - 6_000) * 50e6) / 8 / 1000 };
     });
@@ -215,7 +215,7 @@ describe('the window', () => {
   it('a burst that outlasts half the direction: read as a rate that did not settle, over the last window, no burst named', () => {
     // 20 MB above 100 Mbit/s spent at 128: 5.7 s of burst, then 4.3 s at 100 before the 10 s
     // bound. Less than a window of steady rate is left: the last 5 s hold 0.7 s of the burst.
-    const progress: Progress[] = Array.from({ length: 1_000 }, (_, i) => {
+    const progress: ByteCount[] = Array.from({ length: 1_000 }, (_, i) => {
       const at = (i + 1) * 10;
       const burstMs = 5_700;
       return { atMs: at, bytes: at <= burstMs ? (at * 128e6) / 8 / 1000 : (burstMs * 128e6) / 8 / 1000 + ((at - burstMs) * 100e6) / 8 / 1000 };
@@ -230,7 +230,7 @@ describe('the window', () => {
   it('a rate still creeping up is not done early: ending early asks for a twentieth, not a tenth', () => {
     // From 170 to 188 Mbit/s over 8 s, then level: every one-second average within a tenth.
     const rateAt = (t: number) => (t < 8_000 ? 170 + (18 * t) / 8_000 : 188) * 1e6;
-    const progress: Progress[] = [];
+    const progress: ByteCount[] = [];
     let bytes = 0;
     for (let at = 10; at <= 10_000; at += 10) progress.push({ atMs: at, bytes: (bytes += (rateAt(at) / 8) * 0.01) });
     expect(directionDone(progress, [], 6_000, PROFILES.full)).toBe(false);
@@ -245,7 +245,7 @@ describe('the window', () => {
 
   it('uploads counted as each transfer ends: the time after the last end is not read as a slower link', () => {
     // Four streams each ending a 1.25 MB upload every 500 ms (20 Mbit/s in all), staggered.
-    const progress: Progress[] = [];
+    const progress: ByteCount[] = [];
     let bytes = 0;
     for (let at = 125; at <= 8_000; at += 125) progress.push({ atMs: at, bytes: (bytes += 1_250_000 / 4) });
     // Read at 8.4 s: the last upload ended at 8 s, and the 400 ms since hold bytes not yet counted.
@@ -256,7 +256,7 @@ describe('the window', () => {
 
   it('loaded latency is the median of the round trips sent within the window, not those of the ramp', () => {
     // A second of slow start at 2 Mbit/s, then 20: the window starts after the ramp.
-    const progress: Progress[] = Array.from({ length: 800 }, (_, i) => {
+    const progress: ByteCount[] = Array.from({ length: 800 }, (_, i) => {
       const at = (i + 1) * 10;
       return { atMs: at, bytes: at <= 1_000 ? (at * 2e6) / 8 / 1000 : (1_000 * 2e6) / 8 / 1000 + ((at - 1_000) * 20e6) / 8 / 1000 };
     });
@@ -312,7 +312,7 @@ describe('uploads placed in the time they arrived', () => {
   });
 
   it('counts cut at a direction\'s end read there between their neighbours, and as before it', () => {
-    const progress: Progress[] = [{ atMs: 1_000, bytes: 100 }, { atMs: 2_000, bytes: 300 }, { atMs: 3_000, bytes: 400 }];
+    const progress: ByteCount[] = [{ atMs: 1_000, bytes: 100 }, { atMs: 2_000, bytes: 300 }, { atMs: 3_000, bytes: 400 }];
     expect(countsUntil(progress, 2_500)).toEqual([{ atMs: 1_000, bytes: 100 }, { atMs: 2_000, bytes: 300 }, { atMs: 2_500, bytes: 350 }]);
     // Counts that end before it are left as they are.
     expect(countsUntil(progress, 4_000)).toEqual(progress);
@@ -436,6 +436,6 @@ describe('round trips that waited for a retransmission', () => {
 });
 
 /** A link moving `mbps` steadily for `ms`, counted every 10 ms. */
-function steadyAt(mbps: number, ms: number): Progress[] {
+function steadyAt(mbps: number, ms: number): ByteCount[] {
   return Array.from({ length: ms / 10 }, (_, i) => ({ atMs: (i + 1) * 10, bytes: ((i + 1) * 10 * mbps * 1e6) / 8 / 1000 }));
 }

@@ -9,7 +9,7 @@ import { percentile } from '../statistics.js';
 import type { BodyTiming } from './server-timing.js';
 
 /** Bytes moved by all of a direction's streams together, counted up to `atMs` (ms since the direction began). */
-export interface Progress {
+export interface ByteCount {
   atMs: number;
   bytes: number;
 }
@@ -94,7 +94,7 @@ export const UPLOAD_ANSWER_GRACE_MS = 2_000;
  * smeared the bend a shaper makes; one spread evenly over a second made four streams trading
  * shares of a steady 19 Mbit/s read 17 to 22 from quarter second to quarter second.
  */
-export function receivedProgress(received: readonly Received[]): Progress[] {
+export function receivedProgress(received: readonly Received[]): ByteCount[] {
   const lastEnd = new Map<number, number>();
   for (const r of received) lastEnd.set(r.stream, Math.max(lastEnd.get(r.stream) ?? 0, r.endMs));
   const newest = Math.max(...lastEnd.values());
@@ -229,8 +229,8 @@ export interface DirectionMeasure {
 }
 
 /** Bytes counted by `t`, read linearly between the counts around it (an upload is counted as each transfer ends). */
-export function bytesAt(progress: readonly Progress[], t: number): number {
-  let before: Progress = { atMs: 0, bytes: 0 };
+export function bytesAt(progress: readonly ByteCount[], t: number): number {
+  let before: ByteCount = { atMs: 0, bytes: 0 };
   for (const p of progress) {
     if (p.atMs <= t) {
       before = p;
@@ -247,7 +247,7 @@ export function bytesAt(progress: readonly Progress[], t: number): number {
  * of a direction that ended then while its uploads in flight are answered, the same counts
  * measureDirection reads of it (countedUntil), not the seconds of those uploads after the end.
  */
-export function countsUntil(progress: readonly Progress[], endMs: number): Progress[] {
+export function countsUntil(progress: readonly ByteCount[], endMs: number): ByteCount[] {
   const before = progress.filter((p) => p.atMs < endMs);
   return (progress.at(-1)?.atMs ?? 0) >= endMs ? [...before, { atMs: endMs, bytes: bytesAt(progress, endMs) }] : before;
 }
@@ -256,7 +256,7 @@ export function countsUntil(progress: readonly Progress[], endMs: number): Progr
  * How far the counts reach by `nowMs`: the last count's time. An upload is counted as each of its
  * transfers ends, so the time after the last end holds bytes not yet counted, not a slower link.
  */
-function countedUntil(progress: readonly Progress[], nowMs: number): number {
+function countedUntil(progress: readonly ByteCount[], nowMs: number): number {
   // Counts known past `nowMs` (uploads answered after the direction ended) count up to it.
   if ((progress.at(-1)?.atMs ?? 0) >= nowMs) return nowMs;
   let last = 0;
@@ -265,11 +265,11 @@ function countedUntil(progress: readonly Progress[], nowMs: number): number {
 }
 
 /** The rate in each whole interval up to `untilMs`, bits per second (one pass over the counts). */
-function intervalRates(progress: readonly Progress[], untilMs: number): number[] {
+function intervalRates(progress: readonly ByteCount[], untilMs: number): number[] {
   const rates: number[] = [];
   let previous = 0;
   let k = 0;
-  let before: Progress = { atMs: 0, bytes: 0 };
+  let before: ByteCount = { atMs: 0, bytes: 0 };
   for (let end = INTERVAL_MS; end <= untilMs; end += INTERVAL_MS) {
     while (k < progress.length && (progress[k]?.atMs ?? Infinity) <= end) before = progress[k++] ?? before;
     const after = progress[k];
@@ -327,7 +327,7 @@ function steadyFrom(rates: readonly number[], spread = STEADY_SPREAD): number | 
 const DONE_SPREAD = 0.05;
 
 /** The span of steady rate that ends at `nowMs`, ms (0 when the rate is not steady), by DONE_SPREAD. */
-export function steadyMs(progress: readonly Progress[], nowMs: number): number {
+export function steadyMs(progress: readonly ByteCount[], nowMs: number): number {
   const rates = intervalRates(progress, countedUntil(progress, nowMs));
   const from = steadyFrom(rates, DONE_SPREAD);
   return from === undefined ? 0 : (rates.length - from) * INTERVAL_MS;
@@ -353,7 +353,7 @@ function latencySettled(roundTrips: readonly RoundTrip[], nowMs: number, windowM
  * Whether a direction has measured enough: its rate steady for a window's length and the round
  * trips through that window no longer growing, or out of time.
  */
-export function directionDone(progress: readonly Progress[], roundTrips: readonly RoundTrip[], nowMs: number, profile: LoadProfile): boolean {
+export function directionDone(progress: readonly ByteCount[], roundTrips: readonly RoundTrip[], nowMs: number, profile: LoadProfile): boolean {
   if (nowMs >= profile.maxMs) return true;
   return steadyMs(progress, nowMs) >= profile.windowMs && latencySettled(roundTrips, countedUntil(progress, nowMs), profile.windowMs);
 }
@@ -422,7 +422,7 @@ function loadedLatency(ms: readonly number[]): DirectionMeasure['loaded'] {
  * final figure, the last window's length 0 to 4% under). Before a whole
  * interval has been counted, the bytes since the start over that time.
  */
-export function liveBps(progress: readonly Progress[], profile: LoadProfile): number | undefined {
+export function liveBps(progress: readonly ByteCount[], profile: LoadProfile): number | undefined {
   const last = progress.at(-1);
   if (last === undefined || last.atMs <= 0) return undefined;
   if (last.atMs < INTERVAL_MS) return (last.bytes * 8 * 1000) / last.atMs;
@@ -439,7 +439,7 @@ export function liveBps(progress: readonly Progress[], profile: LoadProfile): nu
  * window's length of the steady stretch at the end (else over the last window whatever it held), bytes over time by the clock across every stream; the burst before
  * it, if any; and the median round trip of those sent within the window.
  */
-export function measureDirection(progress: readonly Progress[], roundTrips: readonly RoundTrip[], endMs: number, profile: LoadProfile): DirectionMeasure {
+export function measureDirection(progress: readonly ByteCount[], roundTrips: readonly RoundTrip[], endMs: number, profile: LoadProfile): DirectionMeasure {
   const rates = intervalRates(progress, countedUntil(progress, endMs));
   const wholeEnd = rates.length * INTERVAL_MS;
   const total = bytesAt(progress, wholeEnd);
