@@ -201,3 +201,51 @@ describe('the import graph of src/ and web/', () => {
     expect(findCycle(edges)).toEqual(expect.arrayContaining(['src/core/ports/clock.ts', 'src/app/services.ts']));
   });
 });
+
+// What the clients hold once (docs/design.md, "The clients"): the speed test's load loop, the
+// reading of Server-Timing, and the report a speed test prints. A second copy in a client would
+// drift from the first, as the page's and the command line's loops did.
+describe('what the clients hold once', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  /** The clients' source files (src/cli/, web/, src/common/), tests and test-only suites left out, with their code. */
+  function clientSources(): [string, string][] {
+    return [
+      ...readdirSync(join(root, 'src/cli'), { recursive: true, encoding: 'utf8' }).map((f) => `src/cli/${f}`),
+      ...readdirSync(join(root, 'src/common'), { recursive: true, encoding: 'utf8' }).map((f) => `src/common/${f}`),
+      ...readdirSync(join(root, 'web'), { recursive: true, encoding: 'utf8' }).map((f) => `web/${f}`),
+    ]
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.conformance.ts'))
+      .map((f) => [f, withoutComments(readFileSync(join(root, f), 'utf8'))]);
+  }
+
+  /** A file's code without its comments (a comment may name what it does not do). */
+  const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+  /** The files whose text matches `pattern`. */
+  const holding = (sources: [string, string][], pattern: RegExp) => sources.filter(([, text]) => pattern.test(text)).map(([file]) => file);
+
+  // The rules a loop applies while it loads: only the loop may call them.
+  const LOOP_RULES = /\b(?:nextUploadBytes|directionDone|probeGapMs|receivedUpload|UPLOAD_ANSWER_GRACE_MS)\b/;
+  // Parsing a Server-Timing metric's duration.
+  const SERVER_TIMING_PARSE = /dur=|['"`]dur['"`]/;
+
+  it('the load loop: only src/common/speedtest/load-loop.ts applies the loading rules of working.ts', () => {
+    expect(holding(clientSources(), LOOP_RULES)).toEqual(['src/common/speedtest/load-loop.ts', 'src/common/speedtest/working.ts']);
+  });
+
+  it('Server-Timing: only src/common/speedtest/server-timing.ts parses a metric', () => {
+    expect(holding(clientSources(), SERVER_TIMING_PARSE)).toEqual(['src/common/speedtest/server-timing.ts']);
+  });
+
+  it('the report: the speed test and rpm commands return the one report type', () => {
+    const text = (file: string) => readFileSync(join(root, file), 'utf8');
+    expect(text('src/cli/speedtest/command.ts')).toMatch(/\): SpeedTestReport \{/);
+    expect(text('src/cli/rpm/command.ts')).toMatch(/\): RpmReport \{/);
+  });
+
+  it('finds a second copy: a client that parses Server-Timing or runs its own loop', () => {
+    const copy: [string, string][] = [['web/speedtest/own-loop.ts', "const bytes = nextUploadBytes(rate);\nconst ms = /body;dur=([0-9.]+)/.exec(header);"]];
+    expect(holding(copy, LOOP_RULES)).toEqual(['web/speedtest/own-loop.ts']);
+    expect(holding(copy, SERVER_TIMING_PARSE)).toEqual(['web/speedtest/own-loop.ts']);
+  });
+});

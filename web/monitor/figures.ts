@@ -2,10 +2,17 @@
 // units and number format (web/i18n/locale.ts), never the JSON's keys ("download_mbps 15972.47").
 // The names are those the main page gives the same figures; a figure the page has no words for is
 // left out. Read from the figures each check reports (src/cli/monitor/checks/, one file a kind).
+import type { RpmReport, SpeedTestFigures } from '../../src/common/speedtest/report.js';
 import { num, t } from '../i18n/locale.js';
 import { bloatText, formatMbps, formatMs, lossText } from '../speedtest/result-text.js';
 
 type Figures = Readonly<Record<string, number | string | null>>;
+
+/**
+ * The figures this page has words for: the speed test's and RPM test's by their report's type (a
+ * renamed figure fails the type-check here), the other kinds' as their check files name them.
+ */
+type FigureName = keyof SpeedTestFigures | keyof Pick<RpmReport, 'rpm'> | 'client_to_api_rtt_ms' | 'edge_to_region_rtt_ms' | 'response_code' | 'answer_count' | 'ipv4' | 'ipv6' | 'ipv4_ms' | 'ipv6_ms';
 
 /** A figure's name and its value, both as the page writes them. */
 export interface ShownFigure {
@@ -13,11 +20,11 @@ export interface ShownFigure {
   value: string;
 }
 
-const numberOf = (f: Figures, key: string): number | undefined => {
+const numberOf = (f: Figures, key: FigureName): number | undefined => {
   const v = f[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 };
-const textOf = (f: Figures, key: string): string | undefined => {
+const textOf = (f: Figures, key: FigureName): string | undefined => {
   const v = f[key];
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
@@ -41,7 +48,7 @@ function familyState(f: Figures, family: 'ipv4' | 'ipv6'): string | undefined {
 }
 
 const figure = (name: string, value: string | undefined): ShownFigure | undefined => (value === undefined ? undefined : { name, value });
-const formatted = (f: Figures, key: string, format: (v: number) => string): string | undefined => {
+const formatted = (f: Figures, key: FigureName, format: (v: number) => string): string | undefined => {
   const v = numberOf(f, key);
   return v === undefined ? undefined : format(v);
 };
