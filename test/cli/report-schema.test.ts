@@ -5,12 +5,12 @@
 // real server on loopback validates. rpm.test.ts validates the rpm run it already makes.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readRpmReport, readSpeedTestReport } from '../../src/common/speedtest/report-parse.js';
 import { readSpeedTestFigures } from '../../src/common/speedtest/report-read.js';
 import { type BurstReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
 import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, type JsonSchema } from '../../src/common/speedtest/report-schema.js';
-import { runCli, serveCli, type Serving } from '../support/process.js';
+import { runCli, serveCli } from '../support/process.js';
 
 // The types and the schemas name the same properties at every level: a property in one and not
 // the other is a compile error here (npm run typecheck), naming it.
@@ -152,20 +152,17 @@ describe('the --json report schemas', () => {
 });
 
 describe('netdiag speedtest --json against the real server on loopback', () => {
-  let server: Serving;
-  beforeAll(async () => {
-    server = await serveCli({ NETDIAG_RATE_LIMITS: 'speedtest=100000', NETDIAG_EVENTS_SINK: 'none' });
-  });
-  afterAll(async () => {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  });
-
   it('a light test with --share prints a report that validates against the published schema, share_link included', async () => {
-    const run = await runCli(['speedtest', '--mode', 'light', '--json', '--share', '--no-analytics', '--no-packet-loss', '--url', `http://127.0.0.1:${String(server.port)}`], {}, 60_000);
-    expect(run.code, run.stderr).toBe(0);
-    const printed = JSON.parse(run.stdout) as unknown;
-    expect(validSpeedTest(printed), JSON.stringify(validSpeedTest.errors)).toBe(true);
-    expect(readSpeedTestReport(printed)).toMatchObject({ ok: true, report: { schema_version: 1, mode: 'light', share_link: expect.stringContaining('#r=1~') as unknown } });
+    const server = await serveCli({ NETDIAG_RATE_LIMITS: 'speedtest=100000', NETDIAG_EVENTS_SINK: 'none' });
+    try {
+      const run = await runCli(['speedtest', '--mode', 'light', '--json', '--share', '--no-analytics', '--no-packet-loss', '--url', `http://127.0.0.1:${String(server.port)}`], {}, 60_000);
+      expect(run.code, run.stderr).toBe(0);
+      const printed = JSON.parse(run.stdout) as unknown;
+      expect(validSpeedTest(printed), JSON.stringify(validSpeedTest.errors)).toBe(true);
+      expect(readSpeedTestReport(printed)).toMatchObject({ ok: true, report: { schema_version: 1, mode: 'light', share_link: expect.stringContaining('#r=1~') as unknown } });
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   }, 60_000);
 });

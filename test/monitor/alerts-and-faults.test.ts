@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLinesOf, startMonitor, until } from '../support/monitor-process.js';
+import { everySecondSpeedConfig, runLinesOf, startMonitor, until } from '../support/monitor-process.js';
 import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 import { freePort } from '../support/wait.js';
@@ -58,24 +58,7 @@ describe.skipIf(!ready)('netdiag monitor', () => {
   });
 
   function configFor(port: number, database: string): string {
-    const file = join(dir, `monitor-${String(port)}.yaml`);
-    writeFileSync(
-      file,
-      `servers: [http://127.0.0.1:${String(port)}]
-database: ${database}
-listen: off
-checks:
-  - name: line speed
-    run: speedtest
-    mode: light
-    cron: "* * * * * *"
-    spread: 0s
-    expect: { download_mbps: ">= 0.001" }
-    alert_after: 3
-notify: ["json://127.0.0.1:${String(receiverPort)}/alerts"]
-`,
-    );
-    return file;
+    return everySecondSpeedConfig(join(dir, `monitor-${String(port)}.yaml`), `http://127.0.0.1:${String(port)}`, database, ['expect: { download_mbps: ">= 0.001" }', 'alert_after: 3'], [`json://127.0.0.1:${String(receiverPort)}/alerts`]);
   }
 
   it('a server down: three failed runs, one alert through apprise; back up: one recovery; every run in the history', async () => {

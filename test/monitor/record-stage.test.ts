@@ -5,13 +5,13 @@
 // recorded without its streak, no streak without its alert kept. The monitor says the fault with
 // the file and exits 1, as for any history it cannot write.
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/cli/monitor/store.js';
-import { startMonitor, until } from '../support/monitor-process.js';
+import { everySecondSpeedConfig, startMonitor, until } from '../support/monitor-process.js';
 import { freePort } from '../support/wait.js';
 
 /** What the history holds, table by table. */
@@ -49,22 +49,7 @@ describe("a monitor run's record stage", () => {
     db.close();
     // A server nothing listens on: each run fails at once, a breach.
     const down = await freePort();
-    const config = join(dir, `${table}.yaml`);
-    writeFileSync(
-      config,
-      `servers: [http://127.0.0.1:${String(down)}]
-database: ${database}
-listen: off
-checks:
-  - name: line speed
-    run: speedtest
-    mode: light
-    cron: "* * * * * *"
-    spread: 0s
-    alert_after: ${String(alertAfter)}
-notify: ["https://127.0.0.1:${String(down)}/hook"]
-`,
-    );
+    const config = everySecondSpeedConfig(join(dir, `${table}.yaml`), `http://127.0.0.1:${String(down)}`, database, [`alert_after: ${String(alertAfter)}`], [`https://127.0.0.1:${String(down)}/hook`]);
     const monitor = startMonitor(config);
     const exit = once(monitor.child, 'exit') as Promise<[number | null]>;
     await until('the monitor to end', () => monitor.child.exitCode !== null, 60_000, monitor.lines);

@@ -1,6 +1,7 @@
 // `netdiag monitor` as a child process for the suites (test/monitor/alerts-and-faults.test.ts, the timed
 // monitor-link suite): the built command with a configuration file, its log lines as they come.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { CLI } from './process.js';
@@ -39,4 +40,30 @@ export async function until(what: string, ok: () => boolean, timeoutMs: number, 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lines.length > 0 ? `: ${lines.slice(-5).join(' | ')}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A configuration file at `file` with one check, "line speed": a light speed test against `server`
+ * every second, no spread, no listener; `lines` are the check's further settings (expect,
+ * alert_after), `notify` its alert targets.
+ */
+export function everySecondSpeedConfig(file: string, server: string, database: string, lines: readonly string[], notify: readonly string[]): string {
+  writeFileSync(
+    file,
+    [
+      `servers: [${server}]`,
+      `database: ${database}`,
+      'listen: off',
+      'checks:',
+      '  - name: line speed',
+      '    run: speedtest',
+      '    mode: light',
+      '    cron: "* * * * * *"',
+      '    spread: 0s',
+      ...lines.map((line) => `    ${line}`),
+      `notify: [${notify.map((n) => JSON.stringify(n)).join(', ')}]`,
+      '',
+    ].join('\n'),
+  );
+  return file;
 }

@@ -9,8 +9,8 @@ import { delivery, type Delivery } from './alerts.js';
 import type { MonitorCheck, MonitorConfig } from './monitor-config.js';
 import { runInStages, type RunContext } from './run-stages.js';
 import { nextRun, plan, type Planned } from './schedule.js';
-import { loadMonitorConfig, log, openHistory } from './setup.js';
-import { StoreError, type Store } from './store.js';
+import { historyFaultExit, loadMonitorConfig, log, openHistory } from './setup.js';
+import type { Store } from './store.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { checkKey, monitorMetrics, type MonitorMetrics } from './monitor-metrics.js';
 
@@ -219,9 +219,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     await runUntilStopped(m);
     return 0;
   } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
-    log(err.message);
-    return 1;
+    return historyFaultExit(err);
   } finally {
     giveSignalsBack();
     // Bounded: a notice not delivered by now is kept in the outbox for the next start.

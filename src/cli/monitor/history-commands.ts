@@ -9,8 +9,8 @@ import { print, printJson, table, type Output } from '../terminal/output.js';
 import { durationMs } from './monitor-config.js';
 import { resultOfRun } from '../../common/speedtest/run-result.js';
 import { runOfResult } from './page-history.js';
-import { loadMonitorConfig, loadDatabase, log, openHistory, outcomeOf, summary } from './setup.js';
-import { StoreError, type RunRecord } from './store.js';
+import { historyFaultExit, loadMonitorConfig, loadDatabase, log, openHistory, outcomeOf, summary } from './setup.js';
+import type { RunRecord } from './store.js';
 
 /** The --since bound in ms since the epoch (0 for none), or undefined having said what is wrong. */
 function sinceOf(text: string | undefined): number | undefined {
@@ -115,9 +115,7 @@ export async function importCommand(configPath: string, file: string, options: {
     log(`${String(added)} result${added === 1 ? '' : 's'} of ${file} imported as runs of "${options.check}" on ${options.server}${notes.map((n) => `; ${n}`).join('')}`);
     return 0;
   } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
-    log(err.message);
-    return 1;
+    return historyFaultExit(err);
   } finally {
     store.close();
   }

@@ -67,12 +67,23 @@ export function loadDatabase(path: string): string | undefined {
   return parsed(path, (text) => parseDatabase(text, path, defaultDatabase()));
 }
 
+/** A fault of the history said in the log; anything else thrown on. */
+function historyFaultSaid(err: unknown): void {
+  if (!(err instanceof StoreError)) throw err;
+  log(err.message);
+}
+
+/** The exit status of a command the history failed: 1, the fault said; anything else thrown on. */
+export function historyFaultExit(err: unknown): number {
+  historyFaultSaid(err);
+  return 1;
+}
+
 export async function openHistory(path: string): Promise<Store | undefined> {
   try {
     return await openStore(path);
   } catch (err) {
-    if (!(err instanceof StoreError)) throw err;
-    log(err.message);
+    historyFaultSaid(err);
     return undefined;
   }
 }

@@ -26,6 +26,7 @@ import {
 } from '../../common/responsiveness/rpm.js';
 import type { LoadDirection } from '../../common/speedtest/load-transport.js';
 import type { RpmUrls } from './responsiveness-config.js';
+import { pause } from '../../common/settled-within.js';
 
 /** A run that cannot go on: the message says why (exit 1; exit 4 when the server's rate limit refused it, src/cli/api/rate-limit.ts). */
 export class RpmFailure extends Error {
@@ -320,7 +321,7 @@ export async function runDirection(urls: RpmUrls, direction: LoadDirection, opti
     let lastMoved = performance.now();
     for (let k = 1; ; k++) {
       intervals.push(noProbes());
-      await sleepUntil(started + k * RPM_INTERVAL_MS, options.signal);
+      await pause(Math.max(0, started + k * RPM_INTERVAL_MS - performance.now()), options.signal);
       if (options.signal.aborted) throw new RpmFailure('cancelled');
       const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probes.failure();
       if (failed !== undefined) throw failed instanceof RpmFailure ? failed : new RpmFailure(`a connection failed: ${failed.message}`);
@@ -388,21 +389,3 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   });
 }
 
-/**
- * Sleeps until performance.now() reaches `at` (or the signal aborts). The abort listener goes
- * when the sleep ends: the run's one signal sleeps once a second, and listeners left on it piled
- * up past Node's ten (MaxListenersExceededWarning) within a direction.
- */
-function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const woken = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', woken);
-      resolve();
-    }, Math.max(0, at - performance.now()));
-    signal.addEventListener('abort', woken, { once: true });
-  });
-}

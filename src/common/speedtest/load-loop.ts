@@ -3,7 +3,7 @@
 // a shaper's token bucket refill, and the link then reads faster than it is), the bytes counted
 // as they move, round trips timed beside the load on connections of their own, and the direction
 // ended by the rules in working.ts. The exchanges are the client's (load-transport.ts).
-import { settledWithin } from '../settled-within.js';
+import { pause, settledWithin } from '../settled-within.js';
 import type { LoadDirection, LoadTransport, RoundTripMark } from './load-transport.js';
 import type { BodyTiming } from './server-timing.js';
 import {
@@ -103,20 +103,6 @@ class ByteCounter {
     this.closed = true;
   }
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-const pause = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const woken = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', woken);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', woken, { once: true });
-  });
 
 /**
  * A direction's two stops: `starting` is aborted when it ends (nothing more is started; what is in

@@ -3,7 +3,7 @@ import { bloatOf, figuresOfShared, sharedOfFigures } from './report.js';
 import { resultOfRun } from './run-result.js';
 import type { SharedResult } from './share.js';
 
-const KEPT: SharedResult = { at: 1_790_000_000_000, mode: 'full', downloadBps: 94_120_000, uploadBps: 18_500_000, latencyMs: 11.2, jitterMs: 0.8, loadedDownMs: 48.5, loadedUpMs: 71.25, lossPercent: 0.5 };
+const KEPT: SharedResult = { at: 1_790_000_000_000, mode: 'full', downloadBps: 212_400_000, uploadBps: 41_250_000, latencyMs: 8.4, jitterMs: 1.2, loadedDownMs: 23.5, loadedUpMs: 19.25, lossPercent: 0.25 };
 
 describe('the report figures', () => {
   it('bufferbloat is the worse direction under load against the idle latency, and none without either', () => {
@@ -16,15 +16,16 @@ describe('the report figures', () => {
   it('a kept result reads as the report names its figures, in Mbit/s and ms', () => {
     expect(figuresOfShared(KEPT)).toEqual({
       mode: 'full',
-      download_mbps: 94.12,
-      upload_mbps: 18.5,
-      latency_ms: 11.2,
-      jitter_ms: 0.8,
-      download_loaded_latency_ms: 48.5,
-      upload_loaded_latency_ms: 71.25,
-      loaded_latency_increase_ms: 60.05,
-      bufferbloat_grade: 'C',
-      packet_loss_percent: 0.5,
+      download_mbps: 212.4,
+      upload_mbps: 41.25,
+      latency_ms: 8.4,
+      jitter_ms: 1.2,
+      download_loaded_latency_ms: 23.5,
+      upload_loaded_latency_ms: 19.25,
+      // The worse direction (download) against idle: 23.5 - 8.4 ms added, a grade A (under 30 ms).
+      loaded_latency_increase_ms: 15.1,
+      bufferbloat_grade: 'A',
+      packet_loss_percent: 0.25,
     });
     expect(figuresOfShared({ at: 0, mode: 'light' })).toMatchObject({ download_mbps: null, loaded_latency_increase_ms: null, bufferbloat_grade: null });
   });
@@ -40,6 +41,6 @@ describe('the report figures', () => {
     expect(resultOfRun({ startedAt: KEPT.at, ok: true, figures })).toEqual(KEPT);
     expect(resultOfRun({ startedAt: KEPT.at, ok: false, figures })).toBeUndefined();
     expect(resultOfRun({ startedAt: KEPT.at, ok: true, figures: { rpm: 900, rpm_p90: 700 } })).toBeUndefined();
-    expect(resultOfRun({ startedAt: KEPT.at, ok: true, figures: { ...figures, latency_ms: '11.2' } })).toBeUndefined();
+    expect(resultOfRun({ startedAt: KEPT.at, ok: true, figures: { ...figures, latency_ms: '8.4' } })).toBeUndefined();
   });
 });
