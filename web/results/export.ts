@@ -6,20 +6,15 @@ import { csvRows } from '../../src/common/csv.js';
 import type { Poll } from '../../src/common/series.js';
 import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest/report.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
-import { INTERVAL_MS, type DirectionMeasure, type ByteCount, type RoundTrip } from '../../src/common/speedtest/working.js';
+import type { LoadRun } from '../../src/common/speedtest/load-loop.js';
+import { INTERVAL_MS } from '../../src/common/speedtest/working.js';
 
 /**
  * A direction's load as it ran (web/speedtest/working-load.ts): the counts and round trips exactly as the
  * page gave them to measureDirection (src/common/speedtest/working.ts), when it stopped, and what
  * the rules read, so a reader can apply the rules to the export and get the page's figures.
  */
-export interface MeasuredExport {
-  streams: number;
-  progress: readonly ByteCount[];
-  roundTrips: readonly RoundTrip[];
-  endMs: number;
-  measure: DirectionMeasure;
-}
+export type MeasuredExport = Pick<LoadRun, 'streams' | 'progress' | 'roundTrips' | 'endMs' | 'measure'>;
 
 /** Everything a finished test measured, as the page keeps it until the next test or the tab closes. */
 export interface TestExport {

@@ -9,16 +9,13 @@ import { bufferbloat, worseLoaded } from '../../src/common/speedtest/bufferbloat
 import { qualities, type Quality } from '../../src/common/speedtest/latency-quality.js';
 import type { PageBufferbloat, QualityClasses } from '../../src/common/speedtest/report.js';
 import { sharedBps, sharedMs, type SharedResult } from '../../src/common/speedtest/share.js';
-import type { Burst, DirectionMeasure, RoundTrip } from '../../src/common/speedtest/working.js';
+import type { LoadRun } from '../../src/common/speedtest/load-loop.js';
+import type { Burst, RoundTrip } from '../../src/common/speedtest/working.js';
 import { num, t } from '../i18n/locale.js';
 import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, type Classes, type LossSending, type Spread } from './result-text.js';
 
-/** A direction as the load ran it (web/speedtest/working-load.ts): what the rules read, and the round trips taken beside it. */
-export interface Measured {
-  measure: DirectionMeasure;
-  roundTrips: readonly RoundTrip[];
-  streams: number;
-}
+/** A direction as the load ran it (src/common/speedtest/load-loop.ts): what the rules read, and the round trips taken beside it. */
+export type Measured = Pick<LoadRun, 'measure' | 'roundTrips' | 'streams'>;
 
 /** What the test read, as the page hands it over when the test ends. */
 export interface Readings {
