@@ -249,3 +249,18 @@ describe('what the clients hold once', () => {
     expect(holding(copy, SERVER_TIMING_PARSE)).toEqual(['web/speedtest/own-loop.ts']);
   });
 });
+
+// The client half shows its shape by its folders (docs/design.md, "Layout"): a command or a feature
+// is a folder, and the root of each client holds only what starts it.
+describe("the clients' roots hold only their entry points", () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const filesAt = (folder: string) => readdirSync(join(root, folder), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+
+  it('src/cli/: the netdiag package and the client package start there, nothing else', () => {
+    expect(filesAt('src/cli')).toEqual(['client-main.ts', 'main.ts']);
+  });
+
+  it('web/: what a browser loads (the HTML, its script, its style), nothing else', () => {
+    expect(filesAt('web')).toEqual(['index.html', 'main.ts', 'page.css']);
+  });
+});
