@@ -23,6 +23,11 @@ import { NO_STORE, turnedOff, zeros } from './targets.js';
 
 const NQ_PATHS = { config: '/.well-known/nq', small: '/nq/small', large: '/nq/large', upload: '/nq/upload' } as const;
 
+/** Whether `path` (a request's path, without its query) is one of the endpoints above. */
+export function isResponsivenessPath(path: string): boolean {
+  return (Object.values(NQ_PATHS) as string[]).includes(path);
+}
+
 /**
  * The large download's length and the most an upload may send: 8 GiB, what the draft asks of a
  * large object ("at least 8 GB"), more than a client moves in its 20 s at 3 Gbit/s. The

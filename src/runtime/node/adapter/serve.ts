@@ -1,6 +1,7 @@
 import { isMainThread } from 'node:worker_threads';
 import type pino from 'pino';
 import { createApp } from '../../../app/app.js';
+import { isResponsivenessPath } from '../../../features/speedtest/responsiveness.js';
 import { startThreads, workerCount } from './threads.js';
 import type { Config } from './config.js';
 import { nodeListener } from './listener.js';
@@ -65,7 +66,7 @@ export async function startServer(config: Config, logger: pino.Logger, reusePort
     : undefined;
   await lifecycle.limiter.ready();
   const app = createApp(services);
-  const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl));
+  const server = createNodeServer(config, nodeListener(app, logger, config.publicUrl), isResponsivenessPath);
   const sessions = trackSessions(server);
   // Every socket, so a drain past its grace closes whatever no session or HTTP/1 list holds: after
   // a responsiveness client closed its HTTP/2 connections and exited, Node kept some of their TLS

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, Server as HttpServer, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { detachedProblem, headerPairs } from '../../../core/http/respond.js';
@@ -86,6 +86,37 @@ export function clientErrorHandler(publicUrl: string | undefined): (err: Error &
  */
 const STREAM_WINDOW = 1024 * 1024;
 const CONNECTION_WINDOW = 8 * 1024 * 1024;
+/** The protocol's initial window, of a stream and of the connection (RFC 9113 §6.9.2). */
+const DEFAULT_WINDOW = 65_535;
+
+/** The paths whose sessions keep the protocol's default windows (`sizeWindows`). */
+type DefaultWindowPaths = (path: string) => boolean;
+
+/**
+ * A session gets the wide windows above unless it carries a request for one of
+ * `defaultWindowPaths` (the responsiveness endpoints): there a wide window lets the client queue
+ * that much upload in its own send buffer, ahead of the self probe it sends on the same
+ * connection, and draft-ietf-ippm-responsiveness asks servers to add no such queueing to the
+ * probes. New SETTINGS lower every open stream's window, the sender's included (RFC 9113
+ * §6.9.2). A connection window once granted cannot be taken back (WINDOW_UPDATE only adds,
+ * §6.9.1; lowering it only withholds updates until the client has spent it), so it is granted at
+ * the session's first stream, once its path shows which kind of session this is. Prepended, so
+ * it runs before the request's listener reads the body.
+ */
+function sizeWindows(session: Http2Session, defaultWindowPaths: DefaultWindowPaths): void {
+  let windows: 'undecided' | 'wide' | 'default' = 'undecided';
+  session.prependListener('stream', (_stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    if (windows === 'default' || session.destroyed) return;
+    if (defaultWindowPaths((headers[':path'] ?? '').split('?')[0] ?? '')) {
+      session.settings({ initialWindowSize: DEFAULT_WINDOW });
+      if (windows === 'wide') session.setLocalWindowSize(DEFAULT_WINDOW);
+      windows = 'default';
+    } else if (windows === 'undecided') {
+      session.setLocalWindowSize(CONNECTION_WINDOW);
+      windows = 'wide';
+    }
+  });
+}
 
 /**
  * HTTP/2 bounds Node does not have: a session must complete a request's headers within the
@@ -95,9 +126,6 @@ const CONNECTION_WINDOW = 8 * 1024 * 1024;
  */
 function boundHttp2Sessions(server: Http2SecureServer, timeouts: ListenerTimeouts): void {
   server.on('session', (session: Http2Session) => {
-    session.once('connect', () => {
-      if (!session.destroyed) session.setLocalWindowSize(CONNECTION_WINDOW);
-    });
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
     const closeAfter = (ms: number) => {
@@ -191,9 +219,10 @@ function deferContinue(server: NodeServer, listener: Listener): void {
  * HTTP/1.1 by default; with TLS, HTTP/2 and HTTP/1.1 chosen by ALPN (RFC 7301). Every kind of
  * connection gets the same bounds (docs/design.md): header block size, header and request
  * deadlines, keep-alive time, the stall bound, and on HTTP/2 the stream limit and per-stream
- * deadline and stall bound.
+ * deadline and stall bound. An HTTP/2 session that asks for one of `defaultWindowPaths` keeps the
+ * protocol's default flow-control windows (`sizeWindows`).
  */
-export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, appListener: Listener): NodeServer {
+export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publicUrl'>, appListener: Listener, defaultWindowPaths: DefaultWindowPaths): NodeServer {
   const { timeouts } = config;
   const onClientError = clientErrorHandler(config.publicUrl);
   if (config.tls !== undefined) {
@@ -227,6 +256,9 @@ export function createNodeServer(config: Pick<Config, 'tls' | 'timeouts' | 'publ
     server.on('clientError', onClientError);
     deferContinue(server, listener);
     boundHttp2Sessions(server, timeouts);
+    server.on('session', (session: Http2Session) => {
+      sizeWindows(session, defaultWindowPaths);
+    });
     return server;
   }
   const listener = appListener;
