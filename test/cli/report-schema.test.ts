@@ -31,7 +31,7 @@ const AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true, tr
 
 const published = (name: string) => JSON.parse(readFileSync(new URL(`../../openapi/${name}`, import.meta.url), 'utf8')) as JsonSchema;
 const SPEEDTEST_FILE = published('speedtest-report.v1.schema.json');
-const RPM_FILE = published('rpm-report.v1.schema.json');
+const RPM_FILE = published('rpm-report.v2.schema.json');
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const validSpeedTest = ajv.compile(SPEEDTEST_FILE);
@@ -70,7 +70,7 @@ const SPEEDTEST_FIXTURE: SpeedTestReport = {
 };
 
 const RPM_FIXTURE: RpmReport = {
-  schema_version: 1,
+  schema_version: 2,
   rpm: 950,
   rpm_p90: 700,
   rating: 'good',
@@ -80,8 +80,9 @@ const RPM_FIXTURE: RpmReport = {
   upload_mbps: 380,
   stable: true,
   confidence: 'high',
-  download: { rpm: 900, rpm_p90: 650, mbps: 420.5, connections: 8, intervals: 9, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 42, lost: 0 }, duration_ms: 9_100 },
-  upload: { rpm: 1000, rpm_p90: 750, mbps: 380, connections: 8, intervals: 11, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 50, self: 51, lost: 1 }, duration_ms: 11_200 },
+  components: { foreign_ms: 11, tcp_ms: 10, tls_ms: 11, http_ms: 12, self_ms: 55 },
+  download: { rpm: 900, rpm_p90: 650, mbps: 420.5, connections: 8, connections_failed: 1, intervals: 9, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 42, lost: 0 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 9_100 },
+  upload: { rpm: 1000, rpm_p90: 750, mbps: 380, connections: 8, connections_failed: 1, intervals: 11, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 50, self: 51, lost: 1 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 11_200 },
 };
 
 /** Each object schema in `schema`, with where it is. */
@@ -99,11 +100,12 @@ describe('the --json report schemas', () => {
     expect(RPM_FILE).toEqual(RPM_REPORT_SCHEMA);
   });
 
-  it('are draft 2020-12 with a versioned $id, and every object in them is closed and requires each property it names (share_link the one optional)', () => {
-    for (const file of [SPEEDTEST_FILE, RPM_FILE]) {
+  it('are draft 2020-12 with a versioned $id (speedtest 1, rpm 2), and every object in them is closed and requires each property it names (share_link the one optional)', () => {
+    // The rpm report is at version 2: its figure follows the draft's formula and carries its components.
+    for (const [file, version] of [[SPEEDTEST_FILE, 1], [RPM_FILE, 2]] as const) {
       expect(file.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-      expect(file.$id).toMatch(/:v1$/);
-      expect(file.properties?.schema_version).toMatchObject({ const: 1 });
+      expect(file.$id).toMatch(new RegExp(`:v${String(version)}$`));
+      expect(file.properties?.schema_version).toMatchObject({ const: version });
       for (const [where, s] of objectSchemas(file)) {
         expect(s.additionalProperties, where).toBe(false);
         expect([...(s.required ?? [])].sort(), where).toEqual(Object.keys(s.properties ?? {}).filter((k) => k !== 'share_link').sort());

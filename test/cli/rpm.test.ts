@@ -16,7 +16,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
 const withOpenssl = requireCommands('netdiag rpm', ['openssl'], 'openssl');
-const RPM_SCHEMA = JSON.parse(readFileSync(new URL('../../openapi/rpm-report.v1.schema.json', import.meta.url), 'utf8')) as object;
+const RPM_SCHEMA = JSON.parse(readFileSync(new URL('../../openapi/rpm-report.v2.schema.json', import.meta.url), 'utf8')) as object;
 const COMMAND_LINE_DOC = readFileSync(new URL('../../docs/command-line.md', import.meta.url), 'utf8');
 
 /** docs/command-line.md's recipe for a local certificate: its openssl line, its server line and its client line. */
@@ -74,7 +74,7 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
         // Node 20 warns when an AbortSignal holds more than ten abort listeners: the run's one signal must not gather one a second.
         expect(run.stderr).not.toContain('MaxListenersExceededWarning');
         const printed = JSON.parse(run.stdout) as unknown;
-        // The published schema (openapi/rpm-report.v1.schema.json) holds what the built CLI prints.
+        // The published schema (openapi/rpm-report.v2.schema.json) holds what the built CLI prints.
         const valid = new Ajv2020({ strict: true }).compile(RPM_SCHEMA);
         expect(valid(printed), JSON.stringify(valid.errors)).toBe(true);
         const read = readRpmReport(printed);
@@ -95,8 +95,17 @@ describe.skipIf(!withOpenssl)('netdiag rpm', () => {
         expect(r.download_rpm).toBe(r.download.rpm);
         expect(r.upload_rpm).toBe(r.upload.rpm);
         expect(r.rpm).toBeGreaterThan(0);
-        // The test's one figure is the mean of its two directions'.
-        expect(Math.abs((r.rpm ?? 0) - ((r.download_rpm ?? 0) + (r.upload_rpm ?? 0)) / 2)).toBeLessThanOrEqual(1);
+        // Each figure is the draft's formula over the components it reports (60 000 over the mean of a
+        // new connection's round trip and a loaded connection's exchange), the test's over both directions' probes.
+        for (const [figure, c] of [[r.rpm, r.components], [r.download.rpm, r.download.components], [r.upload.rpm, r.upload.components]] as const) {
+          expect(c.foreign_ms).toBeGreaterThan(0);
+          expect(c.self_ms).toBeGreaterThan(0);
+          expect(c.tcp_ms).not.toBeNull();
+          expect(c.tls_ms).not.toBeNull();
+          expect(c.http_ms).not.toBeNull();
+          const fromComponents = 60_000 / (((c.foreign_ms ?? 0) + (c.self_ms ?? 0)) / 2);
+          expect(Math.abs((figure ?? 0) - fromComponents) / fromComponents).toBeLessThan(0.01);
+        }
         expect(r.rpm_p90).toBeLessThanOrEqual(r.rpm ?? 0);
         expect(['poor', 'fair', 'good', 'excellent']).toContain(r.rating);
         expect(r.stable).toBe(r.download.stable && r.upload.stable);

@@ -2,13 +2,13 @@
 // /.well-known/nq) or any server that serves the draft's configuration (`--config`), download
 // then upload (rpm/run.ts), as a table or JSON, with a progress line on a terminal.
 import cliProgress from 'cli-progress';
-import { lowerConfidence, rpmClass } from '../../common/responsiveness/rpm.js';
+import { joinProbes, lowerConfidence, p90, probeComponents, responsiveness, rpmClass, type ProbeComponents } from '../../common/responsiveness/rpm.js';
 import { pairs, print, printJson, type Output } from '../terminal/output.js';
 import { fetchRpmConfig, RpmConfigError } from './responsiveness-config.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
 import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './run.js';
 import { terminalText } from '../terminal/terminal-text.js';
-import { REPORT_SCHEMA_VERSION, type RpmDirectionReport, type RpmReport } from '../../common/speedtest/report.js';
+import { RPM_REPORT_SCHEMA_VERSION, type RpmComponentsReport, type RpmDirectionReport, type RpmReport } from '../../common/speedtest/report.js';
 
 interface RpmOptions {
   /** The configuration URL: `--config`, or `--url` with /.well-known/nq. */
@@ -24,35 +24,39 @@ const CANCELLED_EXIT = 130;
 
 const round = (v: number | undefined, digits = 0): number | null => (v === undefined ? null : Math.round(v * 10 ** digits) / 10 ** digits);
 const mbps = (bps: number): number => Math.round(bps / 1e4) / 100;
-/** The mean of the figures there are; undefined without any. */
-const meanOf = (...values: (number | undefined)[]): number | undefined => {
-  const known = values.filter((v): v is number => v !== undefined);
-  return known.length === 0 ? undefined : known.reduce((a, b) => a + b, 0) / known.length;
-};
+/** Each probe kind's trimmed mean, ms to a tenth (null for a kind not answered). */
+const componentsReport = (c: ProbeComponents): RpmComponentsReport => ({
+  foreign_ms: round(c.foreignMs, 1),
+  tcp_ms: round(c.tcpMs, 1),
+  tls_ms: round(c.tlsMs, 1),
+  http_ms: round(c.httpMs, 1),
+  self_ms: round(c.selfMs, 1),
+});
 
 /** The JSON report (docs/command-line.md, "netdiag rpm"). */
 function rpmReport(down: DirectionRpm, up: DirectionRpm): RpmReport {
-  // One figure for the test: the mean of the two directions' (the draft gives a sequential test a
-  // score per direction). Pooling both directions' probes in one formula averages their times,
-  // which reads below both directions' figures.
-  const rpm = meanOf(down.rpm, up.rpm);
+  // One figure for the test: both directions' probes in one formula, as goresponsiveness's final figure.
+  const both = joinProbes([down.probes, up.probes]);
+  const rpm = responsiveness(both);
   const direction = (d: DirectionRpm): RpmDirectionReport => ({
     rpm: round(d.rpm),
     rpm_p90: round(d.rpmP90),
     mbps: mbps(d.goodputBps),
     connections: d.connections,
+    connections_failed: d.failedConnections,
     intervals: d.intervals,
     stable: d.goodputStable && d.rpmStable,
     goodput_stable: d.goodputStable,
     responsiveness_stable: d.rpmStable,
     confidence: d.confidence,
-    probes: { foreign: d.probes.http.length, self: d.probes.self.length, lost: d.lost },
+    probes: { foreign: d.probes.foreign.length, self: d.probes.self.length, lost: d.lost },
+    components: componentsReport(d.components),
     duration_ms: Math.round(d.durationMs),
   });
   return {
-    schema_version: REPORT_SCHEMA_VERSION,
+    schema_version: RPM_REPORT_SCHEMA_VERSION,
     rpm: round(rpm),
-    rpm_p90: round(meanOf(down.rpmP90, up.rpmP90)),
+    rpm_p90: round(responsiveness(both, p90)),
     rating: rpm === undefined ? null : rpmClass(rpm),
     download_rpm: round(down.rpm),
     upload_rpm: round(up.rpm),
@@ -60,6 +64,7 @@ function rpmReport(down: DirectionRpm, up: DirectionRpm): RpmReport {
     upload_mbps: mbps(up.goodputBps),
     stable: down.goodputStable && down.rpmStable && up.goodputStable && up.rpmStable,
     confidence: lowerConfidence(down.confidence, up.confidence),
+    components: componentsReport(probeComponents(both)),
     download: direction(down),
     upload: direction(up),
   };

@@ -1,10 +1,10 @@
-// `netdiag rpm`'s measurement, by draft-ietf-ippm-responsiveness: for each direction, HTTP/2
-// load-generating connections (one more each second until the goodput is stable, at most 16),
-// then probes in pairs every PROBE_GAP_MS: one on a new connection (its TCP handshake, TLS
-// handshake and the small object's exchange timed apart) and one on a load-generating
-// connection (the small object's exchange on a connection whose queue is full), until the
-// responsiveness is stable too or the direction's time is up. The rules are in
-// src/common/responsiveness/rpm.ts.
+// `netdiag rpm`'s measurement, by draft-ietf-ippm-responsiveness and the way its authors' client
+// (goresponsiveness) takes it: for each direction, HTTP/2 load-generating connections (one more
+// each second, at most 16); once the goodput is stable, a probe round every ROUND_GAP_MS: a probe
+// on a new connection (its TCP handshake, TLS handshake and the small object's exchange, timed
+// whole and apart), then one on a random load-generating connection (the small object's exchange
+// behind that connection's queue); until the responsiveness is stable too or the direction's
+// time is up. The rules are in src/common/responsiveness/rpm.ts.
 import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -18,10 +18,12 @@ import {
   movingAverages,
   noProbes,
   p90,
-  PROBE_GAP_MS,
+  probeComponents,
+  ROUND_GAP_MS,
   responsiveness,
   saturated,
   type Confidence,
+  type ProbeComponents,
   type ProbeTimes,
 } from '../../common/responsiveness/rpm.js';
 import type { LoadDirection } from '../../common/speedtest/load-transport.js';
@@ -45,11 +47,15 @@ export interface DirectionRpm {
   goodputBps: number;
   rpm: number | undefined;
   rpmP90: number | undefined;
-  /** The probes the figure rests on: those of the last MAD intervals. */
+  /** The probes the figure rests on: those of the last MAD intervals once stable, else all of them. */
   probes: ProbeTimes;
-  /** Probes given up after PROBE_DEADLINE_MS without an answer, over the whole direction. */
+  /** Each probe kind's trimmed mean over those probes. */
+  components: ProbeComponents;
+  /** Probe rounds given up, over the whole direction: a probe with no answer within PROBE_DEADLINE_MS, or a new connection that could not be made. */
   lost: number;
   connections: number;
+  /** Load-generating connections after the first that could not be opened (their handshake lost to the load), tried again. */
+  failedConnections: number;
   intervals: number;
   goodputStable: boolean;
   rpmStable: boolean;
@@ -73,13 +79,13 @@ const SESSION_WINDOW = 32 * 1024 * 1024;
 const UPLOAD_CHUNK = Buffer.alloc(64 * 1024, 0x30);
 /** A probe with no answer in this long is given up and counted as lost (`lost` in the result), not timed. */
 const PROBE_DEADLINE_MS = 10_000;
-/** Probes of each kind waiting for their answers at once; more are not started until some come back. */
-const PROBES_OF_A_KIND_IN_FLIGHT = 8;
+/** Probe rounds waiting for their answers at once; more are not started until some come back (a 300 ms queue holds a round over a second). */
+const ROUNDS_IN_FLIGHT = 64;
 
 const TIMING_HEADERS = { 'accept-encoding': 'identity', 'cache-control': 'no-store' };
 
-/** A new TCP and TLS connection to `url`'s host with HTTP/2, its handshakes timed apart, ms (TLS per round trip: one for TLS 1.3, two for 1.2). */
-async function openSession(url: URL, deadlineMs: number): Promise<{ session: ClientHttp2Session; tcpMs: number; tlsMs: number }> {
+/** A new TCP and TLS connection to `url`'s host with HTTP/2, its handshakes timed apart, ms, and when it began (performance.now()). */
+async function openSession(url: URL, deadlineMs: number): Promise<{ session: ClientHttp2Session; started: number; tcpMs: number; tlsMs: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port === '' ? 443 : url.port);
   const started = performance.now();
@@ -107,11 +113,10 @@ async function openSession(url: URL, deadlineMs: number): Promise<{ session: Cli
       tls.destroy();
       throw new RpmFailure(`${url.host} does not offer HTTP/2 (ALPN said ${String(tls.alpnProtocol)}): the test runs its probes on the load's own connections, which needs it`);
     }
-    const roundTrips = tls.getProtocol() === 'TLSv1.3' ? 1 : 2;
     const session = h2connect(url.origin, { createConnection: () => tls, settings: { initialWindowSize: STREAM_WINDOW } });
     session.on('error', () => undefined);
     session.setLocalWindowSize(SESSION_WINDOW);
-    return { session, tcpMs: connected - started, tlsMs: (secured - connected) / roundTrips };
+    return { session, started, tcpMs: connected - started, tlsMs: secured - connected };
   } finally {
     clearTimeout(guard);
   }
@@ -211,79 +216,108 @@ class LoadConnection {
   }
 }
 
+/** One interval of probing: the probe times of the rounds that started in it, each round's whole time, and the rounds still out. */
+interface ProbeInterval {
+  times: ProbeTimes;
+  rounds: number[];
+  pending: number;
+}
+
+const newInterval = (): ProbeInterval => ({ times: noProbes(), rounds: [], pending: 0 });
+
+/** A probe the direction's end cut off is no failure; any other is the run's. */
+const asFailure = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** A round whose two probes both answered, into the interval it started in. */
+function recordRound(into: ProbeInterval, foreign: { whole: number; tcp: number; tls: number; http: number }, self: number): void {
+  into.times.foreign.push(foreign.whole);
+  into.times.tcp.push(foreign.tcp);
+  into.times.tls.push(foreign.tls);
+  into.times.http.push(foreign.http);
+  into.times.self.push(self);
+  into.rounds.push(foreign.whole + self);
+}
+
 /**
- * One direction's probes (the draft's responsiveness probes): every PROBE_GAP_MS a foreign probe
- * on a connection of its own (its TCP, TLS and HTTP times) and a self probe on one of the loaded
- * connections, at most PROBES_OF_A_KIND_IN_FLIGHT of each kind at once.
+ * One direction's probe rounds: every ROUND_GAP_MS a probe on a connection of its own, then one
+ * on a load-generating connection; a round counts, in the interval it started in, once both
+ * answered (as goresponsiveness counts them).
  */
 function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal) {
-  const inFlight = { foreign: 0, self: 0 };
+  let inFlight = 0;
   let lost = 0;
   let failure: Error | undefined;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const foreignProbe = async (into: ProbeTimes) => {
-    inFlight.foreign++;
-    try {
-      const { session, tcpMs, tlsMs } = await openSession(urls.small, PROBE_DEADLINE_MS);
-      try {
-        const sent = performance.now();
-        const { done } = exchange(session, { ':path': urls.small.pathname + urls.small.search });
-        const status = await withDeadline(done, PROBE_DEADLINE_MS);
-        if (status === undefined) {
-          lost++;
-          return;
-        }
-        checkStatus(status, 'small download');
-        into.tcp.push(tcpMs);
-        into.tls.push(tlsMs);
-        into.http.push(performance.now() - sent);
-      } finally {
-        session.destroy();
-      }
-    } finally {
-      inFlight.foreign--;
-    }
-  };
-  const selfProbe = async (into: ProbeTimes) => {
-    const live = connections.filter((c) => !c.session.destroyed);
-    const on = live[Math.floor(Math.random() * live.length)];
-    if (on === undefined) return;
-    inFlight.self++;
+  /**
+   * A new connection's probe: its whole time and its parts, ms; undefined when its connection
+   * could not be made (a handshake lost in a full queue, past PROBE_DEADLINE_MS) or no answer came in time.
+   */
+  const foreignProbe = async (): Promise<{ whole: number; tcp: number; tls: number; http: number } | undefined> => {
+    const opened = await openSession(urls.small, PROBE_DEADLINE_MS).catch(() => undefined);
+    if (opened === undefined) return undefined;
+    const { session, started, tcpMs, tlsMs } = opened;
     try {
       const sent = performance.now();
-      const { stream, done } = exchange(on.session, { ':path': urls.small.pathname + urls.small.search });
-      const status = await withDeadline(done, PROBE_DEADLINE_MS);
-      if (status === undefined) {
-        stream.close();
-        lost++;
-        return;
-      }
+      const status = await withDeadline(exchange(session, { ':path': urls.small.pathname + urls.small.search }).done, PROBE_DEADLINE_MS);
+      if (status === undefined) return undefined;
       checkStatus(status, 'small download');
-      into.self.push(performance.now() - sent);
+      const ended = performance.now();
+      return { whole: ended - started, tcp: tcpMs, tls: tlsMs, http: ended - sent };
     } finally {
-      inFlight.self--;
+      session.destroy();
     }
   };
-  const pair = (into: ProbeTimes) => {
-    const settle = (p: Promise<void>) => {
-      p.catch((err: unknown) => {
-        // A probe the direction's end cut off is no failure; any other is the run's.
-        if (!signal.aborted && running) failure ??= err instanceof Error ? err : new Error(String(err));
+  /** A loaded connection's probe, ms; undefined when no connection carries load yet or no answer came in time. */
+  const selfProbe = async (): Promise<number | undefined> => {
+    const live = connections.filter((c) => !c.session.destroyed && c.bytes > 0);
+    const on = live[Math.floor(Math.random() * live.length)];
+    if (on === undefined) return undefined;
+    const sent = performance.now();
+    const { stream, done } = exchange(on.session, { ':path': urls.small.pathname + urls.small.search });
+    const status = await withDeadline(done, PROBE_DEADLINE_MS);
+    if (status === undefined) {
+      stream.close();
+      return undefined;
+    }
+    checkStatus(status, 'small download');
+    return performance.now() - sent;
+  };
+  const round = async (into: ProbeInterval): Promise<void> => {
+    const foreign = await foreignProbe();
+    if (foreign === undefined) {
+      lost++;
+      return;
+    }
+    const self = await selfProbe();
+    if (self === undefined) {
+      lost++;
+      return;
+    }
+    if (running) recordRound(into, foreign, self);
+  };
+  const startRound = (into: ProbeInterval): void => {
+    if (inFlight >= ROUNDS_IN_FLIGHT) return;
+    inFlight++;
+    into.pending++;
+    round(into)
+      .catch((err: unknown) => {
+        if (!signal.aborted && running) failure ??= asFailure(err);
+      })
+      .finally(() => {
+        inFlight--;
+        into.pending--;
       });
-    };
-    if (inFlight.foreign < PROBES_OF_A_KIND_IN_FLIGHT) settle(foreignProbe(into));
-    if (inFlight.self < PROBES_OF_A_KIND_IN_FLIGHT) settle(selfProbe(into));
   };
   return {
-    /** Sends a pair now and every PROBE_GAP_MS, each into the interval `current` gives at the time. */
-    start(current: () => ProbeTimes): void {
+    /** Starts a round now and every ROUND_GAP_MS, each into the interval `current` gives at the time. */
+    start(current: () => ProbeInterval): void {
       running = true;
       timer = setInterval(() => {
-        pair(current());
-      }, PROBE_GAP_MS);
-      pair(current());
+        startRound(current());
+      }, ROUND_GAP_MS);
+      startRound(current());
     },
     stop(): void {
       if (timer !== undefined) clearInterval(timer);
@@ -294,82 +328,139 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
     /** The first probe that failed otherwise, if any: the run's failure. */
     failure: () => failure,
   };
+}
 
+/**
+ * The latest MAD intervals of probing whose rounds have all come back, newest last, or undefined
+ * while there are not so many: responsiveness is judged on whole intervals (a round on a 300 ms
+ * queue outlasts the interval it started in).
+ */
+function settledWindow(probing: readonly ProbeInterval[]): ProbeInterval[] | undefined {
+  for (let end = probing.length; end >= MAD; end--) {
+    const window = probing.slice(end - MAD, end);
+    if (window.every((i) => i.pending === 0)) return window;
+  }
+  return undefined;
+}
+
+/** Whether the responsiveness is stable: the mean round time of each of the settled MAD intervals agrees (src/common/responsiveness/rpm.ts saturated). */
+function responsivenessStable(probing: readonly ProbeInterval[]): boolean {
+  const window = settledWindow(probing);
+  if (window === undefined || window.some((i) => i.rounds.length === 0)) return false;
+  return saturated(window.map((i) => i.rounds.reduce((a, b) => a + b, 0) / i.rounds.length));
+}
+
+/** The load-generating connections of a direction: the first opened before anything else, the rest added beside the run. */
+function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number) {
+  const connections: LoadConnection[] = [];
+  let opening = 0;
+  let closed = false;
+  let failedOpens = 0;
+  return {
+    connections,
+    async first(): Promise<void> {
+      connections.push(await LoadConnection.open(urls, direction, deadlineMs));
+    },
+    /**
+     * Opens one more beside the run unless there are MAX_CONNECTIONS. The first connection showed
+     * the server reachable, so one that cannot open now lost its handshake to the load: counted,
+     * and another is tried the next interval.
+     */
+    add(): void {
+      if (closed || connections.length + opening >= MAX_CONNECTIONS) return;
+      opening++;
+      LoadConnection.open(urls, direction, deadlineMs)
+        .then((c) => {
+          if (closed) c.close();
+          else connections.push(c);
+        })
+        .catch(() => {
+          failedOpens++;
+        })
+        .finally(() => opening--);
+    },
+    failure: (): Error | undefined => connections.find((c) => c.failure !== undefined)?.failure,
+    failedOpens: (): number => failedOpens,
+    close(): void {
+      closed = true;
+      for (const c of connections) c.close();
+    },
+  };
+}
+
+/** The goodput while the responsiveness was measured: every interval since probing began (MAD at least), else the last moving average. */
+function probedGoodput(rates: readonly number[], probingFrom: number): number {
+  // Not only the last MAD intervals: on a link whose rate never settles they swing with it (a
+  // 300 ms queue at 20 Mbit/s read 14.9 over its last four seconds where curl read 18.0).
+  const probed = rates.slice(probingFrom);
+  return probed.length >= MAD ? probed.reduce((a, b) => a + b, 0) / probed.length : (movingAverages(rates).at(-1) ?? rates.at(-1) ?? 0);
 }
 
 /** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
 export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const connections: LoadConnection[] = [];
-  /** Each interval's probe times (a probe counts in the interval it started in). */
-  const intervals: ProbeTimes[] = [];
+  const pool = loadPool(urls, direction, options.deadlineMs);
+  /** The intervals since probing began. */
+  const probing: ProbeInterval[] = [];
   const rates: number[] = [];
-  const rpmSeries: number[] = [];
   let goodputStable = false;
   let rpmStable = false;
-  let probing = false;
-  let probingFrom = 0;
-  const current = () => intervals.at(-1) ?? noProbes();
-  // The last MAD intervals' probes: read after an interval's sleep, the newest one is whole.
-  const lastProbes = () => joinProbes(intervals.slice(-MAD));
-  const probes = prober(urls, connections, options.signal);
+  let probingFrom = -1;
+  let intervals = 0;
+  const probes = prober(urls, pool.connections, options.signal);
+  const current = () => probing.at(-1) ?? newInterval();
 
   try {
-    connections.push(await LoadConnection.open(urls, direction, options.deadlineMs));
+    await pool.first();
     let counted = 0;
     let lastMoved = performance.now();
     for (let k = 1; ; k++) {
-      intervals.push(noProbes());
+      intervals = k;
+      if (probingFrom >= 0) probing.push(newInterval());
       await pause(Math.max(0, started + k * RPM_INTERVAL_MS - performance.now()), options.signal);
       if (options.signal.aborted) throw new RpmFailure('cancelled');
-      const failed = connections.find((c) => c.failure !== undefined)?.failure ?? probes.failure();
+      const failed = pool.failure() ?? probes.failure();
       if (failed !== undefined) throw failed instanceof RpmFailure ? failed : new RpmFailure(`a connection failed: ${failed.message}`);
-      const total = connections.reduce((sum, c) => sum + c.bytes, 0);
+      const total = pool.connections.reduce((sum, c) => sum + c.bytes, 0);
       if (total > counted) lastMoved = performance.now();
       else if (performance.now() - lastMoved >= options.deadlineMs) throw new RpmFailure(`nothing moved for ${String(Math.round(options.deadlineMs / 1000))} s: the server stalled`);
       rates.push(((total - counted) * 8 * 1000) / RPM_INTERVAL_MS);
       counted = total;
       goodputStable = saturated(movingAverages(rates));
-      if (probing) {
-        const rpm = responsiveness(lastProbes());
-        if (rpm !== undefined) rpmSeries.push(rpm);
-        rpmStable = intervals.length - probingFrom >= MAD && saturated(rpmSeries);
-      }
-      options.onProgress({ direction, elapsedMs: elapsed(), connections: connections.length, goodputBps: movingAverages(rates).at(-1), rpm: rpmSeries.at(-1) });
+      if (probingFrom >= 0) rpmStable = responsivenessStable(probing);
+      const sofar = responsiveness(joinProbes((settledWindow(probing) ?? probing).map((i) => i.times)));
+      options.onProgress({ direction, elapsedMs: elapsed(), connections: pool.connections.length, goodputBps: movingAverages(rates).at(-1), rpm: sofar });
       if ((goodputStable && rpmStable) || elapsed() >= MAX_DIRECTION_MS - RPM_INTERVAL_MS / 2) break;
-      if (!goodputStable && connections.length < MAX_CONNECTIONS) connections.push(await LoadConnection.open(urls, direction, options.deadlineMs));
+      pool.add();
       // Probing starts once the goodput is stable, or halfway through the direction's time
       // when it never is (a link whose rate swings still has a responsiveness to measure).
-      if (!probing && (goodputStable || elapsed() >= MAX_DIRECTION_MS / 2)) {
-        probing = true;
-        probingFrom = intervals.length;
+      if (probingFrom < 0 && (goodputStable || elapsed() >= MAX_DIRECTION_MS / 2)) {
+        probingFrom = rates.length;
+        probing.push(newInterval());
         probes.start(current);
       }
     }
   } finally {
     probes.stop();
-    for (const c of connections) c.close();
+    pool.close();
   }
-  // The figure: the probes of the last MAD intervals.
-  const measured = lastProbes();
-  // The goodput while the responsiveness was measured: every interval since probing began (four
-  // at least), not only the last four, which on a link whose rate never settles swing with it (a
-  // 300 ms queue at 20 Mbit/s read 14.9 over its last four seconds where curl read 18.0).
-  const probed = rates.slice(probingFrom);
-  const goodput = probed.length >= MAD ? probed.reduce((a, b) => a + b, 0) / probed.length : (movingAverages(rates).at(-1) ?? rates.at(-1) ?? 0);
+  // The figure: the settled MAD intervals once stable, else every probe of the direction (as goresponsiveness's final figure).
+  const measured = joinProbes((rpmStable ? (settledWindow(probing) ?? probing) : probing).map((i) => i.times));
   return {
     direction,
-    goodputBps: goodput,
+    goodputBps: probingFrom < 0 ? (movingAverages(rates).at(-1) ?? rates.at(-1) ?? 0) : probedGoodput(rates, probingFrom),
     rpm: responsiveness(measured),
     rpmP90: responsiveness(measured, p90),
     probes: measured,
+    components: probeComponents(measured),
     lost: probes.lost(),
-    connections: connections.length,
-    intervals: intervals.length,
+    connections: pool.connections.length,
+    failedConnections: pool.failedOpens(),
+    intervals,
     goodputStable,
     rpmStable,
-    confidence: confidenceOf(rpmSeries.length, goodputStable && rpmStable),
+    confidence: confidenceOf(probing.length, goodputStable && rpmStable),
     durationMs: elapsed(),
   };
 }

@@ -1,40 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { confidenceOf, joinProbes, lowerConfidence, MAD, movingAverages, noProbes, p90, responsiveness, rpmClass, saturated, trimmedMean } from './rpm.js';
+import { confidenceOf, joinProbes, lowerConfidence, MAD, movingAverages, noProbes, p90, probeComponents, probeRoundTrips, responsiveness, rpmClass, saturated, trimmedMean, type ProbeTimes } from './rpm.js';
 
 describe('the trimmed mean', () => {
-  it('leaves out the slowest 5% and averages the rest (one of twenty here)', () => {
+  it('keeps the fastest 95% and averages them (nineteen of twenty here)', () => {
     const values = [...Array<number>(19).fill(10), 1_000];
     expect(trimmedMean(values)).toBe(10);
-    // Under twenty samples, 5% is less than one: none is left out.
-    expect(trimmedMean([10, 20])).toBe(15);
+    // Forty samples: the two slowest go.
+    expect(trimmedMean([...Array<number>(38).fill(10), 500, 900])).toBe(10);
+    expect(trimmedMean([10, 20])).toBe(10);
     expect(trimmedMean([])).toBeUndefined();
   });
 });
 
-describe('responsiveness in RPM', () => {
-  it('averages the new connections\' RPM (60 000 over the mean of TCP, TLS and HTTP) and the loaded connections\' (60 000 over HTTP)', () => {
-    // New connections: TCP 20, TLS 20, HTTP 20 ms: 3000 RPM. Loaded connections: 300 ms: 200 RPM. Average: 1600.
-    const times = { tcp: [20, 20], tls: [20, 20], http: [20, 20], self: [300, 300] };
-    expect(responsiveness(times)).toBeCloseTo(1_600, 6);
+const probes = (p: Partial<ProbeTimes>): ProbeTimes => ({ ...noProbes(), ...p });
+
+describe('responsiveness in RPM (the draft\'s formula)', () => {
+  it('60 000 over the mean of a new connection\'s round trip (its whole probe over three) and a loaded connection\'s exchange', () => {
+    // New connections: 60 ms for TCP, TLS and HTTP, 20 ms a round trip. Loaded connections: 300 ms. 60 000 / 160 = 375,
+    // where averaging the two kinds' RPM (3000 and 200) would read 1600.
+    const times = probes({ foreign: [60, 60], tcp: [20, 20], tls: [20, 20], http: [20, 20], self: [300, 300] });
+    expect(responsiveness(times)).toBeCloseTo(375, 6);
+    expect(probeRoundTrips(times)).toEqual({ foreign: 20, self: 300 });
   });
 
-  it('without TLS the new connections\' figure is over TCP and HTTP alone; with one kind only, that kind\'s', () => {
-    expect(responsiveness({ tcp: [10], tls: [], http: [30], self: [60] })).toBeCloseTo((60_000 / 20 + 60_000 / 60) / 2, 6);
-    expect(responsiveness({ tcp: [], tls: [], http: [], self: [100] })).toBeCloseTo(600, 6);
-    expect(responsiveness({ tcp: [10], tls: [10], http: [10], self: [] })).toBeCloseTo(6_000, 6);
+  it('with one kind of probe only, that kind\'s; with none, undefined', () => {
+    expect(responsiveness(probes({ self: [100] }))).toBeCloseTo(600, 6);
+    expect(responsiveness(probes({ foreign: [30] }))).toBeCloseTo(6_000, 6);
     expect(responsiveness(noProbes())).toBeUndefined();
   });
 
   it('by the 90th percentile as well, for rpm_p90', () => {
     const slow = Array.from({ length: 10 }, (_, i) => 100 + i * 100);
-    const times = { tcp: slow, tls: slow, http: slow, self: slow };
+    const times = probes({ foreign: slow.map((v) => v * 3), self: slow });
     expect(responsiveness(times, p90)).toBeCloseTo(60_000 / 910, 6);
     expect(responsiveness(times, p90)).toBeLessThan(responsiveness(times) ?? 0);
   });
 
+  it('components: each kind\'s trimmed mean, the new connection\'s per round trip', () => {
+    const c = probeComponents(probes({ foreign: [90, 30], tcp: [10, 10], tls: [12, 8], http: [30, 40], self: [50] }));
+    expect(c).toEqual({ foreignMs: 10, tcpMs: 10, tlsMs: 8, httpMs: 30, selfMs: 50 });
+  });
+
   it('joins several intervals\' probes', () => {
-    const a = { tcp: [1], tls: [2], http: [3], self: [4] };
-    expect(joinProbes([a, a])).toEqual({ tcp: [1, 1], tls: [2, 2], http: [3, 3], self: [4, 4] });
+    const a = probes({ foreign: [0], tcp: [1], tls: [2], http: [3], self: [4] });
+    expect(joinProbes([a, a])).toEqual({ foreign: [0, 0], tcp: [1, 1], tls: [2, 2], http: [3, 3], self: [4, 4] });
   });
 });
 

@@ -18,41 +18,56 @@ export const RPM_INTERVAL_MS = 1_000;
 export const MAD = 4;
 /** Agree: their standard deviation under this share of the newest one (the draft's SDT). */
 const SDT = 0.05;
-/** Load-generating connections: one at the start, one more each interval the goodput is not stable, at most this many (INP, INC, MNP). */
+/**
+ * Load-generating connections: one at the start and one more each interval up to this many (INP,
+ * INC, MNP), as goresponsiveness adds them whatever the goodput does: a self probe waits behind
+ * its connection's share of the queue, so a client that stopped at fewer would read another figure.
+ */
 export const MAX_CONNECTIONS = 16;
 /** A direction ends at this bound whatever the figures did, ms (the draft leaves it to the client; goresponsiveness uses 20 s). */
 export const MAX_DIRECTION_MS = 20_000;
 /**
- * A pair of probes, one on a new connection and one on a load-generating connection, starts this
- * often, ms: 10 a second, well under the draft's 100 (MPS) and its 5% of the link (PTC), and
- * within a deployment's `rpm` limit over a whole test.
+ * A probe round (a probe on a new connection, then one on a load-generating connection, as
+ * goresponsiveness sends them) starts this often, ms: 20 rounds a second, under the draft's 100
+ * probes a second (MPS) and, over a whole test, within a deployment's `rpm` limit (6000 a minute).
  */
-export const PROBE_GAP_MS = 200;
-/** The trimmed mean leaves out this share of the slowest samples (the draft's TMP, 95%: "single-sided"). */
-const TRIM = 0.05;
+export const ROUND_GAP_MS = 50;
+/**
+ * The trimmed mean keeps this share of the samples, the fastest (the draft's TMP, 95%: a
+ * single-sided trim of the slowest 5%). goresponsiveness's `-rpm.tmp` is this share in percent,
+ * 5 by default, so by default it averages the fastest 5% (docs/design.md, "Responsiveness").
+ */
+const KEPT = 0.95;
 
-/** One interval's probe times, ms: a new connection's TCP handshake, TLS handshake (per round trip) and HTTP exchange, and a loaded connection's HTTP exchange. */
+/**
+ * One interval's probe times, ms: each new connection's whole probe (`foreign`: from the TCP
+ * connection's start to the small object's last byte) and its parts (TCP handshake, TLS
+ * handshake, the HTTP exchange), and each loaded connection's HTTP exchange (`self`).
+ */
 export interface ProbeTimes {
+  foreign: number[];
   tcp: number[];
   tls: number[];
   http: number[];
   self: number[];
 }
 
-export const noProbes = (): ProbeTimes => ({ tcp: [], tls: [], http: [], self: [] });
+const PROBE_KINDS = ['foreign', 'tcp', 'tls', 'http', 'self'] as const;
+
+export const noProbes = (): ProbeTimes => ({ foreign: [], tcp: [], tls: [], http: [], self: [] });
 
 /** All of several intervals' probe times together. */
 export function joinProbes(sets: readonly ProbeTimes[]): ProbeTimes {
   const all = noProbes();
-  for (const s of sets) for (const key of ['tcp', 'tls', 'http', 'self'] as const) all[key].push(...s[key]);
+  for (const s of sets) for (const key of PROBE_KINDS) all[key].push(...s[key]);
   return all;
 }
 
-/** The mean of the values after the slowest TRIM of them are left out (the draft's TM). */
+/** The mean of the fastest KEPT of the values (the draft's TM). */
 export function trimmedMean(values: readonly number[]): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
-  const kept = sorted.slice(0, Math.max(1, Math.ceil(sorted.length * (1 - TRIM))));
+  const kept = sorted.slice(0, Math.max(1, Math.floor(sorted.length * KEPT)));
   return kept.reduce((sum, v) => sum + v, 0) / kept.length;
 }
 
@@ -60,21 +75,42 @@ export function trimmedMean(values: readonly number[]): number | undefined {
 export const p90 = (values: readonly number[]): number | undefined => percentile([...values], 0.9);
 
 /**
- * Responsiveness in RPM from probe times by `statistic` (the draft's formula since -04): the new connections'
- * RPM, 60 000 over the mean of their TCP, TLS and HTTP times (TCP and HTTP alone without TLS),
- * and the loaded connections', 60 000 over their HTTP time, averaged. With only one kind of
- * probe answered, that kind's; with none, undefined.
+ * The round trip each kind of probe stands for, ms, by `statistic`: a new connection's whole
+ * probe counts three round trips (TCP, TLS, HTTP) and stands for their mean (the draft's
+ * 1/3·(TM(tcp_f) + TM(tls_f) + TM(http_f)), taken whole as goresponsiveness does, so a slow
+ * handshake is not trimmed apart from the rest of its probe); a loaded connection's is one.
  */
-export function responsiveness(times: ProbeTimes, statistic: (values: readonly number[]) => number | undefined = trimmedMean): number | undefined {
-  const tcp = statistic(times.tcp);
-  const tls = statistic(times.tls);
-  const http = statistic(times.http);
-  const self = statistic(times.self);
-  const foreignParts = [tcp, tls, http].filter((v): v is number => v !== undefined);
-  const foreign = tcp === undefined || http === undefined ? undefined : 60_000 / (foreignParts.reduce((a, b) => a + b, 0) / foreignParts.length);
-  const loaded = self === undefined ? undefined : 60_000 / self;
-  if (foreign !== undefined && loaded !== undefined) return (foreign + loaded) / 2;
-  return foreign ?? loaded;
+export function probeRoundTrips(times: ProbeTimes, statistic: (values: readonly number[]) => number | undefined = trimmedMean): { foreign: number | undefined; self: number | undefined } {
+  const whole = statistic(times.foreign);
+  return { foreign: whole === undefined ? undefined : whole / 3, self: statistic(times.self) };
+}
+
+/**
+ * Responsiveness in RPM from probe times by `statistic` (the draft's formula):
+ * 60 000 / (1/2·foreign + 1/2·self), the two kinds' round trips averaged before the minute is
+ * divided by them. With only one kind answered, that kind's; with none, undefined.
+ */
+export function responsiveness(times: ProbeTimes, statistic?: (values: readonly number[]) => number | undefined): number | undefined {
+  const { foreign, self } = probeRoundTrips(times, statistic);
+  const known = [foreign, self].filter((v): v is number => v !== undefined);
+  if (known.length === 0) return undefined;
+  const mean = known.reduce((a, b) => a + b, 0) / known.length;
+  return mean > 0 ? 60_000 / mean : undefined;
+}
+
+/** Each probe kind's trimmed mean, ms: what a figure is made of, so a disagreement can be traced. */
+export interface ProbeComponents {
+  /** A new connection's probe per round trip (its whole time over three). */
+  foreignMs: number | undefined;
+  tcpMs: number | undefined;
+  tlsMs: number | undefined;
+  httpMs: number | undefined;
+  selfMs: number | undefined;
+}
+
+export function probeComponents(times: ProbeTimes): ProbeComponents {
+  const { foreign, self } = probeRoundTrips(times);
+  return { foreignMs: foreign, tcpMs: trimmedMean(times.tcp), tlsMs: trimmedMean(times.tls), httpMs: trimmedMean(times.http), selfMs: self };
 }
 
 /**
@@ -96,8 +132,9 @@ export function movingAverages(values: readonly number[]): number[] {
 
 /**
  * Whether a series has saturated (the draft's stability rule): the standard deviation of its last MAD values
- * under SDT of the newest. `series` is what the draft computes each interval: for goodput the
- * moving average of the interval rates, for responsiveness the figure over the last MAD intervals.
+ * under SDT of the newest. `series` is what is computed each interval: for goodput the moving
+ * average of the interval rates (the draft's), for responsiveness the interval's mean round time,
+ * a round's two probes together (goresponsiveness's).
  */
 export function saturated(series: readonly number[]): boolean {
   if (series.length < MAD) return false;

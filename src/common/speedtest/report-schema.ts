@@ -1,5 +1,5 @@
 // The JSON Schemas (draft 2020-12) of `netdiag speedtest --json` and `netdiag rpm --json`, the
-// source of openapi/{speedtest,rpm}-report.v1.schema.json (scripts/report-schemas.mjs writes them)
+// source of openapi/speedtest-report.v1.schema.json and rpm-report.v2.schema.json (scripts/report-schemas.mjs writes them)
 // and of the validators report-parse.ts's and report-read.ts's readers use (Ajv standalone code,
 // scripts/generate.mjs), so the parsers and the published schemas cannot disagree. That the
 // report's types name the same properties is checked at compile time in
@@ -95,23 +95,34 @@ export const SPEEDTEST_REPORT_SCHEMA = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
+/** What a figure is made of, so a disagreement with another client can be traced. */
+const RPM_COMPONENTS = closed('Each probe kind\'s trimmed mean (the fastest 95%) over the probes the figure rests on, ms: foreign_ms a new connection\'s probe per round trip (its whole time over three: TCP, TLS, HTTP), tcp_ms, tls_ms and http_ms its parts, self_ms a loaded connection\'s exchange.', {
+  foreign_ms: figureOrNull,
+  tcp_ms: figureOrNull,
+  tls_ms: figureOrNull,
+  http_ms: figureOrNull,
+  self_ms: figureOrNull,
+});
+
 const RPM_DIRECTION_PROPERTIES = {
   rpm: figureOrNull,
   rpm_p90: figureOrNull,
   mbps: figure,
   connections: count,
+  connections_failed: { ...count, description: 'Load-generating connections after the first that could not be opened (a handshake lost to the load), tried again the next second.' },
   intervals: count,
   stable: { type: 'boolean' },
   goodput_stable: { type: 'boolean' },
   responsiveness_stable: { type: 'boolean' },
   confidence: CONFIDENCE,
-  probes: closed('The probes the figure rests on, and those given up.', { foreign: count, self: count, lost: count }),
+  probes: closed('The probes the figure rests on, and the rounds given up (no answer in 10 s, or a new connection that could not be made).', { foreign: count, self: count, lost: count }),
+  components: RPM_COMPONENTS,
   duration_ms: count,
 } as const satisfies Readonly<Record<string, JsonSchema>>;
 const rpmDirection = closed('One direction of the test.', RPM_DIRECTION_PROPERTIES);
 
 const RPM_PROPERTIES = {
-  schema_version: { const: 1, description: 'This schema\'s version: a change that could break a reader is a new version (and a new $id).' },
+  schema_version: { const: 2, description: 'This schema\'s version: a change that could break a reader is a new version (and a new $id). 2: the draft\'s formula over both directions\' probes, and components.' },
   rpm: figureOrNull,
   rpm_p90: figureOrNull,
   rating: { enum: ['poor', 'fair', 'good', 'excellent', null] },
@@ -121,6 +132,7 @@ const RPM_PROPERTIES = {
   upload_mbps: figure,
   stable: { type: 'boolean' },
   confidence: CONFIDENCE,
+  components: RPM_COMPONENTS,
   download: rpmDirection,
   upload: rpmDirection,
 } as const satisfies Readonly<Record<string, JsonSchema>>;
@@ -128,7 +140,7 @@ const RPM_PROPERTIES = {
 /** `netdiag rpm --json`: every property always there. */
 export const RPM_REPORT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:netdiag:rpm-report:v1',
+  $id: 'urn:netdiag:rpm-report:v2',
   title: 'netdiag rpm --json',
   ...closed('Responsiveness under working conditions, each direction and together.', RPM_PROPERTIES),
 } as const satisfies JsonSchema;

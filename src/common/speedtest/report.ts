@@ -12,6 +12,8 @@ import { decodeResult, encodeResult, type SharedResult } from './share.js';
 
 /** The version every report carries (`schema_version`) and the schemas' `$id` names. */
 export const REPORT_SCHEMA_VERSION = 1;
+/** `netdiag rpm --json`'s: 2 since its figure follows the draft's formula and carries its components. */
+export const RPM_REPORT_SCHEMA_VERSION = 2;
 
 type QualityClass = Quality | 'pending';
 type BufferbloatGrade = NonNullable<ReturnType<typeof bufferbloat>>['grade'];
@@ -71,18 +73,29 @@ export interface RpmDirectionReport {
   rpm_p90: number | null;
   mbps: number;
   connections: number;
+  connections_failed: number;
   intervals: number;
   stable: boolean;
   goodput_stable: boolean;
   responsiveness_stable: boolean;
   confidence: Confidence;
   probes: { foreign: number; self: number; lost: number };
+  components: RpmComponentsReport;
   duration_ms: number;
+}
+
+/** Each probe kind's trimmed mean over the probes a figure rests on, ms: a new connection's per round trip, its handshakes and exchange, a loaded connection's exchange. */
+export interface RpmComponentsReport {
+  foreign_ms: number | null;
+  tcp_ms: number | null;
+  tls_ms: number | null;
+  http_ms: number | null;
+  self_ms: number | null;
 }
 
 /** `netdiag rpm --json`. */
 export interface RpmReport {
-  schema_version: typeof REPORT_SCHEMA_VERSION;
+  schema_version: typeof RPM_REPORT_SCHEMA_VERSION;
   rpm: number | null;
   rpm_p90: number | null;
   rating: RpmRating | null;
@@ -92,6 +105,7 @@ export interface RpmReport {
   upload_mbps: number;
   stable: boolean;
   confidence: Confidence;
+  components: RpmComponentsReport;
   download: RpmDirectionReport;
   upload: RpmDirectionReport;
 }

@@ -60,8 +60,8 @@ describe("a monitor check's figures", () => {
   });
 
   it("an RPM test's: the report's rpm and rpm_p90, the rest left out; a report that is not one is said, naming what is wrong", () => {
-    const direction: RpmDirectionReport = { rpm: 900, rpm_p90: 640, mbps: 95.5, connections: 4, intervals: 12, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 38, lost: 0 }, duration_ms: 12_000 };
-    const report: RpmReport = { schema_version: 1, rpm: 880, rpm_p90: 610, rating: 'good', download_rpm: 900, upload_rpm: 860, download_mbps: 95.5, upload_mbps: 20.5, stable: true, confidence: 'high', download: direction, upload: { ...direction, rpm: 860, rpm_p90: 580 } };
+    const direction: RpmDirectionReport = { rpm: 900, rpm_p90: 640, mbps: 95.5, connections: 4, connections_failed: 0, intervals: 12, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 38, lost: 0 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 12_000 };
+    const report: RpmReport = { schema_version: 2, rpm: 880, rpm_p90: 610, rating: 'good', download_rpm: 900, upload_rpm: 860, download_mbps: 95.5, upload_mbps: 20.5, stable: true, confidence: 'high', components: direction.components, download: direction, upload: { ...direction, rpm: 860, rpm_p90: 580 } };
     expect(readFigures('rpm', { ...report })).toEqual({ rpm: 880, rpm_p90: 610 });
     expect(readFigures('rpm', { ...report, rpm: 'fast' })).toMatch(/^the command's --json is not an RPM test's report: rpm /);
   });
