@@ -74,4 +74,11 @@ describe('the transfers one source may hold', () => {
     expect(innerDone).toBe(1);
     expect(isRefusal(ledger.begin(ctxOf('a')))).toBe(false);
   });
+
+  it("keeps a body's wish to be written one chunk at a time (the responsiveness download's)", () => {
+    const ledger = new TransferLedger({ atOnce: 2, bytesPerMinute: 1_000 }, new ManualClock());
+    const plain: StreamedBody = { length: 1, *chunks() { yield new Uint8Array(1); } };
+    expect(counted({ ...plain, oneChunkQueued: true }, ledger.begin(ctxOf('a')) as Transfer).oneChunkQueued).toBe(true);
+    expect(counted(plain, ledger.begin(ctxOf('b')) as Transfer).oneChunkQueued).toBeUndefined();
+  });
 });

@@ -108,6 +108,7 @@ export const isRefusal = (t: Transfer | HttpReply): t is HttpReply => 'status' i
 export function counted(body: StreamedBody, transfer: Transfer): StreamedBody {
   return {
     length: body.length,
+    ...(body.oneChunkQueued === true ? { oneChunkQueued: true } : {}),
     *chunks() {
       const inner = body.chunks();
       for (let next = inner.next(); next.done !== true; next = inner.next()) {

@@ -66,6 +66,12 @@ export interface StreamedBody {
   length: number;
   chunks(): Iterator<Uint8Array>;
   /**
+   * Written one chunk at a time, the next once the runtime has taken the last: at most a chunk
+   * waits in the runtime's own buffers ahead of another response on the connection (the
+   * responsiveness draft's self probe), where a stream's buffer would otherwise hold its high-water mark.
+   */
+  oneChunkQueued?: boolean;
+  /**
    * Called once by the runtime when the body is over, however it ended: written whole, its client
    * gone, or never written (a HEAD request): what a transfer holds is let go here (transfers.ts).
    */

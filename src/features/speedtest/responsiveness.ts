@@ -71,9 +71,10 @@ function large(ctx: RequestContext, ledger: TransferLedger): HttpReply {
   if (isRefusal(transfer)) return transfer;
   const headers = baseHeaders(ctx, NO_STORE);
   headers.push('Content-Type', OCTETS, 'Content-Length', String(NQ_MAX_BYTES));
-  // Written 16 KiB at a time: a response asked for on the same HTTP/2 connection (a client's
-  // probe) waits behind what the server has queued, and a 256 KiB chunk is 100 ms at 20 Mbit/s.
-  return { status: 200, headers, body: null, stream: counted(zeros(NQ_MAX_BYTES, 16 * 1024), transfer) };
+  // Written 16 KiB at a time, one chunk queued: a response asked for on the same HTTP/2
+  // connection (a client's probe) waits behind what the server has queued, and a stream's own
+  // buffer (64 KiB in Node 22) is 400 ms at a sixteenth of 20 Mbit/s (docs/design.md, "Responsiveness").
+  return { status: 200, headers, body: null, stream: counted({ ...zeros(NQ_MAX_BYTES, 16 * 1024), oneChunkQueued: true }, transfer) };
 }
 
 /** 413, and the connection closes: the rest of the body is not read (RFC 9110 §15.5.14). */

@@ -150,7 +150,7 @@ function write(incoming: Incoming, outgoing: Outgoing, reply: HttpReply): void {
  * responsiveness draft's self probe) read only when that window ran out, 1.7-2.0 s at 20 Mbit/s
  * with 8 MiB. The turn's poll phase reads what has arrived, at no cost in throughput on loopback.
  */
-function writeStream(outgoing: Outgoing, body: StreamedBody): void {
+export function writeStream(outgoing: Outgoing, body: StreamedBody): void {
   // Both response classes are Writables; the union of their overloads is not callable as such.
   const writable = outgoing as ServerResponse;
   // A client gone before the reply was written (it waited for the end of the turn) has had its 'close'.
@@ -165,6 +165,10 @@ function writeStream(outgoing: Outgoing, body: StreamedBody): void {
     gone = true;
     body.done?.();
   });
+  // The first immediate runs in this turn's check phase, before the next poll; the second after it.
+  const afterPoll = (): void => {
+    setImmediate(() => setImmediate(pump));
+  };
   const pump = (): void => {
     for (;;) {
       if (gone) return;
@@ -173,9 +177,15 @@ function writeStream(outgoing: Outgoing, body: StreamedBody): void {
         writable.end();
         return;
       }
+      if (body.oneChunkQueued === true) {
+        // A write that failed is a response that is over: its 'close' ends the body.
+        writable.write(next.value, (err) => {
+          if (err === null || err === undefined) afterPoll();
+        });
+        return;
+      }
       if (!writable.write(next.value)) {
-        // The first immediate runs in this turn's check phase, before the next poll; the second after it.
-        writable.once('drain', () => setImmediate(() => setImmediate(pump)));
+        writable.once('drain', afterPoll);
         return;
       }
     }
