@@ -1,4 +1,4 @@
-// npm run bench:rpm [-- --runs 3] [--queues 5,300] [--servers netdiag,minimal] [--clients goresponsiveness,netdiag] [--logs DIR]
+// npm run bench:rpm [-- --runs 3] [--queues 5,300] [--servers netdiag,minimal] [--clients goresponsiveness,netdiag,page] [--logs DIR]
 //   (root, iproute2, openssl; Node 22; needs `npm run build`, which the npm script runs)
 //   NETDIAG_GORESPONSIVENESS=/path/to/networkQuality adds the draft authors' client (built as
 //   docs/benchmarks.md, "Responsiveness against the draft's client", tells); without it the bench
@@ -10,7 +10,9 @@
 // measured by goresponsiveness and by `netdiag rpm`, runs interleaved (for each run, each queue,
 // each server, each client). Prints every run's figures and components, then per queue and server
 // the medians and the two ratios issue 72 holds: goresponsiveness against netdiag's server over it
-// against the minimal one, and `netdiag rpm` over goresponsiveness.
+// against the minimal one, and `netdiag rpm` over goresponsiveness. `--clients ...,page` adds the
+// page's responsiveness estimate (its default speed test in Chromium, against netdiag's server
+// only: the minimal one serves no page), to set beside `netdiag rpm`'s figure.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +46,7 @@ mkdirSync(logs, { recursive: true });
 
 const bundle = join(scratch, 'link.mjs');
 await build({
-  stdin: { contents: "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts';", resolveDir: root, loader: 'ts' },
+  stdin: { contents: "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts'; export { runPageTest } from './test/support/link-matrix.ts';", resolveDir: root, loader: 'ts' },
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -53,7 +55,7 @@ await build({
   outfile: bundle,
   logLevel: 'warning',
 });
-const { createShapedLink, serveOnLink } = await import(pathToFileURL(bundle).href);
+const { createShapedLink, serveOnLink, runPageTest } = await import(pathToFileURL(bundle).href);
 
 /** Runs `command` to its end; its output and exit status. */
 async function run(command, args, env, timeoutMs) {
@@ -93,6 +95,14 @@ async function runNetdiag(base, certFile, tag) {
   return { rpm: report.rpm, p90: report.rpm_p90, down: report.download_rpm, up: report.upload_rpm, components: { all: report.components, download: report.download.components, upload: report.upload.components } };
 }
 
+/** The page's default speed test against `base` in Chromium: its responsiveness estimate. */
+async function runPage(browser, base) {
+  const run = await runPageTest(browser, base, scratch);
+  if (!run.ok) return { error: run.error };
+  const figures = run.result.exported.figures ?? {};
+  return { rpm: figures.responsiveness_rpm_estimate ?? undefined, components: { loaded_latency_down_ms: figures.loaded_latency_down_ms, loaded_latency_up_ms: figures.loaded_latency_up_ms } };
+}
+
 const median = (xs) => {
   const s = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b);
   if (s.length === 0) return undefined;
@@ -124,7 +134,10 @@ const link = createShapedLink();
 const results = [];
 let netdiag;
 let minimal;
+let browser;
 try {
+  // The page is served with the bench's own certificate: Chromium is told not to check it.
+  if (clients.includes('page')) browser = await (await import('playwright-core')).chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--ignore-certificate-errors'] });
   const [sysctl, ...sysctlArgs] = link.inServer(['sysctl', '-qw', 'net.ipv4.tcp_notsent_lowat=16384']);
   execFileSync(sysctl, sysctlArgs);
   const cert = certificateFor(link.serverAddress);
@@ -137,8 +150,10 @@ try {
       link.shape(20, queueMs);
       for (const server of servers) {
         for (const client of clients) {
+          if (client === 'page' && server !== 'netdiag') continue;
           const tag = `q${queueMs}-${server}-${client}-run${r}`;
-          const result = client === 'goresponsiveness' ? await runGoresponsiveness(bases[server], cert.certFile, tag) : await runNetdiag(bases[server], cert.certFile, tag);
+          const result =
+            client === 'goresponsiveness' ? await runGoresponsiveness(bases[server], cert.certFile, tag) : client === 'page' ? await runPage(browser, bases[server]) : await runNetdiag(bases[server], cert.certFile, tag);
           results.push({ run: r, queueMs, server, client, ...result });
           console.log(`${tag}: ${result.error === undefined ? `${fmt(result.rpm)} RPM (p90 ${fmt(result.p90)}; download ${fmt(result.down)}, upload ${fmt(result.up)})${componentsText(result.components)}` : `failed: ${result.error}`}`);
         }
@@ -146,6 +161,7 @@ try {
     }
   }
 } finally {
+  await browser?.close();
   await netdiag?.stop();
   await minimal?.stop();
   link.destroy();

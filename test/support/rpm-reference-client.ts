@@ -7,9 +7,9 @@
 // saturated (the standard deviation of the last 4 moving averages, each over 4 intervals, under
 // 5% of the newest); then probe: foreign probes (a new TCP and TLS connection and a GET of the
 // small object, each step timed) and self probes (a GET of the small object on a random
-// load-generating connection); responsiveness = mean(60000 / mean(TM(tcp), TM(tls), TM(http)),
-// 60000 / TM(self)) with TM the mean of the fastest 95%; done when 4 successive values are
-// saturated the same way, or at the time limit.
+// load-generating connection); responsiveness = 60000 / (1/6·(TM(tcp) + TM(tls) + TM(http)) +
+// 1/2·TM(self)), the draft's weighted mean of the round trips, with TM the mean of the fastest
+// 95%; done when 4 successive values are saturated the same way, or at the time limit.
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import https from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
@@ -166,7 +166,7 @@ async function direction(config: Config, kind: 'download' | 'upload', trust: Buf
         const recent = perInterval.slice(-5, -1);
         const all = { tcp: recent.flatMap((b) => b.tcp), tls: recent.flatMap((b) => b.tls), http: recent.flatMap((b) => b.http), self: recent.flatMap((b) => b.self) };
         if (all.tcp.length > 0 && all.self.length > 0) {
-          rpms.push((60000 / ((tm(all.tcp) + tm(all.tls) + tm(all.http)) / 3) + 60000 / tm(all.self)) / 2);
+          rpms.push(60000 / ((tm(all.tcp) + tm(all.tls) + tm(all.http)) / 6 + tm(all.self) / 2));
           if (goodputDone && isSaturated(rpms)) break;
         }
       }

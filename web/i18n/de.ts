@@ -155,7 +155,7 @@ export const de: Catalogue = {
   'figure.bloat': '{grade} (+{increase})',
   'figure.rpm': '{rpm}\u00a0RPM ({rating})',
   'figure.no-rpm': 'unter Last wurde keine Umlaufzeit gemessen',
-  'figure.rpm-estimate': 'eine Schätzung: {minute} durch den getrimmten Mittelwert der {count} unter Last gemessenen Umlaufzeiten. Ein Browser kann die neuen Verbindungen nicht öffnen und die ausgelasteten nicht wählen, die der IETF-Test der Reaktionsfähigkeit verlangt; netdiag rpm kann es',
+  'figure.rpm-estimate': 'eine Schätzung: {minute} durch den getrimmten Mittelwert der {count} unter Last gemessenen Umlaufzeiten, jede auf einer eigenen Verbindung neben der Last. Sie erfasst die Warteschlange, die die Last im Netz aufbaut; netdiag rpm, der IETF-Test der Reaktionsfähigkeit, erfasst zusätzlich den Aufbau neuer Verbindungen und die Wartezeit auf den ausgelasteten Verbindungen selbst und zeigt auf derselben Leitung daher weniger an',
   'rpm.poor': 'schlecht',
   'rpm.fair': 'mäßig',
   'rpm.good': 'gut',

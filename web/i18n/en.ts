@@ -137,7 +137,7 @@ export const en = {
   'figure.bloat': '{grade} (+{increase})',
   'figure.rpm': '{rpm}\u00a0RPM ({rating})',
   'figure.no-rpm': 'no round trip was timed while the link was loaded',
-  'figure.rpm-estimate': 'an estimate: {minute} over the trimmed mean of the {count} round trips timed under load. A browser cannot open the new connections or pick the loaded ones that the IETF responsiveness test asks for; netdiag rpm can',
+  'figure.rpm-estimate': 'an estimate: {minute} over the trimmed mean of the {count} round trips timed under load, each on a connection of its own beside the load. It counts the queue the load builds in the network; netdiag rpm, the IETF responsiveness test, also counts a new connection\'s handshakes and the wait on the loaded connections themselves, so it reads lower on the same link',
   'rpm.poor': 'poor',
   'rpm.fair': 'fair',
   'rpm.good': 'good',

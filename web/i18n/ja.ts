@@ -148,7 +148,7 @@ export const ja: Catalogue = {
   'figure.bloat': '{grade}（+{increase}）',
   'figure.rpm': '{rpm}\u00a0RPM（{rating}）',
   'figure.no-rpm': '負荷時の往復時間が測れませんでした',
-  'figure.rpm-estimate': '推定値：負荷時に測った {count} 回の往復時間のトリム平均で {minute} を割った値です。ブラウザーは IETF の応答性テストが求める新しい接続を開くことも、負荷のかかった接続を選ぶこともできません。netdiag rpm ならできます',
+  'figure.rpm-estimate': '推定値：負荷とは別の接続で、負荷時に測った {count} 回の往復時間のトリム平均で {minute} を割った値です。負荷がネットワークに作る待ち行列は含みます。IETF の応答性テストである netdiag rpm は、新しい接続のハンドシェイクと、負荷のかかった接続そのものでの待ち時間も含むため、同じ回線ではより低い値になります',
   'rpm.poor': '悪い',
   'rpm.fair': 'まずまず',
   'rpm.good': '良い',
