@@ -80,10 +80,15 @@ async function runGoresponsiveness(base, certFile, tag) {
   const p90 = /Final RPM:\s*(\d+) \(P90\)/.exec(out.stdout);
   writeFileSync(join(logs, `${tag}.out`), out.stdout + out.stderr);
   if (final === null) return { error: `no final RPM (exit ${out.code}): ${(out.stdout + out.stderr).slice(-400)}` };
-  // Each direction's block ends with its trimmed mean line.
-  const directions = [...out.stdout.matchAll(/(Download|Upload):[\s\S]*?RPM:\s*(\d+) \(Single-Sided/g)].map((m) => Number(m[2]));
+  // Each direction's block (between "========" lines) ends with its trimmed mean, NaN when none of its intervals was whole.
+  const direction = (name) => {
+    const block = out.stdout.split('========').find((b) => b.includes(`${name}:`)) ?? '';
+    const m = /RPM:\s*(\S+) \(Single-Sided/.exec(block);
+    const v = m === null ? NaN : Number(m[1]);
+    return Number.isFinite(v) ? v : undefined;
+  };
   const files = readdirSync(logs).filter((f) => f.startsWith(tag) && (f.includes('-foreign-') || f.includes('-self-'))).map((f) => join(logs, f));
-  return { rpm: Number(final[1]), p90: p90 === null ? undefined : Number(p90[1]), down: directions[0], up: directions[1], components: goresponsivenessProbes(files) };
+  return { rpm: Number(final[1]), p90: p90 === null ? undefined : Number(p90[1]), down: direction('Download'), up: direction('Upload'), components: goresponsivenessProbes(files) };
 }
 
 /** `netdiag rpm --json` against `base`: its figure and components. */
@@ -176,8 +181,17 @@ for (const queueMs of queues) {
     if (clients.includes('goresponsiveness') && clients.includes('netdiag')) row['netdiag / goresponsiveness'] = fmt(med(server, 'netdiag') / med(server, 'goresponsiveness'), 2);
     table.push(row);
   }
+  const of = (server, client) => results.filter((x) => x.queueMs === queueMs && x.server === server && x.client === client);
+  // Each direction apart: the final figure pools both directions' probes, weighted by how many each client took in each.
+  for (const server of servers) {
+    const line = clients.filter((c) => c !== 'page').map((c) => `${c} download ${fmt(median(of(server, c).map((x) => x.down)))}, upload ${fmt(median(of(server, c).map((x) => x.up)))}`);
+    console.log(`${queueMs} ms queue, ${server}'s server, medians by direction: ${line.join('; ')}`);
+  }
   if (clients.includes('goresponsiveness') && servers.includes('netdiag') && servers.includes('minimal')) {
     console.log(`${queueMs} ms queue: goresponsiveness against netdiag's server over the minimal one: ${fmt(med('netdiag', 'goresponsiveness') / med('minimal', 'goresponsiveness'), 2)}`);
+    // goresponsiveness's default statistic (-rpm.tmp 5, the fastest 5%), which it prints unless told otherwise, from its probe logs.
+    const fastest = (server) => median(of(server, 'goresponsiveness').map((x) => x.components?.rpm_fastest_5_percent));
+    console.log(`${queueMs} ms queue: the same by goresponsiveness's default statistic (the fastest 5%): ${fmt(fastest('netdiag'))} against ${fmt(fastest('minimal'))}, ${fmt(fastest('netdiag') / fastest('minimal'), 2)}`);
   }
 }
 console.table(table);

@@ -8,7 +8,7 @@
 // between half of its figure and its figure on the long queue (netdiag loads with 16 connections
 // as goresponsiveness does, the reference only until the goodput is stable, so netdiag's self
 // probes wait behind smaller shares: runs read 0.63x and 0.67x); and both clients reading the
-// short queue at least 1.3x better than the long one. Not 3x: sixteen flows in a 5 ms queue at
+// short queue at least 1.2x better than the long one (runs: 1.41-1.79 and 1.68-1.85). Not 3x: sixteen flows in a 5 ms queue at
 // 20 Mbit/s keep a window of 1-3 packets and recover losses by retransmission timeouts of
 // 200-800 ms (`ss` in the server's namespace), which a self probe waits behind, so the short
 // queue reads 200-260 RPM against the long one's 140-150 (goresponsiveness: 209 against 115;
@@ -157,7 +157,7 @@ describe.skipIf(!ready)('responsiveness on a 20 Mbit/s link (issue 49)', () => {
     }, 300_000);
   }
 
-  fullOnly('for both clients, the 5 ms queue reads at least 1.3x the RPM of the 300 ms one', () => {
+  fullOnly('for both clients, the 5 ms queue reads at least 1.2x the RPM of the 300 ms one', () => {
     const short = results['5'];
     const long = results['300'];
     expect(short).toBeDefined();
@@ -167,7 +167,7 @@ describe.skipIf(!ready)('responsiveness on a 20 Mbit/s link (issue 49)', () => {
       reference: [short === undefined ? 0 : referenceMean(short.reference), long === undefined ? Infinity : referenceMean(long.reference)],
     };
     for (const [client, [fast = 0, slow = Infinity]] of Object.entries(readings)) {
-      expect(fast / slow, `${client}: ${fast.toFixed(0)} against ${slow.toFixed(0)}`).toBeGreaterThanOrEqual(1.3);
+      expect(fast / slow, `${client}: ${fast.toFixed(0)} against ${slow.toFixed(0)}`).toBeGreaterThanOrEqual(1.2);
     }
   });
 });

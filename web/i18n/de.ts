@@ -155,7 +155,7 @@ export const de: Catalogue = {
   'figure.bloat': '{grade} (+{increase})',
   'figure.rpm': '{rpm}\u00a0RPM ({rating})',
   'figure.no-rpm': 'unter Last wurde keine Umlaufzeit gemessen',
-  'figure.rpm-estimate': 'eine Schätzung: {minute} durch den getrimmten Mittelwert der {count} unter Last gemessenen Umlaufzeiten, jede auf einer eigenen Verbindung neben der Last. Sie erfasst die Warteschlange, die die Last im Netz aufbaut; netdiag rpm, der IETF-Test der Reaktionsfähigkeit, erfasst zusätzlich den Aufbau neuer Verbindungen und die Wartezeit auf den ausgelasteten Verbindungen selbst und zeigt auf derselben Leitung daher weniger an',
+  'figure.rpm-estimate': 'eine Schätzung: {minute} durch den getrimmten Mittelwert der {count} unter Last gemessenen Umlaufzeiten. Sie misst Anfragen, die der Browser neben der Last sendet, und erfasst so die Warteschlange, die die Last im Netz und in diesem Gerät aufbaut. netdiag rpm, der IETF-Test der Reaktionsfähigkeit, misst neue Verbindungen und Anfragen auf den ausgelasteten Verbindungen selbst, die ein Browser nicht wählen kann: Bei kurzer Warteschlange zeigt er ein Vielfaches weniger an, bei langer liegen beide in derselben Größenordnung',
   'rpm.poor': 'schlecht',
   'rpm.fair': 'mäßig',
   'rpm.good': 'gut',

@@ -137,7 +137,7 @@ export const en = {
   'figure.bloat': '{grade} (+{increase})',
   'figure.rpm': '{rpm}\u00a0RPM ({rating})',
   'figure.no-rpm': 'no round trip was timed while the link was loaded',
-  'figure.rpm-estimate': 'an estimate: {minute} over the trimmed mean of the {count} round trips timed under load, each on a connection of its own beside the load. It counts the queue the load builds in the network; netdiag rpm, the IETF responsiveness test, also counts a new connection\'s handshakes and the wait on the loaded connections themselves, so it reads lower on the same link',
+  'figure.rpm-estimate': 'an estimate: {minute} over the trimmed mean of the {count} round trips timed under load. It times requests the browser sends beside the load, so it counts the queue the load builds in the network and in this device. netdiag rpm, the IETF responsiveness test, times new connections and requests on the loaded connections themselves, which a browser cannot choose: where the queue is short it reads several times lower than this, where the queue is long the two are of the same order',
   'rpm.poor': 'poor',
   'rpm.fair': 'fair',
   'rpm.good': 'good',

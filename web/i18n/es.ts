@@ -148,7 +148,7 @@ export const es: Catalogue = {
   'figure.bloat': '{grade} (+{increase})',
   'figure.rpm': '{rpm}\u00a0RPM ({rating})',
   'figure.no-rpm': 'no se midió ningún viaje de ida y vuelta con la línea cargada',
-  'figure.rpm-estimate': 'una estimación: {minute} entre la media recortada de los {count} viajes de ida y vuelta medidos bajo carga, cada uno en una conexión propia junto a la carga. Cuenta la cola que la carga forma en la red; netdiag rpm, la prueba de capacidad de respuesta del IETF, cuenta además el establecimiento de las conexiones nuevas y la espera en las propias conexiones cargadas, por lo que da una cifra menor en la misma línea',
+  'figure.rpm-estimate': 'una estimación: {minute} entre la media recortada de los {count} viajes de ida y vuelta medidos bajo carga. Mide peticiones que el navegador envía junto a la carga, así que cuenta la cola que la carga forma en la red y en este dispositivo. netdiag rpm, la prueba de capacidad de respuesta del IETF, mide conexiones nuevas y peticiones en las propias conexiones cargadas, que un navegador no puede elegir: con una cola corta da una cifra varias veces menor, con una cola larga ambas son del mismo orden',
   'rpm.poor': 'mala',
   'rpm.fair': 'regular',
   'rpm.good': 'buena',
