@@ -18,10 +18,10 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { goresponsivenessProbes } from './rpm-probe-log.mjs';
+import { importTestSupport } from './test-support.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -44,18 +44,10 @@ const servers = values.servers.split(',');
 const logs = values.logs ?? join(scratch, 'logs');
 mkdirSync(logs, { recursive: true });
 
-const bundle = join(scratch, 'link.mjs');
-await build({
-  stdin: { contents: "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts'; export { runPageTest } from './test/support/link-matrix.ts';", resolveDir: root, loader: 'ts' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  packages: 'external',
-  outfile: bundle,
-  logLevel: 'warning',
-});
-const { createShapedLink, serveOnLink, runPageTest } = await import(pathToFileURL(bundle).href);
+const { createShapedLink, serveOnLink, runPageTest } = await importTestSupport(
+  "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts'; export { runPageTest } from './test/support/link-matrix.ts';",
+  scratch,
+);
 
 /** Runs `command` to its end; its output and exit status. */
 async function run(command, args, env, timeoutMs) {

@@ -16,10 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { importTestSupport } from './test-support.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -37,22 +37,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'netdiag-shaped-bench-'));
 
 // The suite's own code: the matrix, the truth and the link, one bundle (Node's type stripping
 // cannot follow the .js specifiers TypeScript's imports use).
-const bundle = join(scratch, 'matrix.mjs');
-await build({
-  stdin: {
-    contents: "export * from './test/support/link-matrix.ts'; export * from './test/support/link-truth.ts'; export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts';",
-    resolveDir: root,
-    loader: 'ts',
-  },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  packages: 'external',
-  outfile: bundle,
-  logLevel: 'warning',
-});
-const m = await import(pathToFileURL(bundle).href);
+const m = await importTestSupport(
+  "export * from './test/support/link-matrix.ts'; export * from './test/support/link-truth.ts'; export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts';",
+  scratch,
+);
 
 const only = values.only === undefined ? undefined : new Set(values.only.split(',').map((s) => s.trim()));
 const unknown = only === undefined ? [] : [...only].filter((name) => !m.CELLS.some((c) => c.name === name));

@@ -225,7 +225,7 @@ interface ProbeInterval {
 
 const newInterval = (): ProbeInterval => ({ times: noProbes(), rounds: [], pending: 0 });
 
-/** A probe the direction's end cut off is no failure; any other is the run's. */
+/** Whatever a probe threw, as an Error to end the run with. */
 const asFailure = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** A round whose two probes both answered, into the interval it started in. */
@@ -303,6 +303,7 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
     into.pending++;
     round(into)
       .catch((err: unknown) => {
+        // A probe the direction's end cut off is no failure; any other is the run's.
         if (!signal.aborted && running) failure ??= asFailure(err);
       })
       .finally(() => {
