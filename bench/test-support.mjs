@@ -7,9 +7,12 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Bundles `contents` (export lines naming files under the project root) into `scratch` and imports it. */
+let bundles = 0;
+
+/** Bundles `contents` (export lines naming files under the project root) into `scratch` and imports it (a file of its own each time: modules are cached by URL). */
 export async function importTestSupport(contents, scratch) {
-  const outfile = join(scratch, 'test-support.mjs');
+  bundles += 1;
+  const outfile = join(scratch, `test-support-${String(bundles)}.mjs`);
   await build({ stdin: { contents, resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', outfile, logLevel: 'warning' });
   return import(pathToFileURL(outfile).href);
 }
