@@ -92,6 +92,25 @@ function progressLine(): { update(p: RpmProgress): void; stop(): void } {
   };
 }
 
+const rpmText = (v: number | null) => (v === null ? 'not measured' : `${String(v)} RPM`);
+const msText = (v: number | null) => (v === null ? '-' : v.toFixed(1));
+const directionText = (d: RpmDirectionReport) =>
+  `${rpmText(d.rpm)}, ${d.mbps.toFixed(1)} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
+// The draft's two halves, so a figure can be told apart from another client's without --json.
+const componentsText = (c: RpmComponentsReport) =>
+  `new connections ${msText(c.foreign_ms)} ms a round trip (TCP ${msText(c.tcp_ms)}, TLS ${msText(c.tls_ms)}, HTTP ${msText(c.http_ms)} ms), loaded connections ${msText(c.self_ms)} ms`;
+
+/** The report as the table prints it, label and value. */
+export function rpmLines(r: RpmReport): [string, string][] {
+  return [
+    ['responsiveness', r.rpm === null ? 'not measured' : `${String(r.rpm)} RPM (${String(r.rating)}; confidence ${r.confidence})`],
+    ['download', directionText(r.download)],
+    ['upload', directionText(r.upload)],
+    ['p90', rpmText(r.rpm_p90)],
+    ['made of', componentsText(r.components)],
+  ];
+}
+
 export async function rpmCommand(out: Output, options: RpmOptions): Promise<number> {
   const abort = new AbortController();
   const interrupt = () => {
@@ -129,16 +148,6 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
     printJson(r);
     return 0;
   }
-  const rpmText = (v: number | null) => (v === null ? 'not measured' : `${String(v)} RPM`);
-  const directionText = (d: RpmDirectionReport) =>
-    `${rpmText(d.rpm)}, ${d.mbps.toFixed(1)} Mbps (${String(d.connections)} connections, ${d.stable ? 'stable' : 'not stable'}, ${String(d.probes.foreign + d.probes.self)} probes)`;
-  print(
-    pairs(out, [
-      ['responsiveness', r.rpm === null ? 'not measured' : `${String(r.rpm)} RPM (${String(r.rating)}; confidence ${r.confidence})`],
-      ['download', directionText(r.download)],
-      ['upload', directionText(r.upload)],
-      ['p90', rpmText(r.rpm_p90)],
-    ]),
-  );
+  print(pairs(out, rpmLines(r)));
   return 0;
 }
