@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { goresponsivenessProbes } from './rpm-probe-log.mjs';
 import { importTestSupport } from './test-support.mjs';
+import { median as medianOf } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -44,8 +45,8 @@ const servers = values.servers.split(',');
 const logs = values.logs ?? join(scratch, 'logs');
 mkdirSync(logs, { recursive: true });
 
-const { createShapedLink, serveOnLink, runPageTest } = await importTestSupport(
-  "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts'; export { runPageTest } from './test/support/link-matrix.ts';",
+const { createShapedLink, serveOnLink, runPageTest, ...rules } = await importTestSupport(
+  "export { createShapedLink, serveOnLink } from './test/support/shaped-link.ts'; export { runPageTest } from './test/support/link-matrix.ts'; export { noProbes, responsiveness, trimmedMean } from './src/common/responsiveness/rpm.ts';",
   scratch,
 );
 
@@ -80,7 +81,7 @@ async function runGoresponsiveness(base, certFile, tag) {
     return Number.isFinite(v) ? v : undefined;
   };
   const files = readdirSync(logs).filter((f) => f.startsWith(tag) && (f.includes('-foreign-') || f.includes('-self-'))).map((f) => join(logs, f));
-  return { rpm: Number(final[1]), p90: p90 === null ? undefined : Number(p90[1]), down: direction('Download'), up: direction('Upload'), components: goresponsivenessProbes(files) };
+  return { rpm: Number(final[1]), p90: p90 === null ? undefined : Number(p90[1]), down: direction('Download'), up: direction('Upload'), components: goresponsivenessProbes(files, rules) };
 }
 
 /** `netdiag rpm --json` against `base`: its figure and components. */
@@ -100,11 +101,10 @@ async function runPage(browser, base) {
   return { rpm: figures.responsiveness_rpm_estimate ?? undefined, components: { loaded_latency_down_ms: figures.loaded_latency_down_ms, loaded_latency_up_ms: figures.loaded_latency_up_ms } };
 }
 
+/** The median of the figures there are (a client that gave none is left out), undefined without any. */
 const median = (xs) => {
-  const s = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b);
-  if (s.length === 0) return undefined;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+  const known = xs.filter((x) => typeof x === 'number');
+  return known.length === 0 ? undefined : medianOf(known);
 };
 const fmt = (v, digits = 0) => (v === undefined || v === null ? '-' : Number(v).toFixed(digits));
 /** A run's components on one line: each probe kind's figure, ms, and the counts. */

@@ -216,14 +216,13 @@ class LoadConnection {
   }
 }
 
-/** One interval of probing: the probe times of the rounds that started in it, each round's whole time, and the rounds still out. */
+/** One interval of probing: the probe times of the rounds that started in it (a round's two probes at the same index), and the rounds still out. */
 interface ProbeInterval {
   times: ProbeTimes;
-  rounds: number[];
   pending: number;
 }
 
-const newInterval = (): ProbeInterval => ({ times: noProbes(), rounds: [], pending: 0 });
+const newInterval = (): ProbeInterval => ({ times: noProbes(), pending: 0 });
 
 /** Whatever a probe threw, as an Error to end the run with. */
 const asFailure = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
@@ -235,7 +234,6 @@ function recordRound(into: ProbeInterval, foreign: { whole: number; tcp: number;
   into.times.tls.push(foreign.tls);
   into.times.http.push(foreign.http);
   into.times.self.push(self);
-  into.rounds.push(foreign.whole + self);
 }
 
 /**
@@ -347,8 +345,10 @@ function settledWindow(probing: readonly ProbeInterval[]): ProbeInterval[] | und
 /** Whether the responsiveness is stable: the mean round time of each of the settled MAD intervals agrees (src/common/responsiveness/rpm.ts saturated). */
 function responsivenessStable(probing: readonly ProbeInterval[]): boolean {
   const window = settledWindow(probing);
-  if (window === undefined || window.some((i) => i.rounds.length === 0)) return false;
-  return saturated(window.map((i) => i.rounds.reduce((a, b) => a + b, 0) / i.rounds.length));
+  if (window === undefined || window.some((i) => i.times.self.length === 0)) return false;
+  const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+  // A round is its foreign and its self probe together: the interval's mean round is the sum of both kinds over the rounds.
+  return saturated(window.map((i) => (sum(i.times.foreign) + sum(i.times.self)) / i.times.self.length));
 }
 
 /** The load-generating connections of a direction: the first opened before anything else, the rest added beside the run. */
