@@ -1,10 +1,10 @@
-// npm run bench:rpm [-- --runs 3] [--queues 5,300] [--servers netdiag,minimal] [--clients goresponsiveness,netdiag,page] [--logs DIR]
+// npm run bench:rpm [-- --runs 3] [--rate 20] [--queues 5,300] [--servers netdiag,minimal] [--clients goresponsiveness,netdiag,page] [--logs DIR]
 //   (root, iproute2, openssl; Node 22; needs `npm run build`, which the npm script runs)
 //   NETDIAG_GORESPONSIVENESS=/path/to/networkQuality adds the draft authors' client (built as
 //   docs/benchmarks.md, "Responsiveness against the draft's client", tells); without it the bench
 //   runs `netdiag rpm` alone and says so.
 //
-// Responsiveness on a 20 Mbit/s link (test/support/shaped-link.ts: tbf on a router namespace, the
+// Responsiveness on a 20 Mbit/s link (`--rate` for another) (test/support/shaped-link.ts: tbf on a router namespace, the
 // servers sending with CUBIC, net.ipv4.tcp_notsent_lowat=16384 in their namespace) with a 5 ms and
 // a 300 ms queue: `netdiag serve` and a minimal HTTP/2 server (bench/rpm-minimal-server.mjs), each
 // measured by goresponsiveness and by `netdiag rpm`, runs interleaved (for each run, each queue,
@@ -27,6 +27,7 @@ import { median as medianOf } from './lib.mjs';
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '20' },
     queues: { type: 'string', default: '5,300' },
     servers: { type: 'string', default: 'netdiag,minimal' },
     clients: { type: 'string', default: 'goresponsiveness,netdiag' },
@@ -144,7 +145,7 @@ try {
   const bases = { netdiag: netdiag.base, minimal: minimal.base };
   for (let r = 1; r <= runs; r++) {
     for (const queueMs of queues) {
-      link.shape(20, queueMs);
+      link.shape(Number(values.rate), queueMs);
       for (const server of servers) {
         for (const client of clients) {
           if (client === 'page' && server !== 'netdiag') continue;
