@@ -47,6 +47,8 @@ interface LoadOptions {
   /** The configuration's limits.max_bytes_per_request: a download asks for this much at once. */
   maxBytes: number;
   profile: LoadProfile;
+  /** Parallel streams (1..MAX_STREAMS); STREAMS when not given. */
+  streams?: number;
   /** Cancels the direction: every exchange is aborted and the run rejects with LoadCancelled. */
   signal: AbortSignal;
   /**
@@ -228,7 +230,8 @@ export async function runLoadedDirection(transport: LoadTransport, options: Load
   const counter = new ByteCounter(began);
   const roundTrips: RoundTrip[] = [];
   const stream = (i: number) => (direction === 'download' ? downloadStream(transport, options.maxBytes, counter, stops.stop.signal) : uploadStream(transport, i, cap, counter, stops));
-  const streams = Array.from({ length: STREAMS }, (_, i) => stops.guarded(stream(i)));
+  const count = options.streams ?? STREAMS;
+  const streams = Array.from({ length: count }, (_, i) => stops.guarded(stream(i)));
   const probes = pacedRoundTrips(transport, direction, probeGapMs(profile), began, roundTrips, stops);
   const sampler = setInterval(() => {
     counter.record();
@@ -241,7 +244,7 @@ export async function runLoadedDirection(transport: LoadTransport, options: Load
   stops.abortAll();
   await Promise.all([...streams, probes]);
   stops.finish();
-  return { direction, streams: STREAMS, progress: counter.progress, roundTrips, endMs, measure: measureDirection(counter.progress, roundTrips, endMs, profile) };
+  return { direction, streams: count, progress: counter.progress, roundTrips, endMs, measure: measureDirection(counter.progress, roundTrips, endMs, profile) };
 }
 
 /**

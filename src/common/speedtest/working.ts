@@ -132,6 +132,9 @@ export const profileOf = (mode: string): LoadProfile => (mode === 'light' ? PROF
  */
 export const STREAMS = 4;
 
+/** The most parallel streams a client may ask for (`--streams`, the monitor's `streams:`): past this a browser or a home router's connection table is the limit, not the link. */
+export const MAX_STREAMS = 16;
+
 /** A download's counts are kept at most this often, ms: a count per chunk would be 100 000 a second next to the server. */
 export const SAMPLE_MS = 10;
 /** How often a client asks directionDone whether a direction has measured enough, ms. */
