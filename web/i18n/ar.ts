@@ -84,6 +84,9 @@ export const ar: Catalogue = {
   // The speed test.
   'speed.heading': 'اختبار السرعة',
   'speed.mode': 'الوضع',
+  'speed.streams': 'التدفقات',
+  'speed.streams-multi': 'متعددة ({count} تدفقات)',
+  'speed.streams-single': 'واحد (تدفق واحد)',
   'speed.start': 'بدء',
   'speed.cancel': 'إلغاء',
   'speed.mode-light': 'خفيف',
@@ -136,6 +139,8 @@ export const ar: Catalogue = {
   // How each figure was reached, or why it is missing.
   'figure.rate-steady': '{streams} تدفقات، مستقر لمدة {time}',
   'figure.rate-unsteady': '{streams} تدفقات؛ لم يستقر المعدّل: متوسط آخر {time}',
+  'figure.rate-steady-one': 'تدفق واحد ({streams})، مستقر لمدة {time}',
+  'figure.rate-unsteady-one': 'تدفق واحد ({streams})؛ لم يستقر المعدّل: متوسط آخر {time}',
   'figure.no-transfer': 'لم يُقَس زمن أي عملية نقل',
   'figure.burst': 'الاندفاع: {rate} لأول {size}',
   'figure.burst-then': '{burst}؛ المستدام: {how}',

@@ -84,6 +84,9 @@ export const de: Catalogue = {
   // The speed test.
   'speed.heading': 'Speedtest',
   'speed.mode': 'Modus',
+  'speed.streams': 'Ströme',
+  'speed.streams-multi': 'Mehrere ({count} Ströme)',
+  'speed.streams-single': 'Einer (1 Strom)',
   'speed.start': 'Starten',
   'speed.cancel': 'Abbrechen',
   'speed.mode-light': 'kurz',
@@ -136,6 +139,8 @@ export const de: Catalogue = {
   // How each figure was reached, or why it is missing.
   'figure.rate-steady': '{streams} Ströme, {time} lang gleichmäßig',
   'figure.rate-unsteady': '{streams} Ströme; die Datenrate wurde nicht gleichmäßig: Mittel der letzten {time}',
+  'figure.rate-steady-one': '{streams} Strom, {time} lang gleichmäßig',
+  'figure.rate-unsteady-one': '{streams} Strom; die Datenrate wurde nicht gleichmäßig: Mittel der letzten {time}',
   'figure.no-transfer': 'keine Übertragung gemessen',
   'figure.burst': 'Burst: {rate} für die ersten {size}',
   'figure.burst-then': '{burst}; dauerhaft: {how}',

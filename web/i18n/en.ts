@@ -66,6 +66,9 @@ export const en = {
   // The speed test.
   'speed.heading': 'Speed test',
   'speed.mode': 'Mode',
+  'speed.streams': 'Streams',
+  'speed.streams-multi': 'Multi ({count} streams)',
+  'speed.streams-single': 'Single (1 stream)',
   'speed.start': 'Start',
   'speed.cancel': 'Cancel',
   'speed.mode-light': 'light',
@@ -118,6 +121,8 @@ export const en = {
   // How each figure was reached, or why it is missing.
   'figure.rate-steady': '{streams} streams, steady for {time}',
   'figure.rate-unsteady': '{streams} streams; the rate did not settle: average of the last {time}',
+  'figure.rate-steady-one': '{streams} stream, steady for {time}',
+  'figure.rate-unsteady-one': '{streams} stream; the rate did not settle: average of the last {time}',
   'figure.no-transfer': 'no transfer was timed',
   'figure.burst': 'burst: {rate} for the first {size}',
   'figure.burst-then': '{burst}; sustained: {how}',

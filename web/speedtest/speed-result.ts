@@ -75,7 +75,10 @@ const basis = (m: Measured): string => {
   const s = m.measure.sustained;
   if (s === undefined) return t('figure.no-transfer');
   const time = seconds(s.endMs - s.startMs);
-  return s.steady ? t('figure.rate-steady', { streams: num(m.streams), time }) : t('figure.rate-unsteady', { streams: num(m.streams), time });
+  const streams = num(m.streams);
+  // One stream is said in the singular ("1 stream"): the single-stream choice names its count.
+  if (m.streams === 1) return s.steady ? t('figure.rate-steady-one', { streams, time }) : t('figure.rate-unsteady-one', { streams, time });
+  return s.steady ? t('figure.rate-steady', { streams, time }) : t('figure.rate-unsteady', { streams, time });
 };
 
 /** A quality class's word, or pending. */

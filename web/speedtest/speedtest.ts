@@ -16,7 +16,7 @@ import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { speedResult, windowRoundTrips, type Measured, type Readings, type SpeedResult } from './speed-result.js';
 import { num, t } from '../i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
-import { profileOf, type ByteCount } from '../../src/common/speedtest/working.js';
+import { profileOf, STREAMS, type ByteCount } from '../../src/common/speedtest/working.js';
 import { FetchLoadTransport, LoadError, withResourceTimings } from './fetch-transport.js';
 import { idleRoundTrips, runLoadedDirection, type LoadRun } from '../../src/common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load-transport.js';
@@ -63,7 +63,8 @@ type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
  * (`onBytes` whenever its count grows); what each counted, measured, or the first failure. A
  * direction the rate limit refused is measured again from its start, after the wait.
  */
-async function loadDirections(directions: LoadDirection[], maxBytes: number, mode: string, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
+async function loadDirections(directions: LoadDirection[], load: { maxBytes: number; mode: string; streams: number }, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
+  const { maxBytes, mode, streams } = load;
   const runs: Partial<Record<LoadDirection, LoadRun>> = {};
   const transport = new FetchLoadTransport();
   for (const direction of directions) {
@@ -78,7 +79,7 @@ async function loadDirections(directions: LoadDirection[], maxBytes: number, mod
     runs[direction] = await past(() => {
       text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
       counted = 0;
-      return withResourceTimings(() => runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), signal, onProgress }));
+      return withResourceTimings(() => runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), streams, signal, onProgress }));
     });
   }
   return runs;
@@ -204,11 +205,13 @@ interface TestRun {
   /** performance.now() and Date.now() at its start. */
   started: number;
   startedAt: number;
+  /** The load's parallel streams: STREAMS, or 1 when the single-stream choice is made. */
+  streams: number;
   after: AfterTest;
 }
 
 /** The form's controls. */
-const controls = () => ({ select: $<HTMLSelectElement>('#speed-mode'), start: $<HTMLButtonElement>('#speed-start'), cancel: $<HTMLButtonElement>('#speed-cancel'), error: $('#speed-error') });
+const controls = () => ({ select: $<HTMLSelectElement>('#speed-mode'), choices: [...document.querySelectorAll<HTMLSelectElement>('#speed-form select')], start: $<HTMLButtonElement>('#speed-start'), cancel: $<HTMLButtonElement>('#speed-cancel'), error: $('#speed-error') });
 
 /** The modes in the selector, the full test chosen when there is one, and the chosen mode's hint under it. */
 function showModes(config: Configuration): void {
@@ -231,9 +234,26 @@ function showModes(config: Configuration): void {
   describe();
 }
 
+/**
+ * The stream choice: multi (STREAMS parallel streams, the default) or single, one stream per
+ * direction, as a person compares what one connection carries with what the link does.
+ */
+function showStreams(): void {
+  const option = (value: string, label: string) => {
+    const element = document.createElement('option');
+    element.value = value;
+    element.textContent = label;
+    return element;
+  };
+  $<HTMLSelectElement>('#speed-streams').replaceChildren(option('multi', t('speed.streams-multi', { count: num(STREAMS) })), option('single', t('speed.streams-single')));
+}
+
+/** The streams the form asks for. */
+const chosenStreams = (): number => ($<HTMLSelectElement>('#speed-streams').value === 'single' ? 1 : STREAMS);
+
 /** The last result's figures cleared and the form shown busy, as a test starts. */
 function clearForRun(after: AfterTest): void {
-  const { select, start, cancel, error } = controls();
+  const { choices, start, cancel, error } = controls();
   error.hidden = true;
   after.share.offer(undefined);
   for (const name of ['download', 'upload', 'latency', 'loaded', 'bufferbloat', 'rpm', 'loss', 'classes']) metric(name, '–');
@@ -246,7 +266,7 @@ function clearForRun(after: AfterTest): void {
   $('#speed-limit-note').hidden = true;
   $('#speed-verdict').hidden = true;
   start.disabled = true;
-  select.disabled = true;
+  for (const choice of choices) choice.disabled = true;
   cancel.hidden = false;
   text('#speed-status', t('speed.starting'));
 }
@@ -269,7 +289,7 @@ interface Life {
 }
 
 function lifeOf(run: TestRun, turn: Turn): Life {
-  const { select, start, cancel, error } = controls();
+  const { choices, start, cancel, error } = controls();
   let stall: ReturnType<typeof setTimeout> | undefined;
   // The rate as it moves, five times a second, until the test ends (web/speedtest/live-view.ts).
   const live = startLive();
@@ -289,7 +309,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
       clearTimeout(stall);
       life.load.abort();
       start.disabled = false;
-      select.disabled = false;
+      for (const choice of choices) choice.disabled = false;
       cancel.hidden = true;
     },
     fail(reason, message) {
@@ -401,7 +421,7 @@ function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life):
             : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
         // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
         const idle = await past(() => withResourceTimings(() => idleRoundTrips(new FetchLoadTransport(), idleCount, life.load.signal)));
-        return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), maxBytes, mode.id, life.load.signal, life.live, life.watch, past) };
+        return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), { maxBytes, mode: mode.id, streams: run.streams }, life.load.signal, life.live, life.watch, past) };
       })
       .then(
         ({ idle, loss, runs }) => {
@@ -479,11 +499,12 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
   }
   const config = res.data;
   showModes(config);
+  showStreams();
   $<HTMLFormElement>('#speed-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const mode = config.modes.find((m) => m.id === select.value);
     if (mode === undefined) return;
-    const run: TestRun = { config, mode, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), after };
+    const run: TestRun = { config, mode, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams: chosenStreams(), after };
     clearForRun(after);
     // Packet loss needs the deployment's TURN server: credentials first, or the reason it cannot run.
     void turnFor().then((turn) => {
