@@ -38,7 +38,7 @@ export function unitOf(path) {
   return parts[1] ?? path;
 }
 
-const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs', 'features/client-package'];
+const FEATURES = ['features/ip', 'features/dns', 'features/latency', 'features/events', 'features/speedtest', 'features/page', 'features/health', 'features/openapi', 'features/problem-docs', 'features/client-package', 'features/servers'];
 const ENGINES = ['engines/dns', 'engines/events'];
 const CORE_LOW = ['core/ports', 'core/header-cap', 'core/failure-reason', 'core/coalescer', 'core/deferred-timer', 'core/net', 'core/ratelimit', 'core/config'];
 const CORE = [...CORE_LOW, 'core/http'];
@@ -65,7 +65,7 @@ export const LAYERS = {
   'core/coalescer': ['core/ports'],
   'core/deferred-timer': ['core/ports'],
   'core/ratelimit': ['core/ports', 'core/failure-reason', 'core/deferred-timer'],
-  'core/config': ['core/net', 'core/ratelimit', 'core/ports', 'generated'],
+  'core/config': ['core/net', 'core/ratelimit', 'core/ports', 'common', 'generated'],
   'core/http': [...CORE_LOW, 'common', 'generated'],
   ...Object.fromEntries(ENGINES.map((e) => [e, [...CORE, 'common', 'generated']])),
   ...Object.fromEntries(FEATURES.map((f) => [f, [...CORE, ...ENGINES, 'common', 'generated']])),

@@ -42,6 +42,7 @@ function app() {
       geo: { city: { city: () => ({ city: 'Example City', region: 'Example Region', country_code: 'DE', postal_code: null, timezone: 'Europe/Berlin', latitude: 52.5, longitude: 13.4 }) }, asn: { asn: () => ({ asn: 64500, organization: 'Example Networks' }) } },
       turn: { url: 'turn:turn.example.test:3478', secret: 'a secret of enough length for the test', ttlSeconds: 600 },
       families: { ipv4: 'https://ipv4.example.test', ipv6: 'https://ipv6.example.test' },
+      servers: [{ name: 'fra', url: 'https://fra.example.test', location: 'Frankfurt, DE', families: ['ipv4', 'ipv6'] }],
     }),
   );
 }
@@ -80,6 +81,7 @@ const CASES: readonly Case[] = [
   { method: 'GET', template: '/v1/health', path: '/v1/health', status: 200 },
   { method: 'GET', template: '/v1/openapi.json', path: '/v1/openapi.json', status: 200 },
   { method: 'GET', template: '/v1/ip/families', path: '/v1/ip/families', status: 200 },
+  { method: 'GET', template: '/v1/servers', path: '/v1/servers', status: 200 },
   { method: 'GET', template: '/', path: '/', status: 200, caller: '8.8.8.8' },
   { method: 'GET', template: '/', path: '/', status: 200, headers: { Accept: 'application/json' }, caller: '8.8.8.8' },
   { method: 'GET', template: '/', path: '/', status: 200, headers: { Accept: 'text/html' }, caller: '8.8.8.8' },

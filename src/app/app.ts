@@ -10,6 +10,7 @@ import { Router, methodHandler, type RouteDefinition, type RouteMethod } from '.
 import type { Handler, HttpReply, HttpRequest, RequestContext, StreamedBody } from '../core/http/types.js';
 import { ipFacts } from '../features/ip/facts.js';
 import { familiesRoute, ipRoute } from '../features/ip/route.js';
+import { serversRoute } from '../features/servers.js';
 import { rootRoute, textRoutes } from '../features/ip/text-routes.js';
 import { portRoute } from '../features/ip/port-route.js';
 import { latencyRoutes } from '../features/latency/routes.js';
@@ -110,9 +111,10 @@ function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]
     ...latencyRoutes(ports.probes),
     ipRoute(facts),
     familiesRoute(options.families),
+    serversRoute(options.servers ?? []),
     ...textRoutes(facts),
     portRoute(ports.portCheck ?? PORT_CHECK_OFF, facts),
-    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, credits: ports.geo.credits ?? [], clientPackage: ports.clientPackage === undefined ? null : CLIENT_PACKAGE_PATH }, ports.compress)),
+    rootRoute(facts, pageHandler({ turn: options.turn !== undefined, families: options.families, servers: options.servers ?? [], credits: ports.geo.credits ?? [], clientPackage: ports.clientPackage === undefined ? null : CLIENT_PACKAGE_PATH }, ports.compress)),
     clientPackageRoute(ports.clientPackage),
     dnsRoute(ports.dns, { specialUsePtr: options.specialUsePtr === true }),
     eventsRoute(ports.events),

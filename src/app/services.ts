@@ -10,6 +10,7 @@ import type { Resolver } from '../engines/dns/resolver.js';
 import type { Metrics } from '../core/ports/metrics.js';
 import type { AsnLookup, CityLookup } from '../core/ports/geo-lookup.js';
 import type { Clock, Defer } from '../core/ports/clock.js';
+import type { ListedServer } from '../common/servers.js';
 import type { TurnOptions } from '../features/speedtest/turn.js';
 import type { ClientPackage } from '../features/client-package.js';
 import type { Logger } from '../core/ports/logger.js';
@@ -108,10 +109,12 @@ export interface OperatorOptions {
   turn: TurnOptions | undefined;
   /** Origins of this deployment that answer over one address family each, or null (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`). */
   families: { ipv4: string | null; ipv6: string | null };
+  /** The operator's deployments (`NETDIAG_SERVERS`), served at /v1/servers and allowed by the page's policy; none when left out. */
+  servers?: readonly ListedServer[];
 }
 
 /** The options each runtime reads alike from its configuration table (the rows of src/core/config/vars.ts). */
-type CommonOptions = Pick<OperatorOptions, 'limits' | 'publicUrl' | 'accessLog' | 'speedTestTargets' | 'turn' | 'families'>;
+type CommonOptions = Pick<OperatorOptions, 'limits' | 'publicUrl' | 'accessLog' | 'speedTestTargets' | 'turn' | 'families' | 'servers'>;
 /** What a runtime settles its own way: how it finds the caller, and whether it names its location. */
 type EdgeOptions = Pick<OperatorOptions, 'trust' | 'trustHeader' | 'colo' | 'specialUsePtr'>;
 
@@ -125,6 +128,7 @@ export function operatorOptions(config: CommonOptions, edge: EdgeOptions): Opera
     speedTestTargets: config.speedTestTargets,
     turn: config.turn,
     families: config.families,
+    servers: config.servers,
   };
 }
 

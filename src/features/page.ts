@@ -7,6 +7,7 @@ import type { HttpReply, RequestContext } from '../core/http/types.js';
 import type { ParsedAddress } from '../core/net/address.js';
 import { pagePolicy } from '../core/http/pages.js';
 import { isIpv6LiteralOrigin } from '../common/origin.js';
+import type { ListedServer } from '../common/servers.js';
 
 /** What the page is told of the deployment in its own HTML, so it asks for nothing it lacks. */
 interface PageSettings {
@@ -14,6 +15,8 @@ interface PageSettings {
   turn: boolean;
   /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), or null. */
   families: { ipv4: string | null; ipv6: string | null };
+  /** The operator's deployments (`NETDIAG_SERVERS`): the page may time each and measure against one. */
+  servers: readonly ListedServer[];
   /** The credits the geo data's licence asks for, shown in the page's footer. */
   credits: readonly string[];
   /** Where this server serves the client package (src/features/client-package.ts), or null: the page then gives the command that installs it. */
@@ -23,11 +26,14 @@ interface PageSettings {
 /** An attribute value: origins are URL-parsed, but escaping costs nothing and rules out a mistake. */
 const attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
+/** The origins a policy can name, each once: an IPv6-literal origin cannot be named (src/common/origin.ts). */
+const connectable = (origins: readonly (string | null)[]): string[] => [...new Set(origins.filter((origin): origin is string => origin !== null && !isIpv6LiteralOrigin(origin)))];
+
 /**
  * The page (docs/api.md, "The page"), for `GET /` when a browser asks (src/features/ip/text-routes.ts
  * chooses): the caller's address is written into it, the deployment's settings are attributes
- * of its root element, and its Content-Security-Policy lets it connect to this origin and to the
- * family origins, nothing else. Never cached: it carries the caller's address.
+ * of its root element, and its Content-Security-Policy lets it connect to this origin, the
+ * family origins and the listed deployments' origins, nothing else. Never cached: it carries the caller's address.
  */
 export function pageHandler(settings: PageSettings, compress: TextCompressor | undefined): (ctx: RequestContext, address: ParsedAddress) => HttpReply {
   const { ipv4, ipv6 } = settings.families;
@@ -45,7 +51,7 @@ export function pageHandler(settings: PageSettings, compress: TextCompressor | u
     // An IPv6-literal origin cannot be named in a policy (src/common/origin.ts); naming it anyway
     // only makes the browser report the policy as invalid. The page asks such an origin only when
     // it is its own, and otherwise says why not (web/connection/dual-stack.ts).
-    'Content-Security-Policy': pagePolicy([ipv4, ipv6].filter((origin): origin is string => origin !== null && !isIpv6LiteralOrigin(origin))),
+    'Content-Security-Policy': pagePolicy(connectable([ipv4, ipv6, ...settings.servers.map((s) => s.url)])),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };

@@ -19,6 +19,7 @@ const BAD: [string, Record<string, string>, string][] = [
   ['a variable on its own', { NETDIAG_COLO: 'ams' }, 'netdiag: invalid NETDIAG_COLO: must be three capital letters, got "ams"'],
   ['a check spanning variables', { NETDIAG_REDIS_URL: 'redis://127.0.0.1:6379' }, 'netdiag: invalid NETDIAG_RATE_LIMIT_KEY: is required with NETDIAG_REDIS_URL: make one with `openssl rand -base64 32` and set the same value on every instance'],
   ['a family origin that would add a directive to the page\'s policy', { NETDIAG_IPV4_URL: 'http://x;sandbox' }, 'netdiag: invalid NETDIAG_IPV4_URL: "http://x;sandbox" must name its host with letters, digits and hyphens in dot-separated labels (no empty label or trailing dot), or an IP address; got the host "x;sandbox"'],
+  ['a listed deployment whose URL has a path', { NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.example.net/speed","location":"Frankfurt"}]' }, 'netdiag: invalid NETDIAG_SERVERS: entry 1 ("fra"): "https://fra.example.net/speed" must be an origin only (scheme, host and port), such as https://fra.example.net'],
   ['a file it names', { NETDIAG_TLS_CERT: notPem, NETDIAG_TLS_KEY: notPem }, 'netdiag: invalid NETDIAG_TLS_KEY: the key and certificate are not a valid PEM pair'],
 ];
 

@@ -31,7 +31,7 @@ export function memoryLogger(level: 'debug' | 'info' = 'debug'): Logger & { entr
 }
 
 /** Option names, so one flat override list can say either kind of part. */
-const OPTION_KEYS = ['trust', 'trustHeader', 'limits', 'colo', 'publicUrl', 'accessLog', 'speedTestTargets', 'turn', 'families', 'specialUsePtr', 'transfers'] as const;
+const OPTION_KEYS = ['trust', 'trustHeader', 'limits', 'colo', 'publicUrl', 'accessLog', 'speedTestTargets', 'turn', 'families', 'servers', 'specialUsePtr', 'transfers'] as const;
 
 type TestServices = Services & { ports: RuntimePorts & { clock: ManualClock } };
 

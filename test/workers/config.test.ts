@@ -51,6 +51,7 @@ describe('loadWorkersConfig', () => {
       accessLog: false,
       speedTestTargets: true,
       families: { ipv4: null, ipv6: null },
+      servers: [],
     });
   });
 
@@ -84,6 +85,7 @@ describe('loadWorkersConfig', () => {
         NETDIAG_TURN_TTL_SECONDS: '60',
         NETDIAG_IPV4_URL: 'https://ipv4.netdiag.example.com',
         NETDIAG_IPV6_URL: 'https://ipv6.netdiag.example.com/',
+        NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.netdiag.example.com","location":"Frankfurt","families":["ipv6"]}]',
         // Node's, not read here: the platform decides them.
         PORT: 'not read',
         NETDIAG_COLO: 'not read',
@@ -111,6 +113,7 @@ describe('loadWorkersConfig', () => {
       speedTestTargets: false,
       turn: { url: 'turns:turn.example.net:5349', secret: 's'.repeat(40), ttlSeconds: 60 },
       families: { ipv4: 'https://ipv4.netdiag.example.com', ipv6: 'https://ipv6.netdiag.example.com' },
+      servers: [{ name: 'fra', url: 'https://fra.netdiag.example.com', location: 'Frankfurt', families: ['ipv6'] }],
     });
   });
 

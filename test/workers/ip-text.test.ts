@@ -1,5 +1,5 @@
 // The text answers for curl, /json (echoip's form), GET / with Accept JSON, ?ip= and /port/N
-// (neither served here, each saying why), /v1/ip/families and the page's family origins on
+// (neither served here, each saying why), /v1/ip/families and the page's family origins, and the server list on
 // Workers, where the edge's request.cf is the caller's place. Every answer is checked against the
 // OpenAPI document.
 import { describe, expect, it } from 'vitest';
@@ -120,5 +120,28 @@ describe('family origins in workerd', () => {
     expect(page.text).toContain('data-ipv4-url="https://ipv4.netdiag.test" data-ipv6-url="https://ipv6.netdiag.test"');
     const connect = /connect-src ([^;]+);/.exec(page.headers.get('content-security-policy') ?? '')?.[1];
     expect(connect).toBe("'self' https://ipv4.netdiag.test https://ipv6.netdiag.test");
+  });
+});
+
+describe('the server list in workerd', () => {
+  it('/v1/servers is the configured list, and the page\'s connect-src names each listed origin', async () => {
+    const listed = [
+      { name: 'fra', url: 'https://fra.netdiag.test', location: 'Frankfurt, DE', families: ['ipv4', 'ipv6'] },
+      { name: 'sin', url: 'https://sin.netdiag.test', location: 'Singapore', families: ['ipv4'] },
+    ];
+    const worker = workerWith({ NETDIAG_SERVERS: JSON.stringify(listed) });
+    const res = await worker.send('/v1/servers');
+    expectContract('GET', '/v1/servers', res);
+    expect((res.body as { data: unknown }).data).toEqual({ servers: listed });
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const page = await worker.send('/', { caller: '203.0.113.23', headers: { Accept: 'text/html' } });
+    const connect = /connect-src ([^;]+);/.exec(page.headers.get('content-security-policy') ?? '')?.[1];
+    expect(connect).toBe("'self' https://fra.netdiag.test https://sin.netdiag.test");
+  });
+
+  it('/v1/servers is an empty list without the var', async () => {
+    const res = await workerWith().send('/v1/servers');
+    expectContract('GET', '/v1/servers', res);
+    expect((res.body as { data: unknown }).data).toEqual({ servers: [] });
   });
 });

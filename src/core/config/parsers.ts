@@ -171,22 +171,33 @@ const HOST_NAME = /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*$/;
  */
 export function familyOrigin(family: AddressFamily): Parser<string> {
   return (text) => {
-    // The URL parser drops tabs and newlines wherever they are: refused here, not silently mended.
-    // (Anything outside printable ASCII but from U+00A0 up, where an IDN's letters are.)
-    if (/[^!-~\u00a0-\uffff]/.test(text)) invalid(`"${text.replace(/[^ -~\u00a0-\uffff]/g, '?')}" must not contain spaces or control characters`);
-    const parsed = url(text, ['http:', 'https:']);
-    if (parsed.username !== '' || parsed.password !== '') invalid('must not carry credentials');
-    if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '') {
-      invalid(`"${text}" must be an origin only (scheme, host and port), such as https://${family}.example.net`);
-    }
-    const host = parsed.hostname;
-    // An IPv6 literal has been checked by the URL parser (hex digits, colons and dots only; a
-    // zone index is no valid URL host, RFC 6874 having never been adopted by the URL standard).
-    if (!host.startsWith('[') && !HOST_NAME.test(host)) {
-      invalid(`"${text}" must name its host with letters, digits and hyphens in dot-separated labels (no empty label or trailing dot), or an IP address; got the host "${host}"`);
-    }
+    const origin = policyOrigin(text, `https://${family}.example.net`);
+    const host = new URL(origin).hostname;
     const literal = host.startsWith('[') ? 'ipv6' : IPV4_LITERAL.test(host) ? 'ipv4' : undefined;
     if (literal !== undefined && literal !== family) invalid(`"${text}" names an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, which cannot answer over ${family === 'ipv4' ? 'IPv4' : 'IPv6'}`);
-    return parsed.origin;
+    return origin;
   };
+}
+
+/**
+ * An http(s) origin the page's Content-Security-Policy may name (the family origins, the listed
+ * deployments of `NETDIAG_SERVERS`): scheme, host and port only, the host a name of HOST_NAME's
+ * labels or an IP address. `example` is the origin the message offers instead.
+ */
+export function policyOrigin(text: string, example: string): string {
+  // The URL parser drops tabs and newlines wherever they are: refused here, not silently mended.
+  // (Anything outside printable ASCII but from U+00A0 up, where an IDN's letters are.)
+  if (/[^!-~\u00a0-\uffff]/.test(text)) invalid(`"${text.replace(/[^ -~\u00a0-\uffff]/g, '?')}" must not contain spaces or control characters`);
+  const parsed = url(text, ['http:', 'https:']);
+  if (parsed.username !== '' || parsed.password !== '') invalid('must not carry credentials');
+  if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '') {
+    invalid(`"${text}" must be an origin only (scheme, host and port), such as ${example}`);
+  }
+  const host = parsed.hostname;
+  // An IPv6 literal has been checked by the URL parser (hex digits, colons and dots only; a
+  // zone index is no valid URL host, RFC 6874 having never been adopted by the URL standard).
+  if (!host.startsWith('[') && !HOST_NAME.test(host)) {
+    invalid(`"${text}" must name its host with letters, digits and hyphens in dot-separated labels (no empty label or trailing dot), or an IP address; got the host "${host}"`);
+  }
+  return parsed.origin;
 }

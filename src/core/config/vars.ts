@@ -7,6 +7,8 @@
 import { DEFAULT_LIMITS, MAX_LIMIT, parseLimits, type Limits } from '../ratelimit/limits.js';
 import { bounded, familyOrigin, logLevel, onOff, publicUrl, secretKey, turnSecret, turnUrl, wholeNumber, type LogLevel } from './parsers.js';
 import { fail, variable } from './table.js';
+import { serverList } from './server-list.js';
+import type { ListedServer } from '../../common/servers.js';
 
 export type { LogLevel };
 
@@ -27,6 +29,7 @@ export const SHARED = {
   NETDIAG_TURN_TTL_SECONDS: variable({ about: 'how long minted TURN credentials may open new allocations', parse: wholeNumber(60, 86_400), default: 600 }),
   NETDIAG_IPV4_URL: variable<string | undefined>({ about: "an origin of this deployment with only an A record, for the dual-stack check", parse: familyOrigin('ipv4'), default: undefined }),
   NETDIAG_IPV6_URL: variable<string | undefined>({ about: "an origin of this deployment with only an AAAA record, for the dual-stack check", parse: familyOrigin('ipv6'), default: undefined }),
+  NETDIAG_SERVERS: variable<ListedServer[]>({ about: 'the operator\'s deployments, a JSON array of {name, url, location, families}, served at /v1/servers', parse: serverList, default: [] }),
   NETDIAG_RATE_LIMITS: variable<Limits>({ about: 'per-operation limits per 60 s, e.g. ip=120,dns=30', parse: bounded(parseLimits, { min: 1, max: MAX_LIMIT }), default: DEFAULT_LIMITS }),
 } as const;
 
@@ -38,6 +41,7 @@ export const SHARED_FEATURES = {
   NETDIAG_TURN_TTL_SECONDS: SHARED.NETDIAG_TURN_TTL_SECONDS,
   NETDIAG_IPV4_URL: SHARED.NETDIAG_IPV4_URL,
   NETDIAG_IPV6_URL: SHARED.NETDIAG_IPV6_URL,
+  NETDIAG_SERVERS: SHARED.NETDIAG_SERVERS,
 } as const;
 
 /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`); null where not set. */

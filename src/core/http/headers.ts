@@ -19,4 +19,5 @@ export const CACHE = {
   health: 'public, max-age=30',
   openapi: 'public, max-age=300',
   families: 'public, max-age=300',
+  servers: 'public, max-age=300',
 } as const;

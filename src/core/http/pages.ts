@@ -12,7 +12,8 @@ export const PAGE_POLICY = pagePolicy([]);
 /**
  * The policy with `connect-src` naming `origins` beside this one: the deployment's single-family
  * origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), which the page asks for the caller's address
- * over each family, and nothing else.
+ * over each family, and the operator's listed deployments (`NETDIAG_SERVERS`), which it may time
+ * and measure against; nothing else.
  */
 export function pagePolicy(origins: readonly string[]): string {
   const connect = ["'self'", ...origins].join(' ');

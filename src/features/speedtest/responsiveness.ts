@@ -37,6 +37,17 @@ const NQ_MAX_BYTES = 8 * 1024 ** 3;
 
 const OCTETS = 'application/octet-stream';
 
+/**
+ * The headers of a probe or load answer: `Timing-Allow-Origin: *` beside CORS, so a page on another
+ * listed deployment (`NETDIAG_SERVERS`) may read the Resource Timing of what it sends here, as it
+ * may of the speed-test targets (W3C Resource Timing, "Cross-origin resources").
+ */
+function nqHeaders(ctx: RequestContext): string[] {
+  const headers = baseHeaders(ctx, NO_STORE);
+  headers.push('Timing-Allow-Origin', '*');
+  return headers;
+}
+
 /** The configuration's URLs on `origin` (the public URL when the operator set one, else the request's own). */
 function nqConfiguration(origin: string): { version: 1; urls: Record<string, string> } {
   const small = `${origin}${NQ_PATHS.small}`;
@@ -61,7 +72,7 @@ function configuration(ctx: RequestContext): HttpReply {
 }
 
 function small(ctx: RequestContext): HttpReply {
-  const headers = baseHeaders(ctx, NO_STORE);
+  const headers = nqHeaders(ctx);
   headers.push('Content-Type', OCTETS, 'Content-Length', '1');
   return { status: 200, headers, body: '0' };
 }
@@ -69,7 +80,7 @@ function small(ctx: RequestContext): HttpReply {
 function large(ctx: RequestContext, ledger: TransferLedger): HttpReply {
   const transfer = ledger.begin(ctx);
   if (isRefusal(transfer)) return transfer;
-  const headers = baseHeaders(ctx, NO_STORE);
+  const headers = nqHeaders(ctx);
   headers.push('Content-Type', OCTETS, 'Content-Length', String(NQ_MAX_BYTES));
   // Written 16 KiB at a time, one chunk queued: a response asked for on the same HTTP/2
   // connection (a client's probe) waits behind what the server has queued, and a stream's own
@@ -91,7 +102,7 @@ async function upload(ctx: RequestContext, ledger: TransferLedger): Promise<Http
   const body = await ctx.req.drainBody(NQ_MAX_BYTES).finally(transfer.end);
   if (body.ok) transfer.moved(body.size);
   if (!body.ok) return body.reason === 'too_large' ? tooLarge(ctx) : bodyCutOffReply(ctx);
-  const headers = baseHeaders(ctx, NO_STORE);
+  const headers = nqHeaders(ctx);
   headers.push('Content-Length', '0');
   return { status: 200, headers, body: null };
 }

@@ -9,6 +9,7 @@ import { createSecureContext } from 'node:tls';
 import { MAKE_A_KEY, bounded, collectorUrl, either, onOff, probeUrl, regionPairs, url, wholeNumber, type LogLevel } from '../../../core/config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Env, type Parser, type Values } from '../../../core/config/table.js';
 import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../../core/config/vars.js';
+import type { ListedServer } from '../../../common/servers.js';
 import { TRUSTED_HEADERS, isTrustedHeader, type TrustedHeader } from '../../../core/net/caller-address.js';
 import { TRUST_NONE, parseTrustList, type TrustPolicy } from '../../../core/net/trust.js';
 import { isRegionId, type RegionId } from '../../../common/regions.js';
@@ -77,6 +78,8 @@ export interface Config extends DnsBounds {
   turn: TurnSettings | undefined;
   /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), for the dual-stack check. */
   families: FamilyOrigins;
+  /** The operator's deployments (`NETDIAG_SERVERS`), served at /v1/servers. */
+  servers: ListedServer[];
   /** The Prometheus listener (`NETDIAG_METRICS_PORT`, `NETDIAG_METRICS_HOST`); off when undefined. */
   metrics: { port: number; host: string } | undefined;
 }
@@ -360,6 +363,7 @@ export function loadConfig(env: Env): Config {
     specialUsePtr: v.NETDIAG_IP_PARAM_SPECIAL_PTR,
     turn: turnSettings(v),
     families: familyOrigins(v),
+    servers: v.NETDIAG_SERVERS,
     metrics: metricsListener(v.NETDIAG_METRICS_PORT, v.NETDIAG_METRICS_HOST, v.PORT),
   };
   const tls = tlsPaths(v);

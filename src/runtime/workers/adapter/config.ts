@@ -1,6 +1,7 @@
 import { MAKE_A_KEY, collectorUrl, either, probeUrl, regionPairs, url, type LogLevel } from '../../../core/config/parsers.js';
 import { ConfigError, fail, invalid, readTable, variable, type Parser } from '../../../core/config/table.js';
 import { SHARED, SHARED_FEATURES, dnsBounds, familyOrigins, turnSettings, type DnsBounds, type FamilyOrigins, type TurnSettings } from '../../../core/config/vars.js';
+import type { ListedServer } from '../../../common/servers.js';
 import { isRegionId, type RegionId } from '../../../common/regions.js';
 import type { Limits } from '../../../core/ratelimit/limits.js';
 import { varsOf, type WorkerEnv } from './env.js';
@@ -33,6 +34,8 @@ export interface WorkersConfig extends DnsBounds {
   turn: TurnSettings | undefined;
   /** The deployment's single-family origins (`NETDIAG_IPV4_URL`, `NETDIAG_IPV6_URL`), for the dual-stack check. */
   families: FamilyOrigins;
+  /** The operator's deployments (`NETDIAG_SERVERS`), served at /v1/servers. */
+  servers: ListedServer[];
 }
 
 /** The DoH default: a host name, since production Workers cannot fetch an IP-literal URL. */
@@ -157,6 +160,7 @@ export function loadWorkersConfig(env: WorkerEnv): WorkersConfig {
     speedTestTargets: v.NETDIAG_SPEEDTEST_TARGETS,
     turn: turnSettings(v),
     families: familyOrigins(v),
+    servers: v.NETDIAG_SERVERS,
   };
   if (config.limiter === 'durable-object') requireBinding(env, 'RATE_LIMITER', 'NETDIAG_LIMITER', 'durable-object');
   else for (const binding of Object.values(LIMIT_BINDINGS)) requireBinding(env, binding, 'NETDIAG_LIMITER', 'binding');
