@@ -12,6 +12,7 @@ import { ipCommand } from '../ip/command.js';
 import { latencyCommand } from '../latency/command.js';
 import { outputFor, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
+import type { ChosenServer } from '../choose/choose.js';
 import { VERSION } from './version.js';
 
 interface ClientOptions {
@@ -75,6 +76,28 @@ function clientCommand(program: Command, name: string, description: string): Com
     .addOption(new Option('--url <url>', 'the deployment to ask').env('NETDIAG_URL').default(DEFAULT_URL).argParser(parseUrl))
     .option('--json', "print the API's data as JSON, for scripts")
     .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (in a speed test: with no data for this long)').default(10).argParser(parseSeconds));
+}
+
+/** `--server`: which deployment a measuring command runs against (src/cli/choose/, docs/command-line.md "Choosing the server"). */
+const serverOption = () => new Option('--server <server>', "measure against auto (the nearest server the --url deployment lists), one it lists by name, or a URL");
+
+/**
+ * The server `--server` chooses from the --url deployment's list, said on standard error when it
+ * was chosen for the user; undefined without --server. A name the list does not hold is bad usage
+ * (exit 2, naming those it holds), refused before anything is measured.
+ */
+async function chosenServer(options: ClientOptions & { server?: string }, command: Command): Promise<ChosenServer | undefined> {
+  if (options.server === undefined) return undefined;
+  const { choiceLine, resolveServer, ServerChoiceError } = await import('../choose/choose.js');
+  try {
+    const { chosen } = await resolveServer(options.server, clientFor(options.url, options.timeout * 1000));
+    const line = choiceLine(chosen);
+    if (line !== undefined) process.stderr.write(`netdiag: ${terminalText(line)}\n`);
+    return chosen;
+  } catch (err) {
+    if (err instanceof ServerChoiceError) command.error(`error: ${err.message}`, { exitCode: 2 });
+    throw err;
+  }
 }
 
 /** Runs a client command with its client and output; it throws ApiFailure when it fails. */
@@ -143,8 +166,10 @@ export function addClientCommands(root: Command): void {
     });
   clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
     .argument('[region]', 'one region id (all available regions when none is named)')
-    .action(async (region: string | undefined, options: ClientOptions, command: Command) => {
-      const client = clientFor(options.url, options.timeout * 1000);
+    .addOption(serverOption())
+    .action(async (region: string | undefined, options: ClientOptions & { server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
+      const client = clientFor(url, options.timeout * 1000);
       if (region !== undefined && (await refusedRegions(client, [region], command))) return;
       await latencyCommand(client, outputFor(options.json === true), region);
     });
@@ -162,23 +187,28 @@ export function addClientCommands(root: Command): void {
   clientCommand(root, 'rpm', 'responsiveness under load in round trips per minute (RPM), by the IETF draft, against the deployment or any server that follows it')
     .option('--config <url>', "a responsiveness configuration to test against instead of the deployment's (any server that serves the draft's, e.g. https://host/.well-known/nq)", parseUrl)
     .option('--allow-origin <origin>', "let the configuration send the test's load to this origin too (by default only to its own; repeat for more)", (value: string, before: string[] | undefined) => [...(before ?? []), parseOrigin(value)])
-    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[] }) => {
+    .addOption(serverOption().conflicts('config'))
+    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[]; server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
       const { rpmCommand } = await import('../rpm/command.js');
-      const configUrl = options.config ?? new URL('/.well-known/nq', options.url).href;
+      const configUrl = options.config ?? new URL('/.well-known/nq', url).href;
       process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000, allowOrigins: options.allowOrigin ?? [] });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
+  addServersCommand(root);
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')
     .argument('[region...]', 'region ids to watch besides the deployment itself')
     .addOption(new Option('--interval <seconds>', 'time between polls').default(5).argParser(parseSeconds))
     .addOption(new Option('--count <n>', 'polls of each target, then stop (default: until Ctrl-C)').argParser(parseCount))
     .addOption(new Option('--max-rtt <ms>', 'exit 3 when a round trip is above this').argParser(parsePositive))
     .addOption(new Option('--max-loss <percent>', 'exit 3 when more than this share of a target\'s polls failed').argParser(parsePercent))
-    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
+    .addOption(serverOption())
+    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number; server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
       const { watchCommand } = await import('../watch/command.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
       // Nor is a poll held up by a 429: the watch records it as "limited" and polls on.
-      const client = clientFor(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, fetch, { wait: false, say: () => undefined });
+      const client = clientFor(url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, fetch, { wait: false, say: () => undefined });
       if (await refusedRegions(client, regions, command)) return;
       const json = options.json === true || !process.stdout.isTTY;
       process.exitCode = await watchCommand(client, outputFor(json), {
@@ -191,6 +221,16 @@ export function addClientCommands(root: Command): void {
       });
     });
   addMonitorCommand(root);
+}
+
+/** `netdiag servers`: the --url deployment's list, each server timed as `--server auto` times it (src/cli/choose/). */
+function addServersCommand(root: Command): void {
+  clientCommand(root, 'servers', 'the servers the deployment lists, each with its round trip from here, nearest first').action(
+    act(async (client, out) => {
+      const { serversCommand } = await import('../choose/command.js');
+      await serversCommand(client, out);
+    }),
+  );
 }
 
 /**

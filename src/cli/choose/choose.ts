@@ -1,0 +1,86 @@
+// `--server auto|NAME|URL` (docs/command-line.md, "Choosing the server"): which deployment a
+// command measures against, resolved before it runs. `auto` is the nearest of the --url
+// deployment's list by the shared rule (src/common/servers.ts), NAME one of that list, URL any
+// deployment. A name the list does not hold is bad usage, refused before anything is measured.
+import { nearest, type ListedServer } from '../../common/servers.js';
+import { ApiFailure, type Client } from '../api/client.js';
+import { listedServers, SERVER_NAME } from './server-list.js';
+import { timeServers, type Connecting, type Timed } from './round-trips.js';
+
+/** The server a command runs against, and how it was chosen. */
+export interface ChosenServer {
+  /** Its base URL (an origin for a listed one). */
+  url: string;
+  /** Its name in the list; null for a URL given as it is, or the --url deployment itself. */
+  name: string | null;
+  /** How: the nearest of the list, a name of it, a URL given, or the --url deployment when the list is empty. */
+  how: 'auto' | 'name' | 'url' | 'unlisted';
+  /** The round trip that chose it (auto), ms; null otherwise. */
+  roundTripMs: number | null;
+}
+
+/** `--server`'s value in words that say what was wrong: bad usage (exit 2). */
+export class ServerChoiceError extends Error {}
+
+/** What `--server` takes: `auto`, a URL (it has a scheme), or a name. */
+type Choice = { kind: 'auto' } | { kind: 'url'; url: string } | { kind: 'name'; name: string };
+
+/** `--server`'s text read, or a ServerChoiceError saying what it is not. */
+export function parseServerChoice(text: string): Choice {
+  if (text === 'auto') return { kind: 'auto' };
+  if (text.includes('://')) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ServerChoiceError(`"${text}" is not a URL; give auto, a server's name or a URL like https://netdiag.example.net`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ServerChoiceError(`"${text}": only http: and https: URLs are served`);
+    if (url.search !== '' || url.hash !== '') throw new ServerChoiceError(`"${text}": give the deployment's base URL, without a query or fragment`);
+    return { kind: 'url', url: url.href.replace(/\/+$/, '') };
+  }
+  if (!SERVER_NAME.test(text)) throw new ServerChoiceError(`"${text}" is not auto, a server's name (lower-case letters, digits, hyphens) or an http(s) URL`);
+  return { kind: 'name', name: text };
+}
+
+const quoted = (servers: readonly ListedServer[]) => servers.map((s) => `"${s.name}"`).join(', ');
+
+/** What the nearest was chosen from: every server's round trip, for a caller that says them. */
+export interface Resolved {
+  chosen: ChosenServer;
+  timed: Timed[];
+}
+
+/**
+ * Resolves `--server` against the list of the deployment `client` asks; the round trips connect as
+ * `connecting` says (the command's own --source and family). An unknown name is a
+ * ServerChoiceError naming the known ones; none of the list answering is an ApiFailure (exit 1).
+ */
+export async function resolveServer(text: string, client: Client, connecting: Connecting = {}): Promise<Resolved> {
+  const choice = parseServerChoice(text);
+  if (choice.kind === 'url') return { chosen: { url: choice.url, name: null, how: 'url', roundTripMs: null }, timed: [] };
+  const servers = await listedServers(client);
+  if (choice.kind === 'name') {
+    const named = servers.find((s) => s.name === choice.name);
+    if (named === undefined) {
+      const known = servers.length === 0 ? `${client.base} lists no servers` : `${client.base} lists ${quoted(servers)}`;
+      throw new ServerChoiceError(`unknown server "${choice.name}": ${known}`);
+    }
+    return { chosen: { url: named.url, name: named.name, how: 'name', roundTripMs: null }, timed: [] };
+  }
+  if (servers.length === 0) return { chosen: { url: client.base, name: null, how: 'unlisted', roundTripMs: null }, timed: [] };
+  const timed = await timeServers(servers, connecting);
+  const best = nearest(timed);
+  if (best === undefined || best.medianMs === null) {
+    const why = timed.map((t) => `${t.server.name}: ${t.error ?? 'no answer'}`).join('; ');
+    throw new ApiFailure(`none of the servers ${client.base} lists answered its round trips (${why})`);
+  }
+  return { chosen: { url: best.server.url, name: best.server.name, how: 'auto', roundTripMs: best.medianMs }, timed };
+}
+
+/** The line said on standard error about a choice, or undefined when nothing was chosen for the user. */
+export function choiceLine(chosen: ChosenServer): string | undefined {
+  if (chosen.how === 'auto') return `the nearest server: ${chosen.name ?? ''} (${chosen.url}, ${(chosen.roundTripMs ?? 0).toFixed(1)} ms round trip)`;
+  if (chosen.how === 'unlisted') return `${chosen.url} lists no servers: measuring against it`;
+  return undefined;
+}

@@ -1,0 +1,145 @@
+// `netdiag servers` and `--server auto|NAME|URL` as a user runs them: the built CLI against three
+// real netdiag servers held 5, 30 and 80 ms away by a delaying proxy that notes what each was
+// asked (delayed-deployment.ts), a fourth listed one where nothing listens, and a list served
+// as GET /v1/servers documents it (docs/api.md).
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListedServer } from '../../src/common/servers.js';
+import { startDelayedDeployment, type DelayedDeployment } from './delayed-deployment.js';
+import { runCli } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { freePort } from '../support/wait.js';
+
+/** A deployment that serves the list alone, as GET /v1/servers documents it; the paths asked of it. */
+async function listServer(servers: ListedServer[]): Promise<{ url: string; paths: string[]; server: Server }> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    if (req.url !== '/v1/servers') {
+      res.writeHead(404, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify({ title: 'Not found' }));
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data: { servers }, meta: {} }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, paths, server };
+}
+
+interface Row {
+  name: string;
+  url: string;
+  location: string;
+  families: string[];
+  round_trip_ms: number | null;
+  reachable: boolean;
+  error: string | null;
+}
+
+describe('netdiag servers and --server', () => {
+  let near: DelayedDeployment;
+  let mid: DelayedDeployment;
+  let far: DelayedDeployment;
+  let goneUrl: string;
+  let list: Awaited<ReturnType<typeof listServer>>;
+  let unlisted: TestServer;
+  /** What each deployment had been asked before a command: compared after it. */
+  let asked: () => Record<string, string[]>;
+
+  beforeAll(async () => {
+    [near, mid, far] = await Promise.all([startDelayedDeployment(5), startDelayedDeployment(30), startDelayedDeployment(80)]);
+    goneUrl = `http://127.0.0.1:${String(await freePort())}`;
+    const entry = (name: string, url: string): ListedServer => ({ name, url, location: `${name} town`, families: ['ipv4'] });
+    // Listed out of order: the order printed is the round trips'.
+    list = await listServer([entry('far', far.url), entry('gone', goneUrl), entry('near', near.url), entry('mid', mid.url)]);
+    unlisted = await startTestServer();
+    asked = () => ({ near: near.paths(), mid: mid.paths(), far: far.paths(), list: [...list.paths] });
+  }, 30_000);
+  afterAll(async () => {
+    list.server.close();
+    await Promise.all([near.close(), mid.close(), far.close(), unlisted.close()]);
+  });
+
+  /** What each deployment was asked since `before`. */
+  const since = (before: Record<string, string[]>) => Object.fromEntries(Object.entries(asked()).map(([k, v]) => [k, v.slice(before[k]?.length ?? 0)]));
+  const trips = (n: number) => Array<string>(n).fill('/__down?bytes=0');
+
+  it('netdiag servers --json: every listed server nearest first, the one that did not answer last and marked', async () => {
+    const res = await runCli(['servers', '--json', '--url', list.url], {}, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    const rows = JSON.parse(res.stdout) as Row[];
+    expect(rows.map((r) => r.name)).toEqual(['near', 'mid', 'far', 'gone']);
+    expect(rows.slice(0, 3).map((r) => r.reachable)).toEqual([true, true, true]);
+    // Each proxy holds an answer this long at least; how much longer the machine took is not asserted.
+    expect(rows[0]?.round_trip_ms).toBeGreaterThanOrEqual(5);
+    expect(rows[1]?.round_trip_ms).toBeGreaterThanOrEqual(30);
+    expect(rows[2]?.round_trip_ms).toBeGreaterThanOrEqual(80);
+    expect(rows[3]).toEqual({ name: 'gone', url: goneUrl, location: 'gone town', families: ['ipv4'], round_trip_ms: null, reachable: false, error: 'ECONNREFUSED' });
+  });
+
+  it('netdiag servers: the same as a table, the unreachable one marked', async () => {
+    const res = await runCli(['servers', '--url', list.url], { NO_COLOR: '1' }, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME +URL +LOCATION +FAMILIES +ROUND TRIP$/);
+    expect(lines.slice(1).map((l) => l.split(' ')[0])).toEqual(['near', 'mid', 'far', 'gone']);
+    expect(lines[1]).toMatch(/near town +ipv4 +[0-9.]+ ms$/);
+    expect(lines[4]).toMatch(/gone town +ipv4 +unreachable: ECONNREFUSED$/);
+  });
+
+  it('--server auto runs the command against the nearest, and says which on standard error', async () => {
+    const before = asked();
+    const res = await runCli(['latency', '--server', 'auto', '--json', '--url', list.url], {}, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`netdiag: the nearest server: near (${near.url}, `);
+    const after = since(before);
+    // Each listed server timed with the same round trips; the command's own requests went to the nearest alone.
+    expect(after.mid).toEqual(trips(5));
+    expect(after.far).toEqual(trips(5));
+    expect(after.near?.slice(0, 5)).toEqual(trips(5));
+    expect(after.near).toContain('/v1/latency/regions');
+    expect(after.list).toEqual(['/v1/servers']);
+  });
+
+  it('--server NAME runs against that server, timing none', async () => {
+    const before = asked();
+    const res = await runCli(['watch', '--server', 'far', '--count', '1', '--json', '--url', list.url], {}, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    const after = since(before);
+    expect(after.far?.length).toBeGreaterThan(0);
+    expect(after.far).not.toContain('/__down?bytes=0');
+    expect([after.near, after.mid]).toEqual([[], []]);
+  });
+
+  it('an unknown name is bad usage (exit 2) naming the servers listed, before anything is measured', async () => {
+    const before = asked();
+    const res = await runCli(['latency', '--server', 'nowhere', '--url', list.url], {}, 20_000);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`error: unknown server "nowhere": ${list.url} lists "far", "gone", "near", "mid"`);
+    expect(since(before)).toEqual({ near: [], mid: [], far: [], list: ['/v1/servers'] });
+  });
+
+  it('--server URL runs against that URL without asking for the list', async () => {
+    const before = asked();
+    const res = await runCli(['latency', '--server', mid.url, '--json', '--url', list.url], {}, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    const after = since(before);
+    expect(after.mid).toContain('/v1/latency/regions');
+    expect(after.list).toEqual([]);
+  });
+
+  it('--server auto against a deployment that lists none measures against that deployment, and says so', async () => {
+    const res = await runCli(['latency', '--server', 'auto', '--json', '--url', unlisted.url], {}, 20_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`netdiag: ${unlisted.url} lists no servers: measuring against it`);
+    expect(JSON.parse(res.stdout)).toHaveProperty('client_to_api_rtt_ms');
+  });
+
+  it('rpm takes --server or --config, not both', async () => {
+    const res = await runCli(['rpm', '--server', 'auto', '--config', `${near.url}/.well-known/nq`, '--url', list.url]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/option '--server <server>' cannot be used with option '--config <url>'/);
+  });
+});
