@@ -1,5 +1,6 @@
 // The page's script: the caller's connection, a DNS lookup, regional latency and the speed test,
-// all through this server's own API (same origin; nothing is fetched from anywhere else). Each
+// all through this server's own API (same origin), but for the family check's origins and the
+// speed test against a server the operator lists (src/common/servers.ts), which the page's policy names. Each
 // section is its own module, with its state kept by its set-up (no state shared between modules);
 // this file only starts them, in the reader's language, and hands each what another gives.
 import type { Schemas } from '../src/generated/openapi-types.js';
@@ -10,6 +11,7 @@ import { showRegions } from './latency/regions.js';
 import { keepResult, keepWatch, setUpHistory } from './results/history-view.js';
 import { setUpShare } from './results/share.js';
 import { runSpeedTest } from './speedtest/speedtest.js';
+import { setUpServers } from './speedtest/server-choice.js';
 import { showShared } from './results/shared-view.js';
 import { setUpWatch } from './latency/watch.js';
 import { $, api } from './ui/dom.js';
@@ -57,7 +59,7 @@ function startSections(): void {
   setUpHistory();
   setUpDns();
   void showConnection().then(showFamilies);
-  void runSpeedTest({ share: setUpShare(), keep: keepResult });
+  void runSpeedTest({ share: setUpShare(), keep: keepResult }, setUpServers());
   // One request for the regions, for the regional section and the watch alike; the regional
   // section's probe answers tell the watch this server's probe limit.
   void api<Schemas['RegionsResponse']['data']>('/v1/latency/regions').then((res) => {

@@ -52,7 +52,7 @@ const nextTurn = (): Promise<void> =>
     setTimeout(resolve, 0);
   });
 
-/** The page's transport; `base` is the deployment's origin (the page's own). */
+/** The page's transport; `base` is the origin measured: the page's own, or a server the operator lists (cross-origin, CORS and Timing-Allow-Origin on its targets). */
 export class FetchLoadTransport implements LoadTransport {
   /** One body of zeros for every upload, sliced (a Blob slice shares its bytes). */
   #zeros = new Blob([]);

@@ -1,7 +1,7 @@
 // The speed test: the speed-test library the configuration names (@cloudflare/speedtest, bundled) for the
 // idle latency and the packet-loss step, then the page's own load for each direction the mode
 // runs (src/common/speedtest/load-loop.ts over the page's fetch transport, web/speedtest/fetch-transport.ts:
-// parallel streams with no pause, measured by the rules the command line shares), against this server's /__down and /__up, with the analytics events the
+// parallel streams with no pause, measured by the rules the command line shares), against the chosen server's /__down and /__up (this one's unless the operator lists others; web/speedtest/server-choice.ts), with the analytics events the
 // configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../../src/generated/openapi-types.js';
@@ -23,6 +23,7 @@ import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load
 import { LimitRefusal, pastLimit, type LimitWaits } from '../../src/common/rate-limit.js';
 import type { MeasuredExport } from '../results/export.js';
 import type { ChartDirection } from './chart.js';
+import { serverLabel, type ServerChoice, type Target } from './server-choice.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -63,10 +64,10 @@ type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
  * (`onBytes` whenever its count grows); what each counted, measured, or the first failure. A
  * direction the rate limit refused is measured again from its start, after the wait.
  */
-async function loadDirections(directions: LoadDirection[], load: { maxBytes: number; mode: string; streams: number }, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
+async function loadDirections(directions: LoadDirection[], load: { base: string; maxBytes: number; mode: string; streams: number }, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
   const { maxBytes, mode, streams } = load;
   const runs: Partial<Record<LoadDirection, LoadRun>> = {};
-  const transport = new FetchLoadTransport();
+  const transport = new FetchLoadTransport(load.base);
   for (const direction of directions) {
     let counted = 0;
     const onProgress = (progress: readonly ByteCount[]) => {
@@ -197,10 +198,15 @@ export interface AfterTest {
   keep: (result: SharedResult) => void;
 }
 
-/** One test as it runs: the configuration and mode it runs, its event id, when it began, and what it is handed to. */
+/**
+ * One test as it runs: this page's configuration (its events), the server it measures and that
+ * server's mode and per-request limit, its event id, when it began, and what it is handed to.
+ */
 interface TestRun {
   config: Configuration;
+  target: Target;
   mode: Configuration['modes'][number];
+  maxBytes: number;
   eventId: string;
   /** performance.now() and Date.now() at its start. */
   started: number;
@@ -373,7 +379,7 @@ function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, i
  * test's), and once it finished, the page's idle round trips and load, then the result.
  */
 function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life): void {
-  const { config, mode } = run;
+  const { mode } = run;
   let lossError: string | undefined;
   // 1.14 calls onError for any failure but a 429 it gave up retrying, and then never finishes;
   // except the packet-loss step's, after which it goes on to the next step by itself.
@@ -393,7 +399,6 @@ function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life):
     const lossDetails = turn.ok && lossError === undefined ? (results.getPacketLossDetails() as { numMessagesSent?: number; lostMessages?: number[] } | undefined) : undefined;
     // The watch's reading of the step's datagrams is in once the speed-test library has closed its connections.
     const sending = turn.ok && lossError === undefined ? life.lossWatch?.sending() : undefined;
-    const maxBytes = config.limits.max_bytes_per_request ?? 0;
     const idleCount = mode.measurements.reduce((n, m) => n + (m.type === 'latency' ? (m.packet_count ?? 1) : 0), 0);
     const waits: LimitWaits = { count: 0, ms: 0 };
     // A wait for the rate limit is said, and is no stall; a cancel ends it.
@@ -420,8 +425,8 @@ function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life):
             ? { run: true, error: lossError }
             : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
         // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-        const idle = await past(() => withResourceTimings(() => idleRoundTrips(new FetchLoadTransport(), idleCount, life.load.signal)));
-        return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), { maxBytes, mode: mode.id, streams: run.streams }, life.load.signal, life.live, life.watch, past) };
+        const idle = await past(() => withResourceTimings(() => idleRoundTrips(new FetchLoadTransport(run.target.base), idleCount, life.load.signal)));
+        return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), { base: run.target.base, maxBytes: run.maxBytes, mode: mode.id, streams: run.streams }, life.load.signal, life.live, life.watch, past) };
       })
       .then(
         ({ idle, loss, runs }) => {
@@ -450,8 +455,8 @@ function runTest(run: TestRun, turn: Turn): void {
   try {
     library = new SpeedTest({
       autoStart: false,
-      downloadApiUrl: '/__down',
-      uploadApiUrl: '/__up',
+      downloadApiUrl: `${run.target.base}/__down`,
+      uploadApiUrl: `${run.target.base}/__up`,
       // The speed-test library's defaults send results to its vendor; nothing leaves this origin here.
       logAimApiUrl: null,
       logMeasurementApiUrl: null,
@@ -488,8 +493,30 @@ function runTest(run: TestRun, turn: Turn): void {
   library.play();
 }
 
-export async function runSpeedTest(after: AfterTest): Promise<void> {
-  const res = await api<Configuration>('/v1/speed-test/configuration');
+/**
+ * The chosen server's configuration (its modes and per-request limit): this page's own when it is
+ * this origin, else asked of it, a problem said with its name.
+ */
+async function targetConfiguration(target: Target, own: Configuration): Promise<{ ok: true; config: Configuration } | { ok: false; message: string }> {
+  if (target.base === location.origin) return { ok: true, config: own };
+  const res = await api<Configuration>(`${target.base}/v1/speed-test/configuration`);
+  if (res.ok) return { ok: true, config: res.data };
+  return { ok: false, message: t('speed.server-failed', { server: target.server === undefined ? target.base : serverLabel(target.server), reason: problemText(res.problem) }) };
+}
+
+/** The form given back after a test that could not start, saying why. */
+function notStarted(message: string): void {
+  const { choices, start, cancel, error } = controls();
+  start.disabled = false;
+  for (const choice of choices) choice.disabled = false;
+  cancel.hidden = true;
+  text('#speed-status', t('speed.not-finished'));
+  error.textContent = message;
+  error.hidden = false;
+}
+
+export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoice>): Promise<void> {
+  const [res, choice] = await Promise.all([api<Configuration>('/v1/speed-test/configuration'), servers]);
   const { select, start, error } = controls();
   if (!res.ok) {
     error.textContent = t('speed.unavailable', { reason: problemText(res.problem) });
@@ -502,13 +529,25 @@ export async function runSpeedTest(after: AfterTest): Promise<void> {
   showStreams();
   $<HTMLFormElement>('#speed-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const mode = config.modes.find((m) => m.id === select.value);
-    if (mode === undefined) return;
-    const run: TestRun = { config, mode, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams: chosenStreams(), after };
+    const modeId = select.value;
+    const streams = chosenStreams();
     clearForRun(after);
-    // Packet loss needs the deployment's TURN server: credentials first, or the reason it cannot run.
-    void turnFor().then((turn) => {
-      runTest(run, turn);
+    // The server first ("Nearest" timed now), then its configuration; packet loss needs this
+    // deployment's TURN server: credentials, or the reason it cannot run.
+    void choice.target().then(async (target) => {
+      const chosen = await targetConfiguration(target, config);
+      if (!chosen.ok) {
+        notStarted(chosen.message);
+        return;
+      }
+      const mode = chosen.config.modes.find((m) => m.id === modeId);
+      if (mode === undefined) {
+        notStarted(t('speed.server-failed', { server: target.server === undefined ? target.base : serverLabel(target.server), reason: t('speed.server-no-mode', { mode: modeName(modeId) }) }));
+        return;
+      }
+      const maxBytes = chosen.config.limits.max_bytes_per_request ?? 0;
+      const run: TestRun = { config, target, mode, maxBytes, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams, after };
+      runTest(run, await turnFor());
     });
   });
 }
