@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyTooLarge, MAX_API_BODY_BYTES, boundedText } from './bounded-body.js';
 import { MAX_LIMIT_WAIT_S, retryAfterSeconds } from '../../common/rate-limit.js';
 import { notWaitedText, waitingLine } from './rate-limit.js';
+import type { Binding } from './source.js';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
@@ -22,6 +23,10 @@ export class ApiFailure extends Error {
 export interface Client {
   base: string;
   timeoutMs: number;
+  /** The fetch the client sends with: a command's own requests to the deployment (a timed round trip) go through it too, bound as its API calls are. */
+  send: Fetcher;
+  /** How its connections are made (`--source`, `-4` / `-6`, source.ts): a command's other connections (transfers, TURN) are made the same way. */
+  binding?: Binding;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
 }
@@ -41,7 +46,7 @@ export function problemBodyText(body: string, status: number): string {
   return text === '' ? `HTTP ${String(status)}` : `HTTP ${String(status)}: ${text}`;
 }
 
-/** The fetch a client sends with: the platform's, or one bound to an address family (src/cli/ip/families.ts). */
+/** The fetch a client sends with: the platform's, or one bound to a source address or a family (source.ts). */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
 /** Same-origin redirects followed for one API call; the API itself sends none. */
@@ -68,7 +73,7 @@ async function sameOrigin(send: Fetcher, url: string, init: RequestInit): Promis
 }
 
 /** How a client meets a 429 (rate-limit.ts). */
-interface LimitPolicy {
+export interface LimitPolicy {
   /** Wait a GET's Retry-After once and ask again (not `watch`, whose polls record a refusal as one). */
   wait: boolean;
   /** Where the wait is said: standard error by default. */
@@ -117,6 +122,7 @@ export function clientFor(url: string, timeoutMs: number, send: Fetcher = fetch,
   return {
     base,
     timeoutMs,
+    send,
     get: <T>(path: string) => call<T>(path, { headers: { Accept: 'application/json' } }),
     post: <T>(path: string, body: unknown) => call<T>(path, { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
   };
@@ -146,6 +152,7 @@ const CONNECT_FAILURES: Record<string, string> = {
   ENOTFOUND: 'no such host',
   EAI_AGAIN: 'the host name could not be resolved just now',
   ECONNRESET: 'the connection was reset',
+  EADDRNOTAVAIL: 'the source address cannot be sent from (is it still on this host?)',
   EHOSTUNREACH: 'no route to the host',
   ENETUNREACH: 'no route to the network',
   ETIMEDOUT: 'the connection timed out',

@@ -1,69 +1,18 @@
 // `netdiag ip -4 | -6 | --both`: the deployment asked over one address family, or over each.
 // A family is forced at the socket (undici's connector resolves and connects with that family
 // only), so an answer over IPv6 can only have come over IPv6, whatever the name's records.
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
 import type { Schemas } from '../../generated/openapi-types.js';
 import { FAMILY_MESSAGES, FAMILY_NAME, FAMILY_TIMEOUT_MS, describeCheck, networkText, verdict, type Family, type FamilyCheck } from '../../common/families.js';
 import { fill } from '../../common/template.js';
-import { ApiFailure, clientFor, type Client, type Fetcher } from '../api/client.js';
+import { ApiFailure, type Client } from '../api/client.js';
+import { boundClient, FAMILY_NUMBER, FamilyMismatch, NO_ADDRESS_WHY, NoAddress, type Binding } from '../api/source.js';
 import { pairs, print, printJson, type Output } from '../terminal/output.js';
 
 type IpData = Schemas['CallerIpData'];
 
-const NUMBER: Readonly<Record<Family, 4 | 6>> = { ipv4: 4, ipv6: 6 };
-
-/** A wrong-family address in the URL: bad usage (exit 2), since no network could make it work. */
-export class FamilyMismatch extends Error {}
-
-/** A host name without an address of the family: a fact about the name, not about the connection (exit 1 for -4 or -6). */
-class NoAddress extends ApiFailure {
-  constructor(readonly host: string, readonly family: Family) {
-    super(`${host} has no ${FAMILY_NAME[family]} address (${NO_ADDRESS_WHY[family]}), so it cannot be asked over ${FAMILY_NAME[family]}`);
-  }
-}
-
-const NO_ADDRESS_WHY: Readonly<Record<Family, string>> = { ipv4: 'no A record or hosts entry', ipv6: 'no AAAA record or hosts entry' };
-
-/** The URL's host, without IPv6 brackets. */
-const hostOf = (url: string): string => new URL(url).hostname.replace(/^\[|\]$/g, '');
-
-/**
- * Checks that `url`'s host can be reached over `family` before asking: an address of the other
- * family is a usage error, a name without an address of the family a failure that says so.
- */
-async function reachable(url: string, family: Family): Promise<void> {
-  const host = hostOf(url);
-  const literal = isIP(host);
-  const name = FAMILY_NAME[family];
-  if (literal !== 0) {
-    if (literal !== NUMBER[family]) throw new FamilyMismatch(`${url} names an ${literal === 4 ? 'IPv4' : 'IPv6'} address, which cannot be reached over ${name}`);
-    return;
-  }
-  try {
-    await lookup(host, { family: NUMBER[family] });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_NODATA' || code === 'EAI_ADDRFAMILY') throw new NoAddress(host, family);
-    throw new ApiFailure(`${host}: the ${name} address could not be looked up (${code ?? String(err)})`);
-  }
-}
-
-/**
- * A fetch that connects over `family` only. The connect deadline is the request's: a connection
- * to a family that swallows packets must not outlive the request that gave up on it, holding the
- * process open for undici's own 10 s.
- */
-function familyFetch(family: Family, timeoutMs: number): Fetcher {
-  const dispatcher = new Agent({ connect: { family: NUMBER[family], timeout: timeoutMs } });
-  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
-}
-
-/** A client for the deployment at `url` that asks over `family` only. */
-export async function familyClient(url: string, timeoutMs: number, family: Family): Promise<Client> {
-  await reachable(url, family);
-  return clientFor(url, timeoutMs, familyFetch(family, timeoutMs));
+/** A client for the deployment at `url` that asks over `family` only (from `binding`'s source address, when it has one). */
+export async function familyClient(url: string, timeoutMs: number, family: Family, binding: Binding = {}): Promise<Client> {
+  return boundClient(url, timeoutMs, { ...binding, family: FAMILY_NUMBER[family] });
 }
 
 /** One family asked: where, what it found, and the /v1/ip data when it answered. */

@@ -6,19 +6,23 @@ import { DNS_TYPES } from '../../common/dns-types.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiFailure, clientFor, DEFAULT_URL, type Client } from '../api/client.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
+import { bindingOf, boundClient, UsageError } from '../api/source.js';
+import { isIP } from 'node:net';
+import { MAX_STREAMS } from '../../common/speedtest/working.js';
 import { configCommand } from '../config/command.js';
 import { dnsCommand } from '../dns/command.js';
 import { ipCommand } from '../ip/command.js';
 import { latencyCommand } from '../latency/command.js';
 import { outputFor, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
-import type { ChosenServer } from '../choose/choose.js';
 import { VERSION } from './version.js';
 
 interface ClientOptions {
   url: string;
   json?: boolean;
   timeout: number;
+  /** `--source`: the local address every connection is bound to (src/cli/api/source.ts). */
+  source?: string;
 }
 
 /** `value` as a URL, or the option's error saying what to give instead. */
@@ -68,43 +72,40 @@ function parsePercent(value: string): number {
   return n;
 }
 
-/** --url, --json and --timeout, the same on every client command. */
+/** An IP address, as `--source` takes it; whether this host has it is checked before anything is sent (source.ts). */
+function parseSource(value: string): string {
+  if (isIP(value) === 0) throw new InvalidArgumentError('give an IP address of this host, like 192.0.2.10 or 2001:db8::10');
+  return value;
+}
+
+/** A stream count, as `--streams` takes it. */
+function parseStreams(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]{1,2}$/.test(value) || n < 1 || n > MAX_STREAMS) throw new InvalidArgumentError(`give a whole number of streams from 1 to ${String(MAX_STREAMS)}`);
+  return n;
+}
+
+/** --url, --json, --timeout and --source, the same on every client command. */
 function clientCommand(program: Command, name: string, description: string): Command {
   return program
     .command(name)
     .description(description)
     .addOption(new Option('--url <url>', 'the deployment to ask').env('NETDIAG_URL').default(DEFAULT_URL).argParser(parseUrl))
     .option('--json', "print the API's data as JSON, for scripts")
-    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (in a speed test: with no data for this long)').default(10).argParser(parseSeconds));
+    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (in a speed test: with no data for this long)').default(10).argParser(parseSeconds))
+    .option('--source <address>', "send every connection from this local address (with several uplinks, policy routing picks the uplink: see the docs)", parseSource);
 }
 
-/** `--server`: which deployment a measuring command runs against (src/cli/choose/, docs/command-line.md "Choosing the server"). */
-const serverOption = () => new Option('--server <server>', "measure against auto (the nearest server the --url deployment lists), one it lists by name, or a URL");
-
-/**
- * The server `--server` chooses from the --url deployment's list, said on standard error when it
- * was chosen for the user; undefined without --server. A name the list does not hold is bad usage
- * (exit 2, naming those it holds), refused before anything is measured.
- */
-async function chosenServer(options: ClientOptions & { server?: string }, command: Command): Promise<ChosenServer | undefined> {
-  if (options.server === undefined) return undefined;
-  const { choiceLine, resolveServer, ServerChoiceError } = await import('../choose/choose.js');
-  try {
-    const { chosen } = await resolveServer(options.server, clientFor(options.url, options.timeout * 1000));
-    const line = choiceLine(chosen);
-    if (line !== undefined) process.stderr.write(`netdiag: ${terminalText(line)}\n`);
-    return chosen;
-  } catch (err) {
-    if (err instanceof ServerChoiceError) command.error(`error: ${err.message}`, { exitCode: 2 });
-    throw err;
-  }
+/** A client for `url` whose every connection is bound to `--source` (checked first: on this host, of a family that reaches `url`). */
+async function clientOf(url: string, timeoutMs: number, source: string | undefined, limits?: Parameters<typeof boundClient>[3]): Promise<Client> {
+  return boundClient(url, timeoutMs, await bindingOf(source === undefined ? {} : { source }), limits);
 }
 
 /** Runs a client command with its client and output; it throws ApiFailure when it fails. */
 function act<A extends unknown[]>(body: (client: Client, out: Output, ...args: A) => Promise<void>) {
   return async (...args: [...A, ClientOptions, Command]): Promise<void> => {
     const options = args[args.length - 2] as ClientOptions;
-    await body(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), ...(args.slice(0, -2) as A));
+    await body(await clientOf(options.url, options.timeout * 1000, options.source), outputFor(options.json === true), ...(args.slice(0, -2) as A));
   };
 }
 
@@ -147,68 +148,50 @@ export function addClientCommands(root: Command): void {
     .action(async (options: ClientOptions & { ipv4?: boolean; ipv6?: boolean; both?: boolean }, command: Command) => {
       const out = outputFor(options.json === true);
       const timeoutMs = options.timeout * 1000;
-      const { bothFamiliesCommand, familyClient, FamilyMismatch } = await import('../ip/families.js');
-      try {
-        if (options.both === true) await bothFamiliesCommand(clientFor(options.url, timeoutMs), out);
-        else if (options.ipv4 === true || options.ipv6 === true) await ipCommand(await familyClient(options.url, timeoutMs, options.ipv4 === true ? 'ipv4' : 'ipv6'), out);
-        else await ipCommand(clientFor(options.url, timeoutMs), out);
-      } catch (err) {
-        // An address of the other family in --url: no network can make that work (exit 2).
-        if (err instanceof FamilyMismatch) command.error(`error: ${err.message}`, { exitCode: 2 });
-        throw err;
-      }
+      const { bothFamiliesCommand, familyClient } = await import('../ip/families.js');
+      // An address of the other family in --url, or a --source of another family: UsageError (exit 2, runProgram).
+      if (options.both === true && options.source !== undefined) command.error('error: --source binds one address, of one family: it cannot ask over both (give -4 or -6, or no --source)', { exitCode: 2 });
+      if (options.both === true) await bothFamiliesCommand(clientFor(options.url, timeoutMs), out);
+      else if (options.ipv4 === true || options.ipv6 === true) {
+        const family = options.ipv4 === true ? 'ipv4' : 'ipv6';
+        await ipCommand(await familyClient(options.url, timeoutMs, family, await bindingOf({ family, ...(options.source === undefined ? {} : { source: options.source }) })), out);
+      } else await ipCommand(await clientOf(options.url, timeoutMs, options.source), out);
     });
   clientCommand(root, 'dns', 'resolve a name through the deployment\'s resolver')
     .argument('<name>', 'the name to resolve')
     .argument('[type]', `${DNS_TYPES.slice(0, -1).join(', ')} or ${DNS_TYPES.at(-1) ?? ''} (for PTR, give an address as the name)`, 'A')
     .action(async (name: string, type: string, options: ClientOptions) => {
-      process.exitCode = await dnsCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), name, type);
+      process.exitCode = await dnsCommand(await clientOf(options.url, options.timeout * 1000, options.source), outputFor(options.json === true), name, type);
     });
   clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
     .argument('[region]', 'one region id (all available regions when none is named)')
-    .addOption(serverOption())
-    .action(async (region: string | undefined, options: ClientOptions & { server?: string }, command: Command) => {
-      const url = (await chosenServer(options, command))?.url ?? options.url;
-      const client = clientFor(url, options.timeout * 1000);
+    .action(async (region: string | undefined, options: ClientOptions, command: Command) => {
+      const client = await clientOf(options.url, options.timeout * 1000, options.source);
       if (region !== undefined && (await refusedRegions(client, [region], command))) return;
       await latencyCommand(client, outputFor(options.json === true), region);
     });
-  clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
-    .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
-    .option('--no-analytics', 'send no analytics events')
-    .option('--no-packet-loss', "skip packet loss (measured through the deployment's TURN server, when it has one)")
-    .option('--share', "print a link to the deployment's page that carries the result (nothing is stored on the server)")
-    .option('--share-address', 'with --share, put your address in the link too')
-    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean; share?: boolean; shareAddress?: boolean }) => {
-      const { speedtestCommand } = await import('../speedtest/command.js');
-      const share = options.share === true || options.shareAddress === true;
-      process.exitCode = await speedtestCommand(clientFor(options.url, options.timeout * 1000), outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true });
-    });
+  addSpeedtestCommand(root);
   clientCommand(root, 'rpm', 'responsiveness under load in round trips per minute (RPM), by the IETF draft, against the deployment or any server that follows it')
     .option('--config <url>', "a responsiveness configuration to test against instead of the deployment's (any server that serves the draft's, e.g. https://host/.well-known/nq)", parseUrl)
     .option('--allow-origin <origin>', "let the configuration send the test's load to this origin too (by default only to its own; repeat for more)", (value: string, before: string[] | undefined) => [...(before ?? []), parseOrigin(value)])
-    .addOption(serverOption().conflicts('config'))
-    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[]; server?: string }, command: Command) => {
-      const url = (await chosenServer(options, command))?.url ?? options.url;
+    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[] }) => {
       const { rpmCommand } = await import('../rpm/command.js');
-      const configUrl = options.config ?? new URL('/.well-known/nq', url).href;
-      process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000, allowOrigins: options.allowOrigin ?? [] });
+      const configUrl = options.config ?? new URL('/.well-known/nq', options.url).href;
+      const binding = await bindingOf(options.source === undefined ? {} : { source: options.source });
+      process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000, allowOrigins: options.allowOrigin ?? [], binding });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
-  addServersCommand(root);
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')
     .argument('[region...]', 'region ids to watch besides the deployment itself')
     .addOption(new Option('--interval <seconds>', 'time between polls').default(5).argParser(parseSeconds))
     .addOption(new Option('--count <n>', 'polls of each target, then stop (default: until Ctrl-C)').argParser(parseCount))
     .addOption(new Option('--max-rtt <ms>', 'exit 3 when a round trip is above this').argParser(parsePositive))
     .addOption(new Option('--max-loss <percent>', 'exit 3 when more than this share of a target\'s polls failed').argParser(parsePercent))
-    .addOption(serverOption())
-    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number; server?: string }, command: Command) => {
-      const url = (await chosenServer(options, command))?.url ?? options.url;
+    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
       const { watchCommand } = await import('../watch/command.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
       // Nor is a poll held up by a 429: the watch records it as "limited" and polls on.
-      const client = clientFor(url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, fetch, { wait: false, say: () => undefined });
+      const client = await clientOf(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, options.source, { wait: false, say: () => undefined });
       if (await refusedRegions(client, regions, command)) return;
       const json = options.json === true || !process.stdout.isTTY;
       process.exitCode = await watchCommand(client, outputFor(json), {
@@ -223,14 +206,25 @@ export function addClientCommands(root: Command): void {
   addMonitorCommand(root);
 }
 
-/** `netdiag servers`: the --url deployment's list, each server timed as `--server auto` times it (src/cli/choose/). */
-function addServersCommand(root: Command): void {
-  clientCommand(root, 'servers', 'the servers the deployment lists, each with its round trip from here, nearest first').action(
-    act(async (client, out) => {
-      const { serversCommand } = await import('../choose/command.js');
-      await serversCommand(client, out);
-    }),
-  );
+/** `netdiag speedtest`: its streams, its family (-4, -6, --both) and its source (src/cli/speedtest/by-family.ts). */
+function addSpeedtestCommand(root: Command): void {
+  clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
+    .addOption(new Option('--mode <mode>', 'the configuration\'s plan to run').choices(['light', 'full']).default('full'))
+    .option('--no-analytics', 'send no analytics events')
+    .option('--no-packet-loss', "skip packet loss (measured through the deployment's TURN server, when it has one)")
+    .option('--share', "print a link to the deployment's page that carries the result (nothing is stored on the server)")
+    .option('--share-address', 'with --share, put your address in the link too')
+    .addOption(new Option('--streams <n>', `parallel streams each direction loads the link with, 1 to ${String(MAX_STREAMS)} (1: a single stream)`).default(4).argParser(parseStreams))
+    .addOption(new Option('-4, --ipv4', "measure over IPv4 only (against the deployment's IPv4 origin when it has one)").conflicts(['ipv6', 'both']))
+    .addOption(new Option('-6, --ipv6', "measure over IPv6 only (against the deployment's IPv6 origin when it has one)").conflicts(['both']))
+    .addOption(new Option('--both', 'measure over IPv4, then over IPv6, and print both side by side').conflicts(['source']))
+    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean; share?: boolean; shareAddress?: boolean; streams: number; ipv4?: boolean; ipv6?: boolean; both?: boolean }) => {
+      const { speedtestRun } = await import('../speedtest/by-family.js');
+      const share = options.share === true || options.shareAddress === true;
+      const family: 'both' | 'ipv4' | 'ipv6' | undefined = options.both === true ? 'both' : options.ipv4 === true ? 'ipv4' : options.ipv6 === true ? 'ipv6' : undefined;
+      const target = { url: options.url, timeoutMs: options.timeout * 1000, ...(family === undefined ? {} : { family }), ...(options.source === undefined ? {} : { source: options.source }) };
+      process.exitCode = await speedtestRun(target, outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true, streams: options.streams });
+    });
 }
 
 /**
@@ -303,6 +297,10 @@ export async function runProgram(make: () => Command | Promise<Command>): Promis
     if (err instanceof CommanderError) {
       // commander has printed the help, the version or the usage error already.
       process.exitCode = err.exitCode === 0 ? 0 : 2;
+    } else if (err instanceof UsageError) {
+      // Found once the arguments were parsed (a --source not on this host, a --url of the other family): bad usage all the same.
+      process.stderr.write(`error: ${terminalText(err.message)}\n`);
+      process.exitCode = 2;
     } else if (err instanceof ApiFailure) {
       process.stderr.write(`netdiag: ${terminalText(err.message)}\n`);
       process.exitCode = err.status === 429 ? RATE_LIMITED_EXIT : 1;

@@ -5,6 +5,7 @@ import cliProgress from 'cli-progress';
 import { joinProbes, lowerConfidence, p90, probeComponents, responsiveness, rpmClass, type ProbeComponents } from '../../common/responsiveness/rpm.js';
 import { pairs, print, printJson, type Output } from '../terminal/output.js';
 import { fetchRpmConfig, RpmConfigError } from './responsiveness-config.js';
+import { boundFetcher, FAMILY_OF_NUMBER, reachable, type Binding } from '../api/source.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
 import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './run.js';
 import { terminalText } from '../terminal/terminal-text.js';
@@ -17,6 +18,8 @@ interface RpmOptions {
   timeoutMs: number;
   /** Origins besides the configuration's own that its URLs may send the load to (`--allow-origin`). */
   allowOrigins?: readonly string[];
+  /** How every connection is made (`--source`): the configuration's fetch, the load's and the probes' connections. */
+  binding?: Binding;
 }
 
 /** The exit status of a run that was interrupted (128 + SIGINT), as the speed test's. */
@@ -121,10 +124,14 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
   let down: DirectionRpm;
   let up: DirectionRpm;
   try {
-    const urls = await fetchRpmConfig(options.configUrl, options.timeoutMs, options.allowOrigins);
+    const binding = options.binding ?? {};
+    // A source of one family cannot reach a host of the other: said before anything is sent.
+    if (binding.family !== undefined) await reachable(options.configUrl, FAMILY_OF_NUMBER[binding.family]);
+    const urls = await fetchRpmConfig(options.configUrl, options.timeoutMs, options.allowOrigins, boundFetcher(binding, options.timeoutMs));
+    if (binding.family !== undefined) await reachable(urls.origin, FAMILY_OF_NUMBER[binding.family]);
     // Said whatever the output: the load goes to a server the configuration named, not the one given.
     if (urls.origin !== new URL(options.configUrl).origin) process.stderr.write(`netdiag: the test's load goes to ${urls.origin}, as the configuration ${terminalText(options.configUrl)} names it (allowed with --allow-origin)\n`);
-    const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal };
+    const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal, binding };
     down = await runDirection(urls, 'download', run);
     up = await runDirection(urls, 'upload', run);
   } catch (err) {

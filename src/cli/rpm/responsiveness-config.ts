@@ -2,6 +2,7 @@
 // served at /.well-known/nq by netdiag and by any server that follows the draft), fetched and
 // checked field by field so a URL that is not one says which field is wrong.
 import { BodyTooLarge, boundedText } from '../api/bounded-body.js';
+import type { Fetcher } from '../api/client.js';
 
 /** The three URLs a responsiveness test needs. */
 export interface RpmUrls {
@@ -84,11 +85,11 @@ function loadOrigin(urls: RpmUrls, configUrl: string, allowed: readonly string[]
   throw new RpmConfigError(`the configuration ${configUrl} sends the test's load to ${origin}, not to ${own}: netdiag rpm loads only the server you name. To test ${origin}, give its configuration (--config ${origin}/.well-known/nq), or let this one send the load there with --allow-origin ${origin}`);
 }
 
-/** Fetches and checks the configuration at `url`, within `timeoutMs`; its URLs and the origin they load. */
-export async function fetchRpmConfig(url: string, timeoutMs: number, allowedOrigins: readonly string[] = []): Promise<RpmUrls & { origin: string }> {
+/** Fetches (with `send`: bound as the test's connections are) and checks the configuration at `url`, within `timeoutMs`; its URLs and the origin they load. */
+export async function fetchRpmConfig(url: string, timeoutMs: number, allowedOrigins: readonly string[] = [], send: Fetcher = fetch): Promise<RpmUrls & { origin: string }> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    res = await send(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     // undici's words for a server that closed at a plain request: what an HTTPS port does.

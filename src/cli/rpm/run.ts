@@ -29,6 +29,7 @@ import {
 import type { LoadDirection } from '../../common/speedtest/load-transport.js';
 import type { RpmUrls } from './responsiveness-config.js';
 import { pause } from '../../common/settled-within.js';
+import { socketOptions, type Binding } from '../api/source.js';
 
 /** A run that cannot go on: the message says why (exit 1; exit 4 when the server's rate limit refused it, src/cli/api/rate-limit.ts). */
 export class RpmFailure extends Error {
@@ -84,12 +85,12 @@ const ROUNDS_IN_FLIGHT = 64;
 
 const TIMING_HEADERS = { 'accept-encoding': 'identity', 'cache-control': 'no-store' };
 
-/** A new TCP and TLS connection to `url`'s host with HTTP/2, its handshakes timed apart, ms, and when it began (performance.now()). */
-async function openSession(url: URL, deadlineMs: number): Promise<{ session: ClientHttp2Session; started: number; tcpMs: number; tlsMs: number }> {
+/** A new TCP and TLS connection to `url`'s host with HTTP/2, made as `binding` says (`--source`), its handshakes timed apart, ms, and when it began (performance.now()). */
+async function openSession(url: URL, deadlineMs: number, binding: Binding): Promise<{ session: ClientHttp2Session; started: number; tcpMs: number; tlsMs: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port === '' ? 443 : url.port);
   const started = performance.now();
-  const tcp: Socket = netConnect({ host, port });
+  const tcp: Socket = netConnect({ host, port, ...socketOptions(binding) });
   const fail = (err: Error) => new RpmFailure(`could not connect to ${url.host}: ${err.message}`);
   const guard = setTimeout(() => tcp.destroy(new Error(`no connection within ${String(deadlineMs / 1000)} s`)), deadlineMs);
   try {
@@ -157,8 +158,8 @@ class LoadConnection {
 
   private constructor(readonly session: ClientHttp2Session) {}
 
-  static async open(urls: RpmUrls, direction: LoadDirection, deadlineMs: number): Promise<LoadConnection> {
-    const { session } = await openSession(urls.large, deadlineMs);
+  static async open(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding): Promise<LoadConnection> {
+    const { session } = await openSession(urls.large, deadlineMs, binding);
     const c = new LoadConnection(session);
     if (direction === 'download') c.download(urls.large);
     else c.upload(urls.upload);
@@ -241,7 +242,7 @@ function recordRound(into: ProbeInterval, foreign: { whole: number; tcp: number;
  * on a load-generating connection; a round counts, in the interval it started in, once both
  * answered (as goresponsiveness counts them).
  */
-function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal) {
+function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal, binding: Binding) {
   let inFlight = 0;
   let lost = 0;
   let failure: Error | undefined;
@@ -253,7 +254,7 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
    * could not be made (a handshake lost in a full queue, past PROBE_DEADLINE_MS) or no answer came in time.
    */
   const foreignProbe = async (): Promise<{ whole: number; tcp: number; tls: number; http: number } | undefined> => {
-    const opened = await openSession(urls.small, PROBE_DEADLINE_MS).catch(() => undefined);
+    const opened = await openSession(urls.small, PROBE_DEADLINE_MS, binding).catch(() => undefined);
     if (opened === undefined) return undefined;
     const { session, started, tcpMs, tlsMs } = opened;
     try {
@@ -352,7 +353,7 @@ function responsivenessStable(probing: readonly ProbeInterval[]): boolean {
 }
 
 /** The load-generating connections of a direction: the first opened before anything else, the rest added beside the run. */
-function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number) {
+function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding) {
   const connections: LoadConnection[] = [];
   let opening = 0;
   let closed = false;
@@ -360,7 +361,7 @@ function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number) {
   return {
     connections,
     async first(): Promise<void> {
-      connections.push(await LoadConnection.open(urls, direction, deadlineMs));
+      connections.push(await LoadConnection.open(urls, direction, deadlineMs, binding));
     },
     /**
      * Opens one more beside the run unless there are MAX_CONNECTIONS. The first connection showed
@@ -370,7 +371,7 @@ function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number) {
     add(): void {
       if (closed || connections.length + opening >= MAX_CONNECTIONS) return;
       opening++;
-      LoadConnection.open(urls, direction, deadlineMs)
+      LoadConnection.open(urls, direction, deadlineMs, binding)
         .then((c) => {
           if (closed) c.close();
           else connections.push(c);
@@ -398,10 +399,11 @@ function probedGoodput(rates: readonly number[], probingFrom: number): number {
 }
 
 /** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
-export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal }): Promise<DirectionRpm> {
+export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal; binding?: Binding }): Promise<DirectionRpm> {
+  const binding = options.binding ?? {};
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const pool = loadPool(urls, direction, options.deadlineMs);
+  const pool = loadPool(urls, direction, options.deadlineMs, binding);
   /** The intervals since probing began. */
   const probing: ProbeInterval[] = [];
   const rates: number[] = [];
@@ -409,7 +411,7 @@ export async function runDirection(urls: RpmUrls, direction: LoadDirection, opti
   let rpmStable = false;
   let probingFrom = -1;
   let intervals = 0;
-  const probes = prober(urls, pool.connections, options.signal);
+  const probes = prober(urls, pool.connections, options.signal, binding);
   const current = () => probing.at(-1) ?? newInterval();
 
   try {

@@ -19,8 +19,10 @@ import { packetLoss, type PacketLoss } from './loss.js';
 import { TOOL_VERSION } from '../program/version.js';
 import { shareLink } from '../../common/speedtest/share.js';
 
-interface SpeedTestOptions {
+export interface SpeedTestOptions {
   mode: string;
+  /** Parallel streams a direction loads the link with (`--streams`, 1..MAX_STREAMS; STREAMS when not given). */
+  streams?: number;
   analytics: boolean;
   /** Measure packet loss through the deployment's TURN server after the transfers. */
   packetLoss: boolean;
@@ -66,10 +68,10 @@ function measuredJson(d: DirectionResult | undefined): MeasuredReport | null {
     rates_mbps: d.measure.rates.map((bps) => Math.round(bps / 1e5) / 10),
   };
 }
-/** How a direction was measured, in words: `4 streams, steady 5.0 s` or `4 streams; the rate did not settle: the last 5.0 s`. */
+/** How a direction was measured, in words: `4 streams, steady 5.0 s`, `1 stream, steady 5.0 s` or `4 streams; the rate did not settle: the last 5.0 s`. */
 function basisText(m: MeasuredReport): string {
   const length = `${(m.window_s[1] - m.window_s[0]).toFixed(1)} s`;
-  const streams = `${String(m.streams)} streams`;
+  const streams = `${String(m.streams)} stream${m.streams === 1 ? '' : 's'}`;
   return m.steady ? `${streams}, steady ${length}` : `${streams}; the rate did not settle: the last ${length}`;
 }
 
@@ -241,9 +243,10 @@ function eventSender(client: Client, config: Configuration, analytics: boolean):
 }
 
 /** The run with its bar and Ctrl-C: its result, or the exit status of a run that failed (its failure event sent). */
-async function runTest(client: Client, plan: Awaited<ReturnType<typeof planOf>>, send: Send): Promise<Result | number> {
+async function runTest(client: Client, plan: Awaited<ReturnType<typeof planOf>>, send: Send, streams: number | undefined): Promise<Result | number> {
   const { mode, maxBytesPerRequest } = plan;
-  const run = new SpeedTestRun(client.base, client.timeoutMs);
+  // The transfers and round trips are made as the client's API calls are (--source, -4 / -6).
+  const run = new SpeedTestRun(client.base, client.timeoutMs, { ...(streams === undefined ? {} : { streams }), ...(client.binding === undefined ? {} : { binding: client.binding }) });
   const bar = progressBar();
   const interrupt = () => {
     run.cancel();
@@ -277,33 +280,54 @@ async function runTest(client: Client, plan: Awaited<ReturnType<typeof planOf>>,
   }
 }
 
+/** The report's lines, label and value, as the table prints them (`--both` prints two side by side). */
+export function reportLines(r: SpeedTestReport, result: Result, loss: PacketLoss): [string, string][] {
+  return [
+    ['download', rateText(r.download_mbps, r.download_burst, r.measured.download)],
+    ['upload', rateText(r.upload_mbps, r.upload_burst, r.measured.upload)],
+    ['latency', formatMs(r.latency_ms ?? undefined)],
+    ['jitter', formatMs(r.jitter_ms ?? undefined)],
+    ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
+    ['bufferbloat', r.bufferbloat_grade === null ? `not measured: ${noBufferbloat(result)}` : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
+    ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`],
+    ['streaming', r.streaming_quality],
+    ['gaming', r.gaming_quality],
+    ['video call', r.video_call_quality],
+    ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${r.mode} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
+  ];
+}
+
 /** The report as a table, its notes and the share link after it. */
 function printTable(out: Output, r: SpeedTestReport, result: Result, loss: PacketLoss, link: string | undefined): void {
-  print(
-    pairs(out, [
-      ['download', rateText(r.download_mbps, r.download_burst, r.measured.download)],
-      ['upload', rateText(r.upload_mbps, r.upload_burst, r.measured.upload)],
-      ['latency', formatMs(r.latency_ms ?? undefined)],
-      ['jitter', formatMs(r.jitter_ms ?? undefined)],
-      ['loaded latency', `${formatMs(r.download_loaded_latency_ms ?? undefined)} down, ${formatMs(r.upload_loaded_latency_ms ?? undefined)} up`],
-      ['bufferbloat', r.bufferbloat_grade === null ? `not measured: ${noBufferbloat(result)}` : `${r.bufferbloat_grade} (+${formatMs(r.loaded_latency_increase_ms ?? 0)} under load): ${r.bufferbloat_meaning ?? ''}`],
-      ['packet loss', loss.measured ? `${loss.lossPercent.toFixed(1)}% (${String(loss.sent - loss.received)} of ${String(loss.sent)} datagrams, through ${loss.server})` : `${loss.untrusted === true ? 'not trustworthy' : 'not measured'}: ${loss.reason}`],
-      ['streaming', r.streaming_quality],
-      ['gaming', r.gaming_quality],
-      ['video call', r.video_call_quality],
-      ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${r.mode} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
-    ]),
-  );
+  print(pairs(out, reportLines(r, result, loss)));
   for (const note of r.notes) print(`note: ${terminalText(note)}`);
   if (link !== undefined) print(`share: ${terminalText(link)}`);
 }
 
+/** A speed test run to its end: the report, what it was built from, and the share link when asked for. */
+export interface Measured {
+  report: SpeedTestReport;
+  result: Result;
+  loss: PacketLoss;
+  link: string | undefined;
+}
+
+/** `netdiag speedtest` against `client`'s deployment, printed as a table or JSON: the exit status. */
 export async function speedtestCommand(client: Client, out: Output, options: SpeedTestOptions): Promise<number> {
+  const m = await measure(client, options);
+  if (typeof m === 'number') return m;
+  if (out.json) printJson(m.link === undefined ? m.report : { ...m.report, share_link: m.link });
+  else printTable(out, m.report, m.result, m.loss, m.link);
+  return 0;
+}
+
+/** One speed test against `client`'s deployment, its events sent: what it measured, or the exit status of a run that failed. */
+export async function measure(client: Client, options: SpeedTestOptions): Promise<Measured | number> {
   const plan = await planOf(client, options.mode);
   const modeId = plan.mode.id;
   const send = eventSender(client, plan.config, options.analytics);
   const startedAt = Date.now();
-  const result = await runTest(client, plan, send);
+  const result = await runTest(client, plan, send, options.streams);
   if (typeof result === 'number') return result;
   const recordTo = process.env.NETDIAG_SPEEDTEST_RECORD;
   if (recordTo !== undefined && recordTo !== '') record(recordTo, result);
@@ -322,9 +346,7 @@ export async function speedtestCommand(client: Client, out: Output, options: Spe
   });
   const link = options.share ? await shareOf(client, modeId, startedAt, result, loss, options.shareAddress) : undefined;
   if (link !== undefined) await send('speed_test_shared', { mode: modeId });
-  if (out.json) printJson(link === undefined ? r : { ...r, share_link: link });
-  else printTable(out, r, result, loss, link);
-  return 0;
+  return { report: r, result, loss, link };
 }
 
 /**

@@ -2,10 +2,13 @@
 // over node:http rather than fetch: its socket events give the moment a request starts on an open
 // connection (Resource Timing's requestStart), so connection set-up never counts as latency, and
 // its streams give each chunk as it arrives. The streams keep connections of their own, apart from
-// the round trips' (PROBE_CONNECTIONS), as a browser's would.
+// the round trips' (PROBE_CONNECTIONS), as a browser's would: exactly as many as the run has
+// streams, so `--streams 1` is one connection a direction. Every connection is made as the
+// run's binding says (`--source`, `-4` / `-6`, src/cli/api/source.ts).
 import http from 'node:http';
 import https from 'node:https';
 import { problemBodyText } from '../api/client.js';
+import { socketOptions, type Binding } from '../api/source.js';
 import { retryAfterSeconds } from '../../common/rate-limit.js';
 import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../common/speedtest/load-transport.js';
 import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../common/speedtest/server-timing.js';
@@ -43,8 +46,17 @@ interface Send {
   onData?: (bytes: number) => void;
 }
 
-const agentFor = (secure: boolean, maxSockets: number) =>
-  secure ? new https.Agent({ keepAlive: true, maxSockets }) : new http.Agent({ keepAlive: true, maxSockets });
+/** Connections kept alive, at most `maxSockets` of them, each made as `binding` says (Agent takes net.connect's options). */
+const agentFor = (secure: boolean, maxSockets: number, binding: Binding) => {
+  const options = { keepAlive: true, maxSockets, ...socketOptions(binding) };
+  return secure ? new https.Agent(options) : new http.Agent(options);
+};
+
+/** How a transport loads: its parallel streams (1..MAX_STREAMS) and how its connections are made. */
+export interface TransportOptions {
+  streams?: number;
+  binding?: Binding;
+}
 
 /** The round trips' connections: as many as may be in flight at once. */
 const PROBE_CONNECTIONS = PROBES_IN_FLIGHT;
@@ -59,6 +71,8 @@ export class HttpLoadTransport implements LoadTransport {
   readonly #idleMs: number;
   readonly #cancel: AbortSignal;
   readonly #probeAgent: http.Agent;
+  readonly #streamCount: number;
+  readonly #binding: Binding;
   #streamAgent: http.Agent | undefined;
   /** The upload body, allocated once at the largest size a stream may send and cut to each size. */
   #uploadBuffer: Buffer | undefined;
@@ -66,18 +80,25 @@ export class HttpLoadTransport implements LoadTransport {
   requests = 0;
 
   /** `idleMs`: a request that moves no byte for this long fails as `timeout`; `cancel` fails every exchange as `cancelled`. */
-  constructor(base: string, idleMs: number, cancel: AbortSignal) {
+  constructor(base: string, idleMs: number, cancel: AbortSignal, options: TransportOptions = {}) {
     this.#base = new URL(base);
     this.#secure = this.#base.protocol === 'https:';
     this.#request = this.#secure ? https.request : http.request;
     this.#idleMs = idleMs;
     this.#cancel = cancel;
-    this.#probeAgent = agentFor(this.#secure, PROBE_CONNECTIONS);
+    this.#streamCount = options.streams ?? STREAMS;
+    this.#binding = options.binding ?? {};
+    this.#probeAgent = agentFor(this.#secure, PROBE_CONNECTIONS, this.#binding);
+  }
+
+  /** The parallel streams a direction runs (the load loop's `streams`). */
+  get streams(): number {
+    return this.#streamCount;
   }
 
   /** The streams' connections, opened afresh for each direction (closeStreams). */
   get #streams(): http.Agent {
-    this.#streamAgent ??= agentFor(this.#secure, STREAMS);
+    this.#streamAgent ??= agentFor(this.#secure, this.#streamCount, this.#binding);
     return this.#streamAgent;
   }
 

@@ -11,6 +11,7 @@ import { LossNotMeasured, lossUntrustedHere, measureLoss, type LossPlan, type Lo
  */
 export type PacketLoss = ({ measured: true } & LossResult) | { measured: false; reason: string; untrusted?: true };
 
+/** Through the deployment's TURN server, its socket bound as the client's connections are (`--source`, `-4` / `-6`). */
 export async function packetLoss(client: Client, plan?: LossPlan): Promise<PacketLoss> {
   let credentials: Schemas['TurnCredentials'];
   try {
@@ -21,7 +22,7 @@ export async function packetLoss(client: Client, plan?: LossPlan): Promise<Packe
     return { measured: false, reason: `no TURN credentials: ${err.message}` };
   }
   try {
-    const result = await measureLoss(credentials, plan);
+    const result = await measureLoss(credentials, plan, client.binding);
     const untrusted = lossUntrustedHere(result);
     return untrusted === undefined ? { measured: true, ...result } : { measured: false, reason: untrusted, untrusted: true };
   } catch (err) {

@@ -13,7 +13,7 @@ import { latencyOf } from '../../common/speedtest/latency-quality.js';
 import { LoadCancelled, runLoadedDirection } from '../../common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../common/speedtest/load-transport.js';
 import { profileOf, type DirectionMeasure, type LoadProfile, type ByteCount as Count, type RoundTrip } from '../../common/speedtest/working.js';
-import { cancelled, HttpLoadTransport, SpeedTestFailure } from './http-transport.js';
+import { cancelled, HttpLoadTransport, SpeedTestFailure, type TransportOptions } from './http-transport.js';
 
 export { SpeedTestFailure } from './http-transport.js';
 
@@ -85,9 +85,9 @@ export class SpeedTestRun {
   readonly #abort = new AbortController();
   readonly #transport: HttpLoadTransport;
 
-  /** `idleMs`: a request that moves no byte for this long fails the run as `timeout`. */
-  constructor(base: string, idleMs: number) {
-    this.#transport = new HttpLoadTransport(base, idleMs, this.#abort.signal);
+  /** `idleMs`: a request that moves no byte for this long fails the run as `timeout`; `options`: its streams and how its connections are made. */
+  constructor(base: string, idleMs: number, options: TransportOptions = {}) {
+    this.#transport = new HttpLoadTransport(base, idleMs, this.#abort.signal, options);
   }
 
   /** Stops the run: it fails with `cancelled`. */
@@ -114,7 +114,7 @@ export class SpeedTestRun {
       tick(elapsedMs);
     };
     try {
-      const run = await runLoadedDirection(this.#transport, { direction, maxBytes, profile, signal: this.#abort.signal, onProgress });
+      const run = await runLoadedDirection(this.#transport, { direction, maxBytes, profile, streams: this.#transport.streams, signal: this.#abort.signal, onProgress });
       return { measure: run.measure, streams: run.streams, series: { progress: run.progress, roundTrips: run.roundTrips, endMs: run.endMs } };
     } catch (err: unknown) {
       throw err instanceof LoadCancelled ? cancelled() : err;

@@ -392,6 +392,19 @@ function burstOf(rates: readonly number[], windowFrom: number, sustainedBps: num
 }
 
 /**
+ * How much a direction's own rate moved while its figure was measured: the lowest and highest
+ * one-second average (the steady rule's measure) within its window, bits per second. Undefined
+ * when nothing was counted or the window is shorter than a second.
+ */
+export function windowSpread(measure: DirectionMeasure): { lowBps: number; highBps: number } | undefined {
+  const s = measure.sustained;
+  if (s === undefined) return undefined;
+  const averages = movingAverages(measure.rates.slice(Math.round(s.startMs / INTERVAL_MS), Math.round(s.endMs / INTERVAL_MS)));
+  if (averages.length === 0) return undefined;
+  return { lowBps: Math.min(...averages), highBps: Math.max(...averages) };
+}
+
+/**
  * What a round trip waits at least when its request or answer was lost and TCP sends it again:
  * the minimum retransmission timeout (200 ms in Linux, RFC 6298 §2.4 allows 1 s; a tail-loss
  * probe for a lone segment waits the same), a little less for timer slack.

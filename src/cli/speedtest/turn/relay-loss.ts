@@ -5,6 +5,7 @@
 // do between its two relayed peer connections. Paced like the speed-test library's packet-loss step: batches
 // of 10 every 10 ms, then up to 3 s for stragglers.
 import { createSocket, type Socket } from 'node:dgram';
+import type { Binding } from '../../api/source.js';
 import { once } from 'node:events';
 import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
@@ -205,21 +206,26 @@ function describe(reply: Message): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Measures loss through the first `turn:` URI of `credentials`; throws LossNotMeasured saying why it could not. */
-export async function measureLoss(credentials: TurnCredentials, plan: LossPlan = LIBRARY_LOSS_PLAN): Promise<LossResult> {
+/**
+ * Measures loss through the first `turn:` URI of `credentials`, its socket bound as `binding`
+ * says (`--source`: from that address; `-4` / `-6`: the server's address of that family);
+ * throws LossNotMeasured saying why it could not.
+ */
+export async function measureLoss(credentials: TurnCredentials, plan: LossPlan = LIBRARY_LOSS_PLAN, binding: Binding = {}): Promise<LossResult> {
   const uri = credentials.urls[0];
   if (uri === undefined) throw new LossNotMeasured('the deployment named no TURN server');
   const target = turnTarget(uri);
   let resolved: { address: string; family: number };
   try {
-    resolved = await lookup(target.host);
+    resolved = await lookup(target.host, binding.family === undefined ? {} : { family: binding.family });
   } catch {
-    throw new LossNotMeasured(`the TURN server's name ${target.host} does not resolve here`);
+    throw new LossNotMeasured(`the TURN server's name ${target.host} does not resolve here${binding.family === undefined ? '' : ` to an IPv${String(binding.family)} address`}`);
   }
+  if (binding.family !== undefined && resolved.family !== binding.family) throw new LossNotMeasured(`the TURN server ${target.host} is an IPv${String(resolved.family)} address, and this test runs over IPv${String(binding.family)}`);
   const socket = createSocket(resolved.family === 6 ? 'udp6' : 'udp4');
   socket.on('error', () => undefined);
   // Bound first, so the kernel's drop count for its port can be read before and after.
-  socket.bind(0);
+  socket.bind({ port: 0, ...(binding.localAddress === undefined ? {} : { address: binding.localAddress }) });
   await once(socket, 'listening');
   const session = new TurnSession(socket, { address: resolved.address, port: target.port }, credentials);
   const received = new Set<number>();
