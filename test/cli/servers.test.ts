@@ -1,32 +1,13 @@
 // `netdiag servers` and `--server auto|NAME|URL` as a user runs them: the built CLI against three
 // real netdiag servers held 5, 30 and 80 ms away by a delaying proxy that notes what each was
-// asked (delayed-deployment.ts), a fourth listed one where nothing listens, and a list served
-// as GET /v1/servers documents it (docs/api.md).
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// asked (delayed-deployment.ts), a fourth listed one where nothing listens, and a fifth real
+// server that lists them all (NETDIAG_SERVERS, GET /v1/servers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListedServer } from '../../src/common/servers.js';
 import { startDelayedDeployment, type DelayedDeployment } from './delayed-deployment.js';
 import { runCli } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { freePort } from '../support/wait.js';
-
-/** A deployment that serves the list alone, as GET /v1/servers documents it; the paths asked of it. */
-async function listServer(servers: ListedServer[]): Promise<{ url: string; paths: string[]; server: Server }> {
-  const paths: string[] = [];
-  const server = createServer((req, res) => {
-    paths.push(req.url ?? '');
-    if (req.url !== '/v1/servers') {
-      res.writeHead(404, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify({ title: 'Not found' }));
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data: { servers }, meta: {} }));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, paths, server };
-}
 
 interface Row {
   name: string;
@@ -43,7 +24,7 @@ describe('netdiag servers and --server', () => {
   let mid: DelayedDeployment;
   let far: DelayedDeployment;
   let goneUrl: string;
-  let list: Awaited<ReturnType<typeof listServer>>;
+  let list: DelayedDeployment;
   let unlisted: TestServer;
   /** What each deployment had been asked before a command: compared after it. */
   let asked: () => Record<string, string[]>;
@@ -53,13 +34,12 @@ describe('netdiag servers and --server', () => {
     goneUrl = `http://127.0.0.1:${String(await freePort())}`;
     const entry = (name: string, url: string): ListedServer => ({ name, url, location: `${name} town`, families: ['ipv4'] });
     // Listed out of order: the order printed is the round trips'.
-    list = await listServer([entry('far', far.url), entry('gone', goneUrl), entry('near', near.url), entry('mid', mid.url)]);
+    list = await startDelayedDeployment(0, { NETDIAG_SERVERS: JSON.stringify([entry('far', far.url), entry('gone', goneUrl), entry('near', near.url), entry('mid', mid.url)]) });
     unlisted = await startTestServer();
-    asked = () => ({ near: near.paths(), mid: mid.paths(), far: far.paths(), list: [...list.paths] });
+    asked = () => ({ near: near.paths(), mid: mid.paths(), far: far.paths(), list: list.paths() });
   }, 30_000);
   afterAll(async () => {
-    list.server.close();
-    await Promise.all([near.close(), mid.close(), far.close(), unlisted.close()]);
+    await Promise.all([near.close(), mid.close(), far.close(), list.close(), unlisted.close()]);
   });
 
   /** What each deployment was asked since `before`. */
