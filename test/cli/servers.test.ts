@@ -4,6 +4,7 @@
 // server that lists them all (NETDIAG_SERVERS, GET /v1/servers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListedServer } from '../../src/common/servers.js';
+import { readSpeedTestReport } from '../../src/common/speedtest/report-parse.js';
 import { startDelayedDeployment, type DelayedDeployment } from './delayed-deployment.js';
 import { runCli } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -116,6 +117,25 @@ describe('netdiag servers and --server', () => {
     expect(res.stderr).toContain(`netdiag: ${unlisted.url} lists no servers: measuring against it`);
     expect(JSON.parse(res.stdout)).toHaveProperty('client_to_api_rtt_ms');
   });
+
+  it('speedtest --server auto --json names the server measured against and the round trip that chose it; its requests went there alone', async () => {
+    const before = asked();
+    const res = await runCli(['speedtest', '--server', 'auto', '--mode', 'light', '--no-packet-loss', '--no-analytics', '--json', '--url', list.url], {}, 90_000);
+    expect(res.code, res.stderr).toBe(0);
+    const read = readSpeedTestReport(JSON.parse(res.stdout) as unknown);
+    if (!read.ok) throw new Error(read.reason);
+    expect(read.report.server).toEqual({ name: 'near', url: near.url, round_trip_ms: expect.any(Number) as unknown });
+    expect(read.report.server?.round_trip_ms).toBeGreaterThanOrEqual(5);
+    const after = since(before);
+    expect(after.near?.some((p) => p.startsWith('/__up'))).toBe(true);
+    expect([after.mid?.every((p) => p === '/__down?bytes=0'), after.far?.every((p) => p === '/__down?bytes=0')]).toEqual([true, true]);
+  }, 100_000);
+
+  it('speedtest --server NAME: the table names the server, with no round trip', async () => {
+    const res = await runCli(['speedtest', '--server', 'mid', '--mode', 'light', '--no-packet-loss', '--no-analytics', '--url', list.url], { NO_COLOR: '1' }, 90_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.split('\n')[0]).toMatch(new RegExp(`^server +mid \\(${mid.url.replace(/[.]/g, '\\.')}\\)$`));
+  }, 100_000);
 
   it('rpm takes --server or --config, not both', async () => {
     const res = await runCli(['rpm', '--server', 'auto', '--config', `${near.url}/.well-known/nq`, '--url', list.url]);

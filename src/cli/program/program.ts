@@ -15,6 +15,7 @@ import { ipCommand } from '../ip/command.js';
 import { latencyCommand } from '../latency/command.js';
 import { outputFor, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
+import type { ChosenServer } from '../choose/choose.js';
 import { VERSION } from './version.js';
 
 interface ClientOptions {
@@ -101,6 +102,33 @@ async function clientOf(url: string, timeoutMs: number, source: string | undefin
   return boundClient(url, timeoutMs, await bindingOf(source === undefined ? {} : { source }), limits);
 }
 
+/** `--server`: which deployment a measuring command runs against (src/cli/choose/, docs/command-line.md "Choosing the server"). */
+const serverOption = () => new Option('--server <server>', "measure against auto (the nearest server the --url deployment lists), one it lists by name, or a URL");
+
+/**
+ * The server `--server` chooses from the --url deployment's list, said on standard error when it
+ * was chosen for the user; undefined without --server. A name the list does not hold is bad usage
+ * (exit 2, naming those it holds), refused before anything is measured.
+ */
+async function chosenServer(options: ClientOptions & { server?: string }, command: Command): Promise<ChosenServer | undefined> {
+  if (options.server === undefined) return undefined;
+  const { choiceLine, resolveServer, ServerChoiceError } = await import('../choose/choose.js');
+  try {
+    // The list asked, and each server timed, from --source when given, as the command's own connections are.
+    const listing = await clientOf(options.url, options.timeout * 1000, options.source);
+    const { chosen } = await resolveServer(options.server, listing, listing.binding ?? {});
+    const line = choiceLine(chosen);
+    if (line !== undefined) process.stderr.write(`netdiag: ${terminalText(line)}\n`);
+    return chosen;
+  } catch (err) {
+    if (err instanceof ServerChoiceError) command.error(`error: ${err.message}`, { exitCode: 2 });
+    throw err;
+  }
+}
+
+/** The chosen server as a speed test's report names it. */
+const serverReport = (chosen: ChosenServer) => ({ name: chosen.name, url: chosen.url, round_trip_ms: chosen.roundTripMs === null ? null : Math.round(chosen.roundTripMs * 1000) / 1000 });
+
 /** Runs a client command with its client and output; it throws ApiFailure when it fails. */
 function act<A extends unknown[]>(body: (client: Client, out: Output, ...args: A) => Promise<void>) {
   return async (...args: [...A, ClientOptions, Command]): Promise<void> => {
@@ -165,8 +193,10 @@ export function addClientCommands(root: Command): void {
     });
   clientCommand(root, 'latency', 'round trips from the deployment to its regions, and yours to the deployment')
     .argument('[region]', 'one region id (all available regions when none is named)')
-    .action(async (region: string | undefined, options: ClientOptions, command: Command) => {
-      const client = await clientOf(options.url, options.timeout * 1000, options.source);
+    .addOption(serverOption())
+    .action(async (region: string | undefined, options: ClientOptions & { server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
+      const client = await clientOf(url, options.timeout * 1000, options.source);
       if (region !== undefined && (await refusedRegions(client, [region], command))) return;
       await latencyCommand(client, outputFor(options.json === true), region);
     });
@@ -174,24 +204,29 @@ export function addClientCommands(root: Command): void {
   clientCommand(root, 'rpm', 'responsiveness under load in round trips per minute (RPM), by the IETF draft, against the deployment or any server that follows it')
     .option('--config <url>', "a responsiveness configuration to test against instead of the deployment's (any server that serves the draft's, e.g. https://host/.well-known/nq)", parseUrl)
     .option('--allow-origin <origin>', "let the configuration send the test's load to this origin too (by default only to its own; repeat for more)", (value: string, before: string[] | undefined) => [...(before ?? []), parseOrigin(value)])
-    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[] }) => {
+    .addOption(serverOption().conflicts('config'))
+    .action(async (options: ClientOptions & { config?: string; allowOrigin?: string[]; server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
       const { rpmCommand } = await import('../rpm/command.js');
-      const configUrl = options.config ?? new URL('/.well-known/nq', options.url).href;
+      const configUrl = options.config ?? new URL('/.well-known/nq', url).href;
       const binding = await bindingOf(options.source === undefined ? {} : { source: options.source });
       process.exitCode = await rpmCommand(outputFor(options.json === true), { configUrl, timeoutMs: options.timeout * 1000, allowOrigins: options.allowOrigin ?? [], binding });
     });
   clientCommand(root, 'config', 'the speed-test configuration: modes and their measurements').action(act(configCommand));
+  addServersCommand(root);
   clientCommand(root, 'watch', 'watch round trips over time: yours to the deployment, and the deployment\'s to each region named')
     .argument('[region...]', 'region ids to watch besides the deployment itself')
     .addOption(new Option('--interval <seconds>', 'time between polls').default(5).argParser(parseSeconds))
     .addOption(new Option('--count <n>', 'polls of each target, then stop (default: until Ctrl-C)').argParser(parseCount))
     .addOption(new Option('--max-rtt <ms>', 'exit 3 when a round trip is above this').argParser(parsePositive))
     .addOption(new Option('--max-loss <percent>', 'exit 3 when more than this share of a target\'s polls failed').argParser(parsePercent))
-    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number }, command: Command) => {
+    .addOption(serverOption())
+    .action(async (regions: string[], options: ClientOptions & { interval: number; count?: number; maxRtt?: number; maxLoss?: number; server?: string }, command: Command) => {
+      const url = (await chosenServer(options, command))?.url ?? options.url;
       const { watchCommand } = await import('../watch/command.js');
       // A poll's deadline is the interval's (at most --timeout): polls never pile up behind a hung one.
       // Nor is a poll held up by a 429: the watch records it as "limited" and polls on.
-      const client = await clientOf(options.url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, options.source, { wait: false, say: () => undefined });
+      const client = await clientOf(url, Math.min(options.timeout, Math.max(1, options.interval)) * 1000, options.source, { wait: false, say: () => undefined });
       if (await refusedRegions(client, regions, command)) return;
       const json = options.json === true || !process.stdout.isTTY;
       process.exitCode = await watchCommand(client, outputFor(json), {
@@ -206,6 +241,16 @@ export function addClientCommands(root: Command): void {
   addMonitorCommand(root);
 }
 
+/** `netdiag servers`: the --url deployment's list, each server timed as `--server auto` times it (src/cli/choose/). */
+function addServersCommand(root: Command): void {
+  clientCommand(root, 'servers', 'the servers the deployment lists, each with its round trip from here, nearest first').action(
+    act(async (client, out) => {
+      const { serversCommand } = await import('../choose/command.js');
+      await serversCommand(client, out);
+    }),
+  );
+}
+
 /** `netdiag speedtest`: its streams, its family (-4, -6, --both) and its source (src/cli/speedtest/by-family.ts). */
 function addSpeedtestCommand(root: Command): void {
   clientCommand(root, 'speedtest', 'measure download, upload, latency and jitter against the deployment\'s speed-test targets')
@@ -218,12 +263,14 @@ function addSpeedtestCommand(root: Command): void {
     .addOption(new Option('-4, --ipv4', "measure over IPv4 only (against the deployment's IPv4 origin when it has one)").conflicts(['ipv6', 'both']))
     .addOption(new Option('-6, --ipv6', "measure over IPv6 only (against the deployment's IPv6 origin when it has one)").conflicts(['both']))
     .addOption(new Option('--both', 'measure over IPv4, then over IPv6, and print both side by side').conflicts(['source']))
-    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean; share?: boolean; shareAddress?: boolean; streams: number; ipv4?: boolean; ipv6?: boolean; both?: boolean }) => {
+    .addOption(serverOption())
+    .action(async (options: ClientOptions & { mode: string; analytics: boolean; packetLoss: boolean; share?: boolean; shareAddress?: boolean; streams: number; ipv4?: boolean; ipv6?: boolean; both?: boolean; server?: string }, command: Command) => {
+      const chosen = await chosenServer(options, command);
       const { speedtestRun } = await import('../speedtest/by-family.js');
       const share = options.share === true || options.shareAddress === true;
       const family: 'both' | 'ipv4' | 'ipv6' | undefined = options.both === true ? 'both' : options.ipv4 === true ? 'ipv4' : options.ipv6 === true ? 'ipv6' : undefined;
-      const target = { url: options.url, timeoutMs: options.timeout * 1000, ...(family === undefined ? {} : { family }), ...(options.source === undefined ? {} : { source: options.source }) };
-      process.exitCode = await speedtestRun(target, outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true, streams: options.streams });
+      const target = { url: chosen?.url ?? options.url, timeoutMs: options.timeout * 1000, ...(family === undefined ? {} : { family }), ...(options.source === undefined ? {} : { source: options.source }) };
+      process.exitCode = await speedtestRun(target, outputFor(options.json === true), { mode: options.mode, analytics: options.analytics, packetLoss: options.packetLoss, share, shareAddress: options.shareAddress === true, streams: options.streams, ...(chosen === undefined ? {} : { server: serverReport(chosen) }) });
     });
 }
 

@@ -10,7 +10,7 @@ import { ApiFailure, type Client } from '../api/client.js';
 import { pairs, print, printJson, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
 import { qualitiesOf, type Figures } from '../../common/speedtest/latency-quality.js';
-import { bloatOf, REPORT_SCHEMA_VERSION, type BurstReport, type MeasuredReport, type SpeedTestReport } from '../../common/speedtest/report.js';
+import { bloatOf, REPORT_SCHEMA_VERSION, type BurstReport, type MeasuredReport, type ServerReport, type SpeedTestReport } from '../../common/speedtest/report.js';
 import type { Schemas } from '../../generated/openapi-types.js';
 import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type RunProgress, type Result } from './run.js';
 import { RATE_LIMITED_EXIT, waitingLine } from '../api/rate-limit.js';
@@ -29,6 +29,8 @@ export interface SpeedTestOptions {
   /** Print a link to the deployment's page carrying the result (`--share`), with the caller's address when `shareAddress`. */
   share: boolean;
   shareAddress: boolean;
+  /** The server `--server` chose, named in the report (src/cli/choose/). */
+  server?: ServerReport;
 }
 
 /** Exit status after an interrupt (128 + SIGINT), as shells report it. */
@@ -283,6 +285,7 @@ async function runTest(client: Client, plan: Awaited<ReturnType<typeof planOf>>,
 /** The report's lines, label and value, as the table prints them (`--both` prints two side by side). */
 export function reportLines(r: SpeedTestReport, result: Result, loss: PacketLoss): [string, string][] {
   return [
+    ...(r.server === undefined ? [] : [['server', serverText(r.server)] as [string, string]]),
     ['download', rateText(r.download_mbps, r.download_burst, r.measured.download)],
     ['upload', rateText(r.upload_mbps, r.upload_burst, r.measured.upload)],
     ['latency', formatMs(r.latency_ms ?? undefined)],
@@ -295,6 +298,12 @@ export function reportLines(r: SpeedTestReport, result: Result, loss: PacketLoss
     ['video call', r.video_call_quality],
     ['took', `${(r.duration_ms / 1000).toFixed(1)} s, ${String(r.requests)} requests (${r.mode} mode)${r.rate_limit_waits > 0 ? `, ${(r.rate_limit_waited_ms / 1000).toFixed(0)} s of it waiting for the server's rate limit` : ''}`],
   ];
+}
+
+/** The server `--server` chose, in words: `fra (https://fra.example.net), the nearest: 6.2 ms round trip`. */
+function serverText({ name, url, round_trip_ms }: ServerReport): string {
+  const named = name === null ? url : `${name} (${url})`;
+  return round_trip_ms === null ? named : `${named}, the nearest: ${round_trip_ms.toFixed(1)} ms round trip`;
 }
 
 /** The report as a table, its notes and the share link after it. */
@@ -332,7 +341,7 @@ export async function measure(client: Client, options: SpeedTestOptions): Promis
   const recordTo = process.env.NETDIAG_SPEEDTEST_RECORD;
   if (recordTo !== undefined && recordTo !== '') record(recordTo, result);
   const loss: PacketLoss = options.packetLoss ? await packetLoss(client) : { measured: false, reason: 'skipped (--no-packet-loss)' };
-  const r = report(modeId, result, loss);
+  const r = { ...report(modeId, result, loss), ...(options.server === undefined ? {} : { server: options.server }) };
   await send('speed_test_completed', {
     mode: modeId,
     duration_ms: r.duration_ms,

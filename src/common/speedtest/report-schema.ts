@@ -82,16 +82,17 @@ const SPEEDTEST_PROPERTIES = {
   measured: closed('Each direction\'s basis.', { download: measured, upload: measured }),
   notes: { type: 'array', items: { type: 'string' } },
   share_link: { type: 'string', description: 'With --share only: the page\'s link carrying the result.' },
+  server: closed('With --server only: the server measured against, its name in the list (null for a URL given, or the deployment itself when its list is empty) and, when --server auto chose it, the round trip that did (ms; null otherwise).', { name: { type: ['string', 'null'] }, url: { type: 'string' }, round_trip_ms: figureOrNull }),
 } as const satisfies Readonly<Record<string, JsonSchema>>;
 
-/** `netdiag speedtest --json`: every property but share_link is always there. */
+/** `netdiag speedtest --json`: every property but share_link and server is always there. */
 export const SPEEDTEST_REPORT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'urn:netdiag:speedtest-report:v1',
   title: 'netdiag speedtest --json',
   type: 'object',
   properties: SPEEDTEST_PROPERTIES,
-  required: (Object.keys(SPEEDTEST_PROPERTIES) as (keyof typeof SPEEDTEST_PROPERTIES)[]).filter((k) => k !== 'share_link'),
+  required: (Object.keys(SPEEDTEST_PROPERTIES) as (keyof typeof SPEEDTEST_PROPERTIES)[]).filter((k) => k !== 'share_link' && k !== 'server'),
   additionalProperties: false,
 } as const satisfies JsonSchema;
 

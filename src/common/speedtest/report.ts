@@ -65,6 +65,15 @@ export interface SpeedTestReport {
   notes: string[];
   /** With --share only. */
   share_link?: string;
+  /** With --server only. */
+  server?: ServerReport;
+}
+
+/** The server a speed test measured against (`--server`): its name in the list, its URL, and the round trip that chose it (auto). */
+export interface ServerReport {
+  name: string | null;
+  url: string;
+  round_trip_ms: number | null;
 }
 
 /** One direction of `netdiag rpm --json`. */
