@@ -10,6 +10,7 @@ const roundTrips = [{ atMs: 300, ms: 40 }, { atMs: 800, ms: 42.5 }];
 
 const TEST: TestExport = {
   shared: { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full', downloadBps: 95_000_000, uploadBps: 19_500_000, latencyMs: 12.5, jitterMs: 1.25, loadedDownMs: 40, lossPercent: 0.5, rpm: 1200 },
+  setup: { server: { name: 'fra', url: 'https://fra.example.net', location: 'Frankfurt, DE' }, origin: 'https://fra.example.net', streams: 4, family: 'ipv6' },
   measured: { download: { streams: 4, progress, roundTrips, endMs: 1010, measure: measureDirection(progress, roundTrips, 1010, PROFILES.full) }, upload: null },
   roundTrips: { idle: [12, 13], loadedDown: [40, 42.5], loadedUp: [] },
   loss: { sent: 1000, lost: 5 },
@@ -18,10 +19,14 @@ const TEST: TestExport = {
 };
 
 describe('speed-test export', () => {
-  it('CSV: a row per figure (unmeasured ones empty), per quarter second of the load and per round trip', () => {
+  it('CSV: a row per setting (the server, its origin, the streams, the family), per figure (unmeasured ones empty), per quarter second of the load and per round trip', () => {
     expect(testCsv(TEST)).toBe(
       [
         'kind,name,bytes,duration_ms,value,unit',
+        'setting,server,,,fra,',
+        'setting,origin,,,https://fra.example.net,',
+        'setting,streams,,,4,',
+        'setting,family,,,ipv6,',
         'figure,download_mbps,,,95,Mbit/s',
         'figure,upload_mbps,,,19.5,Mbit/s',
         'figure,latency_ms,,,12.5,ms',
@@ -43,11 +48,20 @@ describe('speed-test export', () => {
     );
   });
 
-  it('JSON: the same figures with the time, mode, grade, classes, loss, and each direction\'s counts and round trips as the rules read them', () => {
+  it('CSV: a test against this page\'s own origin has no server name, and no family when none was chosen', () => {
+    const own = testCsv({ ...TEST, setup: { server: null, origin: 'https://netdiag.example.net', streams: 1, family: null } });
+    expect(own.split('\n').slice(1, 5)).toEqual(['setting,server,,,,', 'setting,origin,,,https://netdiag.example.net,', 'setting,streams,,,1,', 'setting,family,,,,']);
+  });
+
+  it('JSON: the same figures with the time, mode, server, origin, streams, family, grade, classes, loss, and each direction\'s counts and round trips as the rules read them', () => {
     const window = TEST.measured.download?.measure.sustained;
     expect(JSON.parse(testJson(TEST))).toEqual({
       tested_at: '2026-11-25T18:00:00.000Z',
       mode: 'full',
+      server: { name: 'fra', url: 'https://fra.example.net', location: 'Frankfurt, DE' },
+      origin: 'https://fra.example.net',
+      streams: 4,
+      family: 'ipv6',
       figures: { download_mbps: 95, upload_mbps: 19.5, latency_ms: 12.5, jitter_ms: 1.25, loaded_latency_down_ms: 40, loaded_latency_up_ms: null, packet_loss_percent: 0.5, responsiveness_rpm_estimate: 1200 },
       bufferbloat: { grade: 'B', increase_ms: 27.5 },
       classes: { streaming: 'great', gaming: 'good', video_call: 'great' },

@@ -79,8 +79,8 @@ describe.skipIf(!ready)('the history the page keeps in the browser', () => {
     await page.reload();
     await expect.poll(() => page.textContent('#history-status')).toBe('3 results kept in this browser.');
     const listed = await rows();
-    // Newest first; each row's mode and figures as the test showed them.
-    expect(listed.map((r) => [r[1], r[2], r[3], r[4]])).toEqual([...shown].reverse().map((s) => ['light', ...s]));
+    // Newest first; each row's mode (with the streams the test ran) and figures as the test showed them.
+    expect(listed.map((r) => [r[1], r[2], r[3], r[4]])).toEqual([...shown].reverse().map((s) => ['light, 4 streams', ...s]));
     await page.waitForSelector('#history-chart-figure:not([hidden])');
     expect(await page.locator('#history-chart polyline.trend.down').count()).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}page-history-desktop.png`, fullPage: true });

@@ -102,6 +102,27 @@ describe('history export and import', () => {
     );
   });
 
+  it('names the server, the streams and the family of a result that says them, in both formats, and reads them back', () => {
+    const against: SharedResult = { ...LIGHT, server: 'fra', streams: 1, family: 'ipv4' };
+    const json = JSON.parse(historyFileJson([FULL, against])) as { results: Record<string, unknown>[] };
+    expect(json.results[0]).not.toHaveProperty('server');
+    expect(json.results[1]).toMatchObject({ server: 'fra', streams: 1, family: 'ipv4' });
+    expect(historyFileCsv([FULL, against]).split('\n')).toEqual([
+      'tested_at,mode,download_mbps,upload_mbps,latency_ms,jitter_ms,loaded_latency_down_ms,loaded_latency_up_ms,packet_loss_percent,bufferbloat_grade,server,streams,family',
+      '2026-11-26T09:00:00.000Z,full,95.123456,19.5,12.5,1.25,40.125,31,0.5,A,,,',
+      '2026-11-26T09:05:00.000Z,light,18,9,20,,,,,,fra,1,ipv4',
+      '',
+    ]);
+    for (const text of [historyFileJson([FULL, against]), historyFileCsv([FULL, against])]) expect(parseHistory(text)).toEqual({ ok: true, results: [FULL, against], watches: [] });
+    const storage = memoryStorage();
+    writeHistory(storage, [against]);
+    expect(readHistory(storage)).toEqual({ ok: true, results: [against] });
+    const bad = (change: Record<string, unknown>) => JSON.stringify({ netdiag_history: 1, results: [{ ...json.results[1], ...change }] });
+    expect(parseHistory(bad({ server: 'Not A Name' }))).toEqual({ ok: false, reason: 'result 1: its server is not a server name' });
+    expect(parseHistory(bad({ streams: 99 }))).toEqual({ ok: false, reason: 'result 1: its stream count is out of range' });
+    expect(parseHistory(bad({ family: 'ipv5' }))).toEqual({ ok: false, reason: 'result 1: its family is neither ipv4 nor ipv6' });
+  });
+
   it('reads back what it exported, in either format: the same results', () => {
     for (const text of [historyFileJson([FULL, LIGHT]), historyFileCsv([FULL, LIGHT])]) {
       expect(parseHistory(text)).toEqual({ ok: true, results: [FULL, LIGHT], watches: [] });

@@ -3,12 +3,14 @@
 // relay that adds 20 ms each way: test/support/delay-relay.ts), and one named by an IPv6 literal,
 // which the page's policy cannot name. "Nearest" must find B by its round trips, the test must run
 // against B (its requests counted at B, none at A's targets), with the page's policy intact: no
-// request refused, no violation in the console. A deployment with no list shows no choice.
-import { mkdirSync } from 'node:fs';
+// request refused, no violation in the console. Its export, history and share link name B. A
+// deployment with no list shows no choice.
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeResult } from '../../src/common/speedtest/share.js';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
 import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
@@ -94,6 +96,23 @@ describe.skipIf(!ready)('the server choice, in Chromium', () => {
       expect(await refused()).toEqual([]);
       expect(violations).toEqual([]);
       await page.screenshot({ path: `${ARTIFACTS}servers-desktop.png` });
+
+      // The export, the history and a share link name the server the result was measured against.
+      const [json] = await Promise.all([page.waitForEvent('download'), page.click('#speed-export-json')]);
+      const exported = JSON.parse(readFileSync(await json.path(), 'utf8')) as { server: unknown; origin: string; streams: number };
+      expect(exported).toMatchObject({ server: { name: 'near', url: near.url, location: 'Loopback B' }, origin: near.url, streams: 4 });
+      expect(await page.textContent('#history-table tbody tr:first-child td:nth-child(2)')).toBe('light, server near, 4 streams');
+      const [historyFile] = await Promise.all([page.waitForEvent('download'), page.click('#history-export-csv')]);
+      // No family column: no result of it was held to one.
+      expect(readFileSync(await historyFile.path(), 'utf8').split('\n').slice(0, 2).map((line) => line.split(',').slice(-2).join(','))).toEqual(['server,streams', 'near,4']);
+      await page.click('#speed-share');
+      const link = (await page.textContent('#speed-share-link')) ?? '';
+      expect(decodeResult(new URL(link).hash.slice(3))).toMatchObject({ ok: true, result: { server: 'near', streams: 4 } });
+      // Opened, the link says what the result was measured against.
+      const shared = await context.newPage();
+      await shared.goto(link);
+      await shared.waitForSelector('#shared-setup:not([hidden])');
+      expect(await shared.textContent('#shared-setup')).toBe('How it was measured: server near, 4 streams.');
 
       // A server chosen by name is said as such.
       await page.selectOption('#speed-server', 'far');

@@ -88,6 +88,12 @@ describe('a history row', () => {
     expect(view.deleteLabel).toMatch(/^Delete the result of .*2026/);
   });
 
+  it('names the server, the streams and the family beside the mode when the result says them', () => {
+    pageLanguage('en');
+    expect(resultRowView({ ...result, server: 'fra', streams: 1, family: 'ipv6' }).cells[1]).toBe('full, server fra, 1 stream, IPv6');
+    expect(resultRowView({ ...result, streams: 4 }).cells[1]).toBe('full, 4 streams');
+  });
+
   it('in German: the mode\'s German name and the decimal comma', () => {
     pageLanguage('de');
     const view = resultRowView({ ...result, latencyMs: undefined, loadedDownMs: undefined, loadedUpMs: undefined, rpm: undefined });

@@ -61,6 +61,10 @@ export const ar: Catalogue = {
   // A shared result.
   'shared.heading': 'اختبار سرعة مُشارَك',
   'shared.label': 'نسخة مُشارَكة من اختبار {mode} أُجري في {when}. وهي للقراءة فقط، وقد وصلت ضمن الرابط نفسه: هذا الخادم لا يحتفظ بأي نتائج.',
+  'shared.setup': 'كيف قيس: {setup}.',
+  'setup.server': 'الخادم {name}',
+  'setup.streams-one': 'تدفق واحد ({count})',
+  'setup.streams-many': '{count} تدفقات',
   'shared.unreadable': 'تتعذّر قراءة نتيجة هذا الرابط: {reason}.',
   'shared.run-own': 'أجرِ اختبارك الخاص',
   'shared.jitter': 'التذبذب',

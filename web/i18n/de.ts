@@ -61,6 +61,10 @@ export const de: Catalogue = {
   // A shared result.
   'shared.heading': 'Ein geteilter Speedtest',
   'shared.label': 'Eine geteilte Kopie eines Tests im Modus „{mode}“ vom {when}. Sie ist schreibgeschützt und steckt im Link selbst: Dieser Server speichert keine Ergebnisse.',
+  'shared.setup': 'So wurde gemessen: {setup}.',
+  'setup.server': 'Server {name}',
+  'setup.streams-one': '{count} Strom',
+  'setup.streams-many': '{count} Ströme',
   'shared.unreadable': 'Das Ergebnis dieses Links kann nicht gelesen werden: {reason}.',
   'shared.run-own': 'Eigenen Test starten',
   'shared.jitter': 'Jitter',

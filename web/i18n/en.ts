@@ -43,6 +43,10 @@ export const en = {
   // A shared result.
   'shared.heading': 'A shared speed test',
   'shared.label': 'A shared copy of a {mode} test run on {when}. It is read-only, and it came in the link itself: this server keeps no results.',
+  'shared.setup': 'How it was measured: {setup}.',
+  'setup.server': 'server {name}',
+  'setup.streams-one': '{count} stream',
+  'setup.streams-many': '{count} streams',
   'shared.unreadable': "This link's result cannot be read: {reason}.",
   'shared.run-own': 'Run a test of your own',
   'shared.jitter': 'Jitter',

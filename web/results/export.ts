@@ -16,9 +16,18 @@ import { INTERVAL_MS } from '../../src/common/speedtest/working.js';
  */
 export type MeasuredExport = Pick<LoadRun, 'streams' | 'progress' | 'roundTrips' | 'endMs' | 'measure'>;
 
+/** What a test was measured against and with: the listed server (none for this page's own origin), the origin, the streams, the family when one was chosen. */
+export interface TestSetup {
+  server: { name: string; url: string; location: string } | null;
+  origin: string;
+  streams: number;
+  family: 'ipv4' | 'ipv6' | null;
+}
+
 /** Everything a finished test measured, as the page keeps it until the next test or the tab closes. */
 export interface TestExport {
   shared: SharedResult;
+  setup: TestSetup;
   measured: { download: MeasuredExport | null; upload: MeasuredExport | null };
   /** The speed-test library's idle round trips, and those of each direction's window. */
   roundTrips: { idle: readonly number[]; loadedDown: readonly number[]; loadedUp: readonly number[] };
@@ -69,6 +78,10 @@ export function testJson(t: TestExport): string {
     {
       tested_at: new Date(t.shared.at).toISOString(),
       mode: t.shared.mode,
+      server: t.setup.server,
+      origin: t.setup.origin,
+      streams: t.setup.streams,
+      family: t.setup.family,
       figures: figures(t),
       bufferbloat: t.bufferbloat,
       classes: t.classes,
@@ -86,6 +99,8 @@ const csv = csvRows;
 /** One table: a row per figure, then a row per quarter second of each direction's load and per round trip. */
 export function testCsv(t: TestExport): string {
   const rows: (string | number | null)[][] = [['kind', 'name', 'bytes', 'duration_ms', 'value', 'unit']];
+  // What the test ran against and with, before its figures.
+  rows.push(['setting', 'server', null, null, t.setup.server?.name ?? null, null], ['setting', 'origin', null, null, t.setup.origin, null], ['setting', 'streams', null, null, t.setup.streams, null], ['setting', 'family', null, null, t.setup.family, null]);
   for (const [name, value] of Object.entries(figures(t))) rows.push(['figure', name, null, null, value, name.endsWith('_mbps') ? 'Mbit/s' : name.endsWith('_ms') ? 'ms' : name.endsWith('_rpm_estimate') ? 'RPM' : '%']);
   for (const [direction, m] of [['download', t.measured.download], ['upload', t.measured.upload]] as const) {
     for (const bps of m?.measure.rates ?? []) rows.push(['interval', direction, null, INTERVAL_MS, bps / 1e6, 'Mbit/s']);

@@ -8,7 +8,7 @@ import { $, labelCells } from '../ui/dom.js';
 import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
-import { formatMbps, formatMs } from '../speedtest/result-text.js';
+import { formatMbps, formatMs, setupParts } from '../speedtest/result-text.js';
 import { dateTime, num, t } from '../i18n/locale.js';
 import type { MessageKey } from '../i18n/en.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from '../latency/watch-history.js';
@@ -36,7 +36,7 @@ const cell = (value: string): HTMLTableCellElement => {
 };
 
 /**
- * One kept result as its table row shows it (when, mode, download, upload, idle latency, the
+ * One kept result as its table row shows it (when, mode with the server, streams and family, download, upload, idle latency, the
  * worse latency under load, the bufferbloat grade from those two, the responsiveness estimate),
  * and the delete button's label.
  */
@@ -46,7 +46,8 @@ export function resultRowView(r: SharedResult): { cells: string[]; deleteLabel: 
   return {
     cells: [
       dateTime(r.at, { dateStyle: 'short', timeStyle: 'short' }),
-      t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'),
+      // The mode, then what the test ran against and with, when the result says it.
+      [t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'), ...setupParts(r)].join(t('list.separator')),
       formatMbps(r.downloadBps),
       formatMbps(r.uploadBps),
       r.latencyMs === undefined ? '–' : formatMs(r.latencyMs),

@@ -5,7 +5,7 @@ import { bufferbloat, worseLoaded } from '../../src/common/speedtest/bufferbloat
 import { decodeResult, type SharedResult } from '../../src/common/speedtest/share.js';
 import { $, showFigure, text } from '../ui/dom.js';
 import { dateTime, t } from '../i18n/locale.js';
-import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText } from '../speedtest/result-text.js';
+import { bloatText, formatMbps, formatMs, loadedText, lossText, rpmText, setupParts } from '../speedtest/result-text.js';
 
 /** Each figure by the result's own formatters (web/speedtest/result-text.ts), so the copy reads as the original did. */
 function figure(name: string, value: string): void {
@@ -15,6 +15,10 @@ function figure(name: string, value: string): void {
 function show(result: SharedResult): void {
   const when = dateTime(result.at, { dateStyle: 'medium', timeStyle: 'short' });
   text('#shared-label', t('shared.label', { mode: t(result.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'), when }));
+  const setup = setupParts(result);
+  const setupLine = $('#shared-setup');
+  setupLine.hidden = setup.length === 0;
+  setupLine.textContent = setup.length === 0 ? '' : t('shared.setup', { setup: setup.join(t('list.separator')) });
   const NOT_MEASURED = t('common.not-measured');
   const ms = (v: number | undefined) => (v === undefined ? NOT_MEASURED : formatMs(v));
   figure('download', result.downloadBps === undefined ? NOT_MEASURED : formatMbps(result.downloadBps));

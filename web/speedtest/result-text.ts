@@ -230,3 +230,13 @@ export function verdictLine(classes: Classes, bloat: { grade: string; increaseMs
 }
 
 const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * What a kept or shared result was measured against and with, in words: the listed server's
+ * name, the streams, the family (IPv4, IPv6); each only when the result says it.
+ */
+export function setupParts(r: { server?: string; streams?: number; family?: 'ipv4' | 'ipv6' }): string[] {
+  const streams = r.streams === undefined ? undefined : t(r.streams === 1 ? 'setup.streams-one' : 'setup.streams-many', { count: num(r.streams) });
+  const family = r.family === undefined ? undefined : r.family === 'ipv4' ? 'IPv4' : 'IPv6';
+  return [r.server === undefined ? undefined : t('setup.server', { name: r.server }), streams, family].filter((part): part is string => part !== undefined);
+}

@@ -357,10 +357,14 @@ function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, i
   $('#speed-chart-figure').hidden = runs.download === undefined && runs.upload === undefined;
   drawChart($('#speed-chart') as unknown as SVGSVGElement, { download: chartedOf(runs.download, result.shared.downloadBps), upload: chartedOf(runs.upload, result.shared.uploadBps) });
   text('#speed-status', t('speed.done'));
+  const { server } = run.target;
+  // The result names what it was measured against and with, for its link, the history and the export.
+  const shared: SharedResult = { ...result.shared, streams: run.streams, ...(server === undefined ? {} : { server: server.name }) };
   const record: FinishedTest = {
     eventId,
     config,
-    shared: result.shared,
+    shared,
+    setup: { server: server === undefined ? null : { name: server.name, url: server.url, location: server.location }, origin: run.target.base, streams: run.streams, family: null },
     measured: { download: exportedOf(runs.download), upload: exportedOf(runs.upload) },
     roundTrips: { idle: idlePoints, loadedDown: windowMs(runs.download), loadedUp: windowMs(runs.upload) },
     loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },

@@ -2,7 +2,8 @@
 // and `netdiag monitor export` and `import` write and read, so a person moves their results
 // between the browser and the monitor: version 1, each result's figures by name with their units,
 // as JSON (`{netdiag_history: 1, results: [...], watches: [...]}`) or CSV (a header naming the
-// columns, then a row per result). Every result read back is checked as a shared link is
+// columns, then a row per result). The server a result was measured against, its streams and its
+// family are written when it has them (columns `server`, `streams`, `family`, after the figures). Every result read back is checked as a shared link is
 // (share.ts's bounds), and one that is wrong refuses the file, naming it, rather than importing
 // the rest silently. No DOM and no Node here: the page and the command line both use it.
 import { figuresOfShared } from './report.js';
@@ -27,17 +28,28 @@ function row(r: SharedResult) {
   };
 }
 
+/** What the test was measured against and with, when the result says it. */
+const setupOf = (r: SharedResult): Partial<Record<SetupColumn, string | number>> => ({
+  ...(r.server === undefined ? {} : { server: r.server }),
+  ...(r.streams === undefined ? {} : { streams: r.streams }),
+  ...(r.family === undefined ? {} : { family: r.family }),
+});
+
 type Row = ReturnType<typeof row>;
+type SetupColumn = 'server' | 'streams' | 'family';
 const COLUMNS = Object.keys(row({ at: 0, mode: 'full' })) as (keyof Row)[];
+const SETUP_COLUMNS: readonly SetupColumn[] = ['server', 'streams', 'family'];
 
 /** The file as JSON: the results by name with their units, and the page's watch summaries (the monitor has none). */
 export function historyFileJson(results: readonly SharedResult[], watches: readonly unknown[] = []): string {
-  return `${JSON.stringify({ netdiag_history: VERSION, results: results.map(row), watches }, null, 2)}\n`;
+  return `${JSON.stringify({ netdiag_history: VERSION, results: results.map((r) => ({ ...row(r), ...setupOf(r) })), watches }, null, 2)}\n`;
 }
 
-/** The file as CSV: the results only. */
+/** The file as CSV: the results only; a setup column only when a result has it. */
 export function historyFileCsv(results: readonly SharedResult[]): string {
-  const lines = [COLUMNS.join(','), ...results.map((r) => COLUMNS.map((c) => String(row(r)[c] ?? '')).join(','))];
+  const setup = SETUP_COLUMNS.filter((c) => results.some((r) => setupOf(r)[c] !== undefined));
+  const cells = (r: SharedResult) => [...COLUMNS.map((c) => row(r)[c]), ...setup.map((c) => setupOf(r)[c])].map((v) => String(v ?? ''));
+  const lines = [[...COLUMNS, ...setup].join(','), ...results.map((r) => cells(r).join(','))];
   return `${lines.join('\n')}\n`;
 }
 
@@ -101,6 +113,19 @@ function fromRow(item: unknown): SharedResult | string {
     const number = typeof value === 'number' ? value : typeof value === 'string' && /^[0-9.eE+-]+$/.test(value) ? Number(value) : NaN;
     if (!Number.isFinite(number) || number < 0) return `its ${name} is not a number of zero or more`;
     (result as unknown as Record<string, number>)[key] = number * scale;
+  }
+  if (r.server !== null && r.server !== undefined) {
+    if (typeof r.server !== 'string') return 'its server is not a name';
+    result.server = r.server;
+  }
+  if (r.streams !== null && r.streams !== undefined) {
+    const streams = typeof r.streams === 'number' ? r.streams : typeof r.streams === 'string' && /^[0-9]+$/.test(r.streams) ? Number(r.streams) : NaN;
+    if (!Number.isInteger(streams)) return 'its streams is not a whole number';
+    result.streams = streams;
+  }
+  if (r.family !== null && r.family !== undefined) {
+    if (r.family !== 'ipv4' && r.family !== 'ipv6') return 'its family is neither ipv4 nor ipv6';
+    result.family = r.family;
   }
   // Through the share codec and back: the same bounds and precision as a link or the stored history.
   const checked = decodeResult(encodeResult(result));

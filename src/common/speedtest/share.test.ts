@@ -38,6 +38,17 @@ describe('share links', () => {
     expect(decodeResult(`${older}~zzzzzzzzzzzz`)).toEqual({ ok: false, reason: 'its responsiveness is out of range' });
   });
 
+  it('carries the server, the streams and the family after the estimate when the test said them, the empty ones at the end left off', () => {
+    const setup: SharedResult = { ...FULL, server: 'fra-2', streams: 1, family: 'ipv6' };
+    const encoded = encodeResult(setup);
+    expect(encoded.split('~').slice(11)).toEqual(['', 'fra-2', '1', '6']);
+    expect(decodeResult(encoded)).toEqual({ ok: true, result: setup });
+    const streamsOnly: SharedResult = { ...FULL, rpm: 900, streams: 16 };
+    expect(encodeResult(streamsOnly).split('~').slice(11)).toEqual(['p0', '', 'g']);
+    expect(decodeResult(encodeResult(streamsOnly))).toEqual({ ok: true, result: streamsOnly });
+    expect(decodeResult(encodeResult({ ...FULL, family: 'ipv4' }))).toEqual({ ok: true, result: { ...FULL, family: 'ipv4' } });
+  });
+
   it('keeps figures to the bit/s and the µs for any result in range', () => {
     const micros = fc.integer({ min: 0, max: 3_600_000_000 }).map((n) => n / 1000);
     const result = fc.record(
@@ -52,6 +63,9 @@ describe('share links', () => {
         loadedUpMs: micros,
         lossPercent: fc.integer({ min: 0, max: 10_000 }).map((n) => n / 100),
         address: fc.oneof(fc.ipV4(), fc.constant('2001:db8::1')),
+        server: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,31}$/),
+        streams: fc.integer({ min: 1, max: 16 }),
+        family: fc.constantFrom<'ipv4' | 'ipv6'>('ipv4', 'ipv6'),
       },
       { requiredKeys: ['at', 'mode'] },
     );
@@ -69,7 +83,12 @@ describe('share links', () => {
 
   it.each([
     ['2~x', 'it is not a version 1 result (a newer netdiag may have made it)'],
-    ['1~abc~f~1', 'it has 4 parts where a version 1 result has 11 or 12 (cut short when copied?)'],
+    ['1~abc~f~1', 'it has 4 parts where a version 1 result has 11 to 15 (cut short when copied?)'],
+    ['1~abc~f~~~~~~~~~~~~~', 'it has 16 parts where a version 1 result has 11 to 15 (cut short when copied?)'],
+    ['1~abc~f~~~~~~~~~~Fra', 'its server is not a server name'],
+    ['1~abc~f~~~~~~~~~~fra~0', 'its stream count is out of range'],
+    ['1~abc~f~~~~~~~~~~fra~h', 'its stream count is out of range'],
+    ['1~abc~f~~~~~~~~~~fra~1~5', 'its family is neither 4 nor 6'],
     ['1~~f~~~~~~~~', 'it has no time'],
     ['1~abc~x~~~~~~~~', 'its mode is neither light nor full'],
     ['1~abc~f~ZZ~~~~~~~', 'its download is not a number'],

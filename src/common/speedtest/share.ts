@@ -8,8 +8,12 @@
 // idle latency, jitter, latency under load down and up (each in µs), packet loss (1/100 %), and
 // the caller's address only when the person chose to include it, and then, when it was measured,
 // the responsiveness estimate (whole RPM; links made before it have eleven fields and still
-// read). Numbers are base 36; an empty field is a figure that was not measured. The page shows its own figures at this precision
+// read), then, when the test said them, the listed server it ran against (its name), its streams
+// and its address family (4 or 6). Numbers are base 36; an empty field is a figure that was not
+// measured, and trailing empty fields after the twelfth are left off. The page shows its own figures at this precision
 // (`toShared`), so a shared copy reads exactly as the original did.
+
+import { MAX_STREAMS } from './working.js';
 
 export interface SharedResult {
   /** When the test ran, ms since the epoch (kept to the second). */
@@ -25,12 +29,20 @@ export interface SharedResult {
   address?: string;
   /** The page's responsiveness estimate, whole RPM (src/common/responsiveness/rpm.ts loadedRpmEstimate). */
   rpm?: number;
+  /** The listed server (src/common/servers.ts) the test ran against, by name; none when it ran against the deployment that made the link. */
+  server?: string;
+  /** The load's parallel streams (1..MAX_STREAMS). */
+  streams?: number;
+  /** The address family the test was held to, when one was chosen. */
+  family?: 'ipv4' | 'ipv6';
 }
 
 const VERSION = '1';
 const FIELDS = 11;
-/** With the responsiveness estimate after the address. */
-const FIELDS_WITH_RPM = 12;
+/** With the responsiveness estimate after the address, then the server, the streams and the family. */
+const FIELDS_MOST = 15;
+/** A listed server's name, as NETDIAG_SERVERS allows it. */
+const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /** Bounds of what a link may carry, past which it is refused rather than shown. */
 const MAX = { bps: 1e12, micros: 3_600_000_000, loss: 100_00, rpm: 60_000_000 } as const;
 
@@ -44,6 +56,9 @@ const put = (value: number | undefined, scale: number): string => (value === und
 
 /** The fragment's value (after `#r=`) for a result. */
 export function encodeResult(result: SharedResult): string {
+  const setup = [result.server ?? '', put(result.streams, 1), result.family === undefined ? '' : result.family === 'ipv4' ? '4' : '6'];
+  while (setup.at(-1) === '') setup.pop();
+  const rpm = put(result.rpm, 1);
   return [
     VERSION,
     Math.floor(result.at / 1000).toString(36),
@@ -56,7 +71,8 @@ export function encodeResult(result: SharedResult): string {
     put(result.loadedUpMs, 1000),
     put(result.lossPercent, 100),
     result.address ?? '',
-    ...(result.rpm === undefined ? [] : [put(result.rpm, 1)]),
+    ...(rpm === '' && setup.length === 0 ? [] : [rpm]),
+    ...setup,
   ].join('~');
 }
 
@@ -73,8 +89,8 @@ type Decoded = { ok: true; result: SharedResult } | { ok: false; reason: string 
 export function decodeResult(text: string): Decoded {
   const parts = text.split('~');
   if (parts[0] !== VERSION) return { ok: false, reason: `it is not a version ${VERSION} result (a newer netdiag may have made it)` };
-  if (parts.length !== FIELDS && parts.length !== FIELDS_WITH_RPM) return { ok: false, reason: `it has ${String(parts.length)} parts where a version ${VERSION} result has ${String(FIELDS)} or ${String(FIELDS_WITH_RPM)} (cut short when copied?)` };
-  const [, at, mode, down, up, latency, jitter, loadedDown, loadedUp, loss, address, rpm = ''] = parts as [string, string, string, string, string, string, string, string, string, string, string, string | undefined];
+  if (parts.length < FIELDS || parts.length > FIELDS_MOST) return { ok: false, reason: `it has ${String(parts.length)} parts where a version ${VERSION} result has ${String(FIELDS)} to ${String(FIELDS_MOST)} (cut short when copied?)` };
+  const [, at, mode, down, up, latency, jitter, loadedDown, loadedUp, loss, address, rpm = '', server = '', streams = '', family = ''] = parts as [string, string, string, string, string, string, string, string, string, string, string, ...(string | undefined)[]];
   const number = (field: string, name: string, max: number, scale: number): number | undefined => {
     if (field === '') return undefined;
     if (!/^[0-9a-z]{1,12}$/.test(field)) throw new Error(`its ${name} is not a number`);
@@ -99,6 +115,13 @@ export function decodeResult(text: string): Decoded {
     set('loadedUpMs', number(loadedUp, 'latency under load (up)', MAX.micros, 1000));
     set('lossPercent', number(loss, 'packet loss', MAX.loss, 100));
     set('rpm', number(rpm, 'responsiveness', MAX.rpm, 1));
+    if (server !== '' && !SERVER_NAME.test(server)) throw new Error('its server is not a server name');
+    if (server !== '') result.server = server;
+    const streamCount = number(streams, 'stream count', MAX_STREAMS, 1);
+    if (streamCount === 0) throw new Error('its stream count is out of range');
+    set('streams', streamCount);
+    if (family !== '' && family !== '4' && family !== '6') throw new Error('its family is neither 4 nor 6');
+    if (family !== '') result.family = family === '4' ? 'ipv4' : 'ipv6';
     if (address !== '') result.address = address;
     return { ok: true, result };
   } catch (err) {
