@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyTooLarge, MAX_API_BODY_BYTES, boundedText } from './bounded-body.js';
 import { MAX_LIMIT_WAIT_S, retryAfterSeconds } from '../../common/rate-limit.js';
 import { notWaitedText, waitingLine } from './rate-limit.js';
-import type { Binding } from './source.js';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
@@ -44,6 +43,12 @@ export function problemBodyText(body: string, status: number): string {
   }
   const text = body.slice(0, 200).trim();
   return text === '' ? `HTTP ${String(status)}` : `HTTP ${String(status)}: ${text}`;
+}
+
+/** How every connection of a command is made (`--source`, `-4` / `-6`, source.ts): from this local address, over this family (the system's choice where unset). */
+export interface Binding {
+  localAddress?: string;
+  family?: 4 | 6;
 }
 
 /** The fetch a client sends with: the platform's, or one bound to a source address or a family (source.ts). */

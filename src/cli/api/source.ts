@@ -10,13 +10,9 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { FAMILY_NAME, type Family } from '../../common/families.js';
-import { ApiFailure, clientFor, type Client, type Fetcher, type LimitPolicy } from './client.js';
+import { ApiFailure, clientFor, type Binding, type Client, type Fetcher, type LimitPolicy } from './client.js';
 
-/** How every connection of a command is made: from this local address, over this family (the system's choice where unset). */
-export interface Binding {
-  localAddress?: string;
-  family?: 4 | 6;
-}
+export type { Binding } from './client.js';
 
 export const FAMILY_NUMBER: Readonly<Record<Family, 4 | 6>> = { ipv4: 4, ipv6: 6 };
 export const FAMILY_OF_NUMBER: Readonly<Record<4 | 6, Family>> = { 4: 'ipv4', 6: 'ipv6' };

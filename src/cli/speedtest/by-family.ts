@@ -14,7 +14,7 @@ import { terminalText } from '../terminal/terminal-text.js';
 import { measure, reportLines, speedtestCommand, type Measured, type SpeedTestOptions } from './command.js';
 
 /** What a speed test runs against and how its connections are made. */
-export interface SpeedTestTarget {
+interface SpeedTestTarget {
   /** The deployment (`--url`). */
   url: string;
   /** `--timeout`, ms. */
