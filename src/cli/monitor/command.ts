@@ -6,7 +6,7 @@
 // connection.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { delivery, type Delivery } from './alerts.js';
-import type { MonitorCheck, MonitorConfig } from './monitor-config.js';
+import { AUTO_SERVER, type MonitorCheck, type MonitorConfig } from './monitor-config.js';
 import { runInStages, type RunContext } from './run-stages.js';
 import { nextRun, plan, type Planned } from './schedule.js';
 import { historyFaultExit, loadMonitorConfig, log, openHistory } from './setup.js';
@@ -134,7 +134,8 @@ async function runConfiguration(m: Running, serverTurn: ReturnType<typeof server
   const { config } = m;
   log(`${String(config.checks.length)} check${config.checks.length === 1 ? '' : 's'} against ${config.servers.join(', ')}; history in ${config.database}${m.localUrl === undefined ? '' : `; page on ${m.localUrl}/, metrics on ${m.localUrl}/metrics`}`);
   m.store.prune(Date.now() - config.keepMs);
-  const ctx: LoopContext = { entry: m.entry, store: m.store, notices: m.notices, keepMs: config.keepMs, reload: m.reload.signal, stop: m.stop.signal, metrics: m.metrics, plans: m.plans };
+  const listFrom = config.servers.find((s) => s !== AUTO_SERVER);
+  const ctx: LoopContext = { entry: m.entry, store: m.store, notices: m.notices, keepMs: config.keepMs, reload: m.reload.signal, stop: m.stop.signal, metrics: m.metrics, plans: m.plans, listFrom };
   const reload = m.reload;
   const stopOnReload = () => {
     reload.abort();

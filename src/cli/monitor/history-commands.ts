@@ -46,7 +46,7 @@ export async function historyCommand(configPath: string, out: Output, options: {
   if (typeof read === 'number') return read;
   const { database, runs } = read;
   if (out.json) {
-    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor' })));
+    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null })));
     return 0;
   }
   if (options.csv === true) {

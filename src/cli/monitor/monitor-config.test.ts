@@ -37,6 +37,22 @@ describe("the monitor's configuration", () => {
     expect(() => parse(text.replace('mars', 'apac-se'))).not.toThrow();
   });
 
+  it('takes auto among the servers (the nearest of the first URL\'s list), a source address on a check, and streams on a speedtest check', () => {
+    const c = parse(GOOD.replace('servers: [https://netdiag.example.net/]', 'servers: [https://netdiag.example.net/, auto]').replace('    mode: light\n', '    mode: light\n    streams: 1\n    source: 192.0.2.10\n'));
+    expect(c.servers).toEqual(['https://netdiag.example.net', 'auto']);
+    expect(c.checks[0]).toMatchObject({ settings: { mode: 'light', streams: 1 }, source: '192.0.2.10' });
+    expect(c.checks[1]).toMatchObject({ source: null });
+  });
+
+  it('refuses auto with no URL to ask for the list, a source that is not an address or is on a families check, and streams out of range or on another kind, naming line and field', () => {
+    expect(fault(GOOD.replace('servers: [https://netdiag.example.net/]', 'servers:\n  - auto'))).toBe("monitor.yaml:2: servers[0]: auto picks the nearest of the servers a deployment lists: name that deployment's URL in servers too (the first URL is the one asked)");
+    expect(fault(GOOD.replace('    mode: light\n', '    mode: light\n    source: eth0\n'))).toBe('monitor.yaml:6: checks[0].source: "eth0" is not an IP address (192.0.2.10, 2001:db8::10): the local address the check\'s connections are sent from');
+    expect(fault(`${GOOD.replace(/notify:.*\n/, '')}  - name: both\n    run: families\n    every: 10m\n    source: 192.0.2.10\n`)).toBe('monitor.yaml:16: checks[2].source: a families check asks over both families, and one source address has one: give source to another kind of check');
+    expect(fault(GOOD.replace('    mode: light\n', '    mode: light\n    streams: 17\n'))).toBe('monitor.yaml:6: checks[0].streams: 17 is not a whole number of streams from 1 to 16 (1: a single stream)');
+    expect(fault(GOOD.replace('    mode: light\n', '    mode: light\n    streams: "4"\n'))).toBe('monitor.yaml:6: checks[0].streams: "4" is not a whole number of streams from 1 to 16 (1: a single stream)');
+    expect(fault(GOOD.replace('    spread: 90s\n', '    spread: 90s\n    streams: 2\n'))).toBe('monitor.yaml:13: checks[1].streams: only a speedtest check has a streams');
+  });
+
   it('reads a good file whole: servers as origins, schedules, spreads, expectations, defaults', () => {
     const c = parse(GOOD);
     expect(c.servers).toEqual(['https://netdiag.example.net']);

@@ -1,6 +1,7 @@
 // `netdiag monitor`'s configuration (docs/monitor.md): one YAML file a person edits by hand,
 // checked whole on start, every fault named with its line and its field ("monitor.yaml:7:
 // checks[0].every: ..."), so nothing half-configured runs.
+import { isIP } from 'node:net';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type YAMLMap } from 'yaml';
 import { parseExpectation, type Expectation } from './expect.js';
 import type { SettingsReader } from './checks/check-kind.js';
@@ -16,9 +17,15 @@ export type MonitorCheck = KindWithSettings & {
   expect: Expectation[];
   /** Breaches in a row before an alert. */
   alertAfter: number;
+  /** The local address every connection of a run is bound to (`source:`, `--source`), or null. */
+  source: string | null;
 };
 
+/** A `servers:` entry that is the nearest of a deployment's list, chosen at each run (src/cli/choose/). */
+export const AUTO_SERVER = 'auto';
+
 export interface MonitorConfig {
+  /** Origins, and AUTO_SERVER for the nearest of the list the first origin serves. */
   servers: string[];
   /** The SQLite file of the history. */
   database: string;
@@ -37,7 +44,7 @@ export class MonitorConfigError extends Error {}
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** The settings every check has; each kind adds its own (checks/kinds.ts). */
-const COMMON_CHECK_KEYS = ['name', 'run', 'every', 'cron', 'spread', 'expect', 'alert_after'];
+const COMMON_CHECK_KEYS = ['name', 'run', 'every', 'cron', 'spread', 'expect', 'alert_after', 'source'];
 const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify'];
 /** Where /metrics is served when the file does not say: this machine only. */
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
@@ -88,6 +95,7 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
 
   const servers = list(doc, ['servers'], fail).map((_, i) => {
     const value = string(doc, ['servers', i], fail);
+    if (value === AUTO_SERVER) return value;
     let url: URL;
     try {
       url = new URL(value);
@@ -98,6 +106,9 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
     return url.origin;
   });
   if (servers.length === 0) fail(['servers'], 'name at least one netdiag server');
+  // `auto` is the nearest of a list, and the list is a deployment's (GET /v1/servers): the first URL named.
+  if (servers.includes(AUTO_SERVER) && servers.every((s) => s === AUTO_SERVER)) fail(['servers', servers.indexOf(AUTO_SERVER)], 'auto picks the nearest of the servers a deployment lists: name that deployment\'s URL in servers too (the first URL is the one asked)');
+  if (servers.filter((s) => s === AUTO_SERVER).length > 1) fail(['servers', servers.lastIndexOf(AUTO_SERVER)], 'auto is named twice');
 
   const checks = list(doc, ['checks'], fail).map((_, i) => check(doc, i, fail, minIntervalMs));
   if (checks.length === 0) fail(['checks'], 'name at least one check');
@@ -149,7 +160,18 @@ function check(doc: Document, i: number, fail: Fail, minIntervalMs: number): Mon
   const name = string(doc, at('name'), fail);
   const kind = kindOfCheck(doc, i, fail, owners);
   const schedule = scheduleOf(doc, i, name, fail, minIntervalMs);
-  return { ...kind, name, schedule, spreadMs: spreadOf(doc, i, schedule, fail), expect: expectationsOf(doc, i, kind.run, fail), alertAfter: alertAfterOf(doc, i, fail) };
+  return { ...kind, name, schedule, spreadMs: spreadOf(doc, i, schedule, fail), expect: expectationsOf(doc, i, kind.run, fail), alertAfter: alertAfterOf(doc, i, fail), source: sourceOf(doc, i, kind.run, fail) };
+}
+
+/** `source`: an IP address every connection of the run is sent from (whether this host has it, the run's command checks: exit 2, a failed run naming it). */
+function sourceOf(doc: Document, i: number, run: KindWithSettings['run'], fail: Fail): string | null {
+  const path = ['checks', i, 'source'];
+  if (!doc.hasIn(path)) return null;
+  const address = string(doc, path, fail);
+  if (isIP(address) === 0) return fail(path, `"${address}" is not an IP address (192.0.2.10, 2001:db8::10): the local address the check's connections are sent from`);
+  // A families check asks over IPv4 and over IPv6; one source address has one family.
+  if (run === 'families') return fail(path, 'a families check asks over both families, and one source address has one: give source to another kind of check');
+  return address;
 }
 
 /** The check's kind and that kind's settings; a setting of another kind's is refused, naming whose it is. */
@@ -164,6 +186,7 @@ function kindOfCheck(doc: Document, i: number, fail: Fail, owners: ReadonlyMap<s
   const read: SettingsReader = {
     has: (key) => doc.hasIn(at(key)),
     text: (key) => string(doc, at(key), fail),
+    value: (key) => doc.getIn(at(key)),
     fail: (key, message) => fail(key === undefined ? ['checks', i] : at(key), message),
   };
   return readKindSettings(run, read);

@@ -36,7 +36,8 @@ function jsonObject(stdout: string): Readonly<Record<string, unknown>> | 'no JSO
 export function runCheck(entry: string, check: MonitorCheck, server: string, signal: AbortSignal, limitMs = RUN_LIMIT_MS): Promise<CheckOutcome> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...argsOf(check, server)], { stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: limitMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
+    const args = [...argsOf(check, server), ...(check.source === null ? [] : ['--source', check.source])];
+    const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: limitMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

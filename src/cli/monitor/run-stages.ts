@@ -7,7 +7,9 @@ import { alertQuoted } from './alert-text.js';
 import { afterRun, ALERT_RUNS_SHOWN, alertNotice, recoveryNotice, type Delivery, type KeptNotice, type MissedRun, type Notice } from './alerts.js';
 import { figuresOfKind } from './checks/kinds.js';
 import { breaches } from './expect.js';
-import type { MonitorCheck } from './monitor-config.js';
+import { AUTO_SERVER, type MonitorCheck } from './monitor-config.js';
+import { resolveServer } from '../choose/choose.js';
+import { clientFor } from '../api/client.js';
 import type { MonitorMetrics } from './monitor-metrics.js';
 import { runCheck, type CheckOutcome } from './run-check.js';
 import { log, summary } from './setup.js';
@@ -38,8 +40,8 @@ function missedRuns(history: HistoryRead, check: MonitorCheck, run: RunRecord, s
 }
 
 /** The judge stage: the run against the check's expectations, and the streak and notice that follow. */
-function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome): Judged {
-  const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error };
+function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome, chosen: string | null): Judged {
+  const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error, chosen, sourceAddress: check.source };
   const before = history.alertState(check.name, server);
   if (outcome.limited) {
     const run: RunRecord = { ...base, ok: false, limited: true, figures: {}, breaches: [] };
@@ -71,17 +73,40 @@ export interface RunContext {
   keepMs: number;
   /** Ends a run under way: it is then not recorded. */
   stop: AbortSignal;
+  /** The deployment whose list `auto` picks the nearest of: the first URL of `servers:`. */
+  listFrom: string | undefined;
   metrics: MonitorMetrics;
 }
 
-/** One run of the check against the server, stage by stage: run, judge, record, notify. */
+/** How long asking for the list may take before an `auto` run fails, ms (the round trips have their own bound). */
+const LIST_TIMEOUT_MS = 10_000;
+
+/**
+ * The server a run measures against: `server` itself, or for `auto` the nearest of `listFrom`'s
+ * list at this run, timed from the check's source (src/cli/choose/); or why none could be chosen.
+ */
+async function serverOfRun(ctx: RunContext, check: MonitorCheck, server: string): Promise<{ url: string } | { error: string }> {
+  if (server !== AUTO_SERVER) return { url: server };
+  if (ctx.listFrom === undefined) return { error: 'auto: no deployment to ask for the list' };
+  try {
+    const { chosen } = await resolveServer(AUTO_SERVER, clientFor(ctx.listFrom, LIST_TIMEOUT_MS), check.source === null ? {} : { localAddress: check.source });
+    return { url: chosen.url };
+  } catch (err) {
+    return { error: `auto: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** One run of the check against the server, stage by stage: (for `auto`, choose,) run, judge, record, notify. */
 export async function runInStages(ctx: RunContext, check: MonitorCheck, server: string): Promise<void> {
   const startedAt = Date.now();
-  const outcome = await runCheck(ctx.entry, check, server, ctx.stop);
+  const target = await serverOfRun(ctx, check, server);
+  const outcome: CheckOutcome = 'url' in target ? await runCheck(ctx.entry, check, target.url, ctx.stop) : { ok: false, limited: false, error: target.error, figures: {}, durationMs: Date.now() - startedAt };
   if (ctx.stop.aborted) return;
-  const judged = judge(ctx.store, check, server, startedAt, outcome);
+  const judged = judge(ctx.store, check, server, startedAt, outcome, server === AUTO_SERVER && 'url' in target ? target.url : null);
   const kept = record(ctx.store, judged, ctx.notices.targets, Date.now() - ctx.keepMs);
   ctx.metrics.observe(judged.run, judged.state, figuresOfKind(check.run));
-  log(`${check.name} on ${server}: ${judged.line}`);
+  // An `auto` run names the server it chose, in the log as in the history.
+  const chosen = judged.run.chosen ?? undefined;
+  log(`${check.name} on ${server}${chosen === undefined ? '' : ` (${chosen})`}: ${judged.line}`);
   ctx.notices.deliver(kept);
 }

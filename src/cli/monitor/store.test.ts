@@ -27,7 +27,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`creates a file in ${journal} journal mode at the latest schema version (3), in a folder it makes, and keeps runs and alert state across opens`, async () => {
+  it(`creates a file in ${journal} journal mode at the latest schema version (4), in a folder it makes, and keeps runs and alert state across opens`, async () => {
     const path = join(dir, 'deep', 'er', 'monitor.db');
     const store = await openStore(path);
     store.addRun(run(1000));
@@ -36,7 +36,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     store.close();
     const raw = new DatabaseSync(path, { readOnly: true });
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: journal });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
     raw.close();
     const again = await openStore(path);
     expect(again.runs().map((r) => [r.startedAt, r.ok, r.figures, r.breaches])).toEqual([
@@ -84,13 +84,31 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
       PRAGMA user_version = 1;`);
     raw.close();
     const store = await openStore(path);
-    expect(store.runs()).toEqual([{ check: 'speed', server: 'http://a', startedAt: 5000, durationMs: 900, ok: true, error: null, figures: { download_mbps: 50 }, breaches: [], source: 'monitor', limited: false }]);
+    expect(store.runs()).toEqual([{ check: 'speed', server: 'http://a', startedAt: 5000, durationMs: 900, ok: true, error: null, figures: { download_mbps: 50 }, breaches: [], source: 'monitor', limited: false, chosen: null, sourceAddress: null }]);
     expect(store.alertState('speed', 'http://a')).toEqual({ streak: 2, alerting: true });
     expect(store.lastMet('speed', 'http://a')).toEqual({ download_mbps: 50 });
     store.close();
     const after = new DatabaseSync(path, { readOnly: true });
-    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
     after.close();
+  });
+
+  it('migrates a version 3 file to 4: its runs kept with no server chosen nor source, and a run records what auto chose and its source', async () => {
+    const path = join(dir, 'v3.db');
+    const v3 = await openStore(path);
+    v3.addRun(run(1000));
+    v3.close();
+    // Back to version 3 as it shipped: the runs table without the two columns version 4 adds.
+    const raw = new DatabaseSync(path);
+    raw.exec('ALTER TABLE runs DROP COLUMN chosen; ALTER TABLE runs DROP COLUMN source_address; PRAGMA user_version = 3;');
+    raw.close();
+    const store = await openStore(path);
+    store.addRun({ ...run(2000), server: 'auto', chosen: 'http://near:8080', sourceAddress: '192.0.2.10' });
+    expect(store.runs().map((r) => [r.startedAt, r.server, r.chosen, r.sourceAddress])).toEqual([
+      [1000, 'http://a', null, null],
+      [2000, 'auto', 'http://near:8080', '192.0.2.10'],
+    ]);
+    store.close();
   });
 
   it('imports runs once: a result already there, or twice in one file, is added once; imported runs set no known answer', async () => {
@@ -157,7 +175,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     const raw = new DatabaseSync(path);
     raw.exec('PRAGMA user_version = 7');
     raw.close();
-    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (3): a newer netdiag wrote it`));
+    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (4): a newer netdiag wrote it`));
     const after = new DatabaseSync(path, { readOnly: true });
     expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 7 });
     after.close();

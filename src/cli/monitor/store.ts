@@ -27,6 +27,10 @@ export interface RunRecord {
   source?: 'monitor' | 'import';
   /** The server's rate limit refused it (ok false, `error` the command's reason): never judged, it counts in no streak. */
   limited?: boolean;
+  /** The server the run measured against when `server` is `auto` (chosen at the run); null when none was chosen or none could be. */
+  chosen?: string | null;
+  /** The local address the run's connections were bound to (the check's `source:`), or null. */
+  sourceAddress?: string | null;
 }
 
 /** A notice not yet delivered to one target, kept across a stop (alerts.ts). */
@@ -91,6 +95,10 @@ const MIGRATIONS: readonly string[] = [
      target TEXT NOT NULL,
      attempts INTEGER NOT NULL DEFAULT 0
    );`,
+  // Version 4: what a run measured against when its server is `auto` (the nearest, chosen at each
+  // run; the streak stays the `auto` entry's), and the local address it was bound to (`source:`).
+  `ALTER TABLE runs ADD COLUMN chosen TEXT;
+   ALTER TABLE runs ADD COLUMN source_address TEXT;`,
 ];
 
 export class StoreError extends Error {}
@@ -161,10 +169,10 @@ export interface Store {
 /** The statements the history runs, prepared once. */
 function prepared(db: SqliteDatabase) {
   return {
-    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     exists: db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1'),
-    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
-    selectJudged: db.prepare("SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited FROM runs WHERE check_name = ? AND server = ? AND source = 'monitor' AND limited = 0 ORDER BY started_at DESC, id DESC LIMIT ?"),
+    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
+    selectJudged: db.prepare("SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address FROM runs WHERE check_name = ? AND server = ? AND source = 'monitor' AND limited = 0 ORDER BY started_at DESC, id DESC LIMIT ?"),
     queue: db.prepare('INSERT INTO outbox (notice, target, attempts) VALUES (?, ?, 0) RETURNING id'),
     tried: db.prepare('UPDATE outbox SET attempts = ? WHERE id = ?'),
     done: db.prepare('DELETE FROM outbox WHERE id = ?'),
@@ -179,7 +187,7 @@ function prepared(db: SqliteDatabase) {
 
 /** A row of `runs` as the statements read it. */
 // A type, not an interface: a statement's rows (Record<string, SQLOutputValue>) convert to it.
-type RunRow = { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string; limited: number };
+type RunRow = { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string; limited: number; chosen: string | null; source_address: string | null };
 
 const runOfRow = (row: RunRow): RunRecord => ({
   check: row.check_name,
@@ -192,6 +200,8 @@ const runOfRow = (row: RunRow): RunRecord => ({
   breaches: JSON.parse(row.breaches) as string[],
   source: row.source === 'import' ? 'import' : 'monitor',
   limited: row.limited === 1,
+  chosen: row.chosen,
+  sourceAddress: row.source_address,
 });
 
 /** Opens (creating when missing) and migrates the history at `path`, with `driver` or this Node's (sqlite-driver.ts). */
@@ -237,7 +247,7 @@ function storeOver(db: SqliteDatabase, path: string, statements: ReturnType<type
       throw new StoreError(`cannot ${what} in the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0);
+  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0, r.chosen ?? null, r.sourceAddress ?? null);
   /** The run and, when it met every expectation, its figures as the known ones. */
   const putRun = (r: RunRecord) => {
     insertRun(r);

@@ -16,6 +16,8 @@ export interface SettingsReader {
   has(key: string): boolean;
   /** The setting's text, trimmed; a missing or empty one is a fault naming the field. */
   text(key: string): string;
+  /** The setting as YAML read it (a number, text, ...), for a setting that is not text. */
+  value(key: string): unknown;
   /** Refuses the file naming the field `key`, or the check as a whole when `key` is undefined. */
   fail(key: string | undefined, message: string): never;
 }

@@ -4,10 +4,13 @@
 import { readSpeedTestReport } from '../../../common/speedtest/report-parse.js';
 import { FIGURE_NAMES } from '../../../common/speedtest/report-schema.js';
 import type { SpeedTestFigures } from '../../../common/speedtest/report.js';
+import { MAX_STREAMS } from '../../../common/speedtest/working.js';
 import { numberFigure, type CheckKind, type Figure } from './check-kind.js';
 
 export interface SpeedtestSettings {
   mode: 'light' | 'full';
+  /** Parallel streams each direction loads the link with (`streams:`, `--streams`); the command's default when not given. */
+  streams?: number;
 }
 
 const MODES = ['light', 'full'] as const;
@@ -16,15 +19,18 @@ const MODES = ['light', 'full'] as const;
 const reportFigure = (name: keyof SpeedTestFigures, unit: string): Figure => numberFigure(name, unit);
 
 export const speedtestCheck: CheckKind<SpeedtestSettings> = {
-  keys: ['mode'],
+  keys: ['mode', 'streams'],
   settings: (read) => {
-    if (!read.has('mode')) return { mode: 'full' };
-    const text = read.text('mode');
+    const text = read.has('mode') ? read.text('mode') : 'full';
     const mode = MODES.find((m) => m === text);
-    return mode === undefined ? read.fail('mode', `"${text}" is not a mode (${MODES.join(', ')})`) : { mode };
+    if (mode === undefined) return read.fail('mode', `"${text}" is not a mode (${MODES.join(', ')})`);
+    if (!read.has('streams')) return { mode };
+    const streams = read.value('streams');
+    if (typeof streams !== 'number' || !Number.isInteger(streams) || streams < 1 || streams > MAX_STREAMS) return read.fail('streams', `${JSON.stringify(streams)} is not a whole number of streams from 1 to ${String(MAX_STREAMS)} (1: a single stream)`);
+    return { mode, streams };
   },
   // No analytics: a monitor's runs are the user's own, not the service's audience.
-  args: ({ mode }, server) => ['speedtest', '--mode', mode, '--json', '--no-analytics', '--url', server],
+  args: ({ mode, streams }, server) => ['speedtest', '--mode', mode, ...(streams === undefined ? [] : ['--streams', String(streams)]), '--json', '--no-analytics', '--url', server],
   figures: [
     reportFigure('download_mbps', 'Mbit/s'),
     reportFigure('upload_mbps', 'Mbit/s'),
