@@ -26,7 +26,7 @@ export class ServerChoiceError extends Error {}
 type Choice = { kind: 'auto' } | { kind: 'url'; url: string } | { kind: 'name'; name: string };
 
 /** `--server`'s text read, or a ServerChoiceError saying what it is not. */
-export function parseServerChoice(text: string): Choice {
+function parseServerChoice(text: string): Choice {
   if (text === 'auto') return { kind: 'auto' };
   if (text.includes('://')) {
     let url: URL;
@@ -46,7 +46,7 @@ export function parseServerChoice(text: string): Choice {
 const quoted = (servers: readonly ListedServer[]) => servers.map((s) => `"${s.name}"`).join(', ');
 
 /** What the nearest was chosen from: every server's round trip, for a caller that says them. */
-export interface Resolved {
+interface Resolved {
   chosen: ChosenServer;
   timed: Timed[];
 }
