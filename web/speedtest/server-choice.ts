@@ -19,6 +19,8 @@ export interface Target {
 /** The server the form asks for, found (the nearest timed) when Start is pressed. */
 export interface ServerChoice {
   target(): Promise<Target>;
+  /** Hides the choice and its lines while a family is chosen (web/speedtest/family-choice.ts), and shows them again. */
+  hold(held: boolean): void;
 }
 
 /** This page's own origin, as the page has always measured it. */
@@ -89,7 +91,7 @@ export async function setUpServers(): Promise<ServerChoice> {
   const all = await listedServers();
   const servers = all.filter(askable);
   saySkipped(all.filter((s) => !askable(s)));
-  if (servers.length === 0) return { target: () => Promise.resolve(OWN) };
+  if (servers.length === 0) return { target: () => Promise.resolve(OWN), hold: () => undefined };
   const select = $<HTMLSelectElement>('#speed-server');
   const option = (value: string, label: string) => {
     const element = document.createElement('option');
@@ -130,6 +132,10 @@ export async function setUpServers(): Promise<ServerChoice> {
     target: () => {
       const server = servers.find((s) => s.name === select.value);
       return server === undefined ? findNearest() : Promise.resolve({ base: server.url, server });
+    },
+    hold: (held) => {
+      $('#speed-server-pair').hidden = held;
+      note.hidden = held;
     },
   };
 }

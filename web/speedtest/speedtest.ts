@@ -24,6 +24,8 @@ import { LimitRefusal, pastLimit, type LimitWaits } from '../../src/common/rate-
 import type { MeasuredExport } from '../results/export.js';
 import type { ChartDirection } from './chart.js';
 import { serverLabel, type ServerChoice, type Target } from './server-choice.js';
+import { setUpFamilies, showFamilyFigures } from './family-choice.js';
+import type { Family } from '../../src/common/families.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -213,7 +215,11 @@ interface TestRun {
   startedAt: number;
   /** The load's parallel streams: STREAMS, or 1 when the single-stream choice is made. */
   streams: number;
+  /** The family the test is held to (against this deployment's origin for it), when one is chosen. */
+  family: Family | undefined;
   after: AfterTest;
+  /** Told the result when the test ends, or undefined when it failed or was cancelled. */
+  ended: (result: SpeedResult | undefined) => void;
 }
 
 /** The form's controls. */
@@ -331,6 +337,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
         error.hidden = false;
       }
       sendEvent(run.config, 'speed_test_failed', run.eventId, { mode: run.mode.id, failure_reason: reason, duration_ms: Math.round(performance.now() - run.started) });
+      run.ended(undefined);
     },
     watch(holdMs = 0) {
       clearTimeout(stall);
@@ -359,12 +366,12 @@ function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, i
   text('#speed-status', t('speed.done'));
   const { server } = run.target;
   // The result names what it was measured against and with, for its link, the history and the export.
-  const shared: SharedResult = { ...result.shared, streams: run.streams, ...(server === undefined ? {} : { server: server.name }) };
+  const shared: SharedResult = { ...result.shared, streams: run.streams, ...(server === undefined ? {} : { server: server.name }), ...(run.family === undefined ? {} : { family: run.family }) };
   const record: FinishedTest = {
     eventId,
     config,
     shared,
-    setup: { server: server === undefined ? null : { name: server.name, url: server.url, location: server.location }, origin: run.target.base, streams: run.streams, family: null },
+    setup: { server: server === undefined ? null : { name: server.name, url: server.url, location: server.location }, origin: run.target.base, streams: run.streams, family: run.family ?? null },
     measured: { download: exportedOf(runs.download), upload: exportedOf(runs.upload) },
     roundTrips: { idle: idlePoints, loadedDown: windowMs(runs.download), loadedUp: windowMs(runs.upload) },
     loss: result.loss === undefined ? null : { sent: result.loss.sent, lost: result.loss.lost },
@@ -376,6 +383,7 @@ function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, i
   after.keep(record.shared);
   // A metric the test could not measure is left out, not sent as null (AnalyticsProperties).
   sendEvent(config, 'speed_test_completed', eventId, completedProperties(result, mode.id, Math.round(performance.now() - run.started)));
+  run.ended(result);
 }
 
 /**
@@ -521,6 +529,10 @@ function notStarted(message: string): void {
 
 export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoice>): Promise<void> {
   const [res, choice] = await Promise.all([api<Configuration>('/v1/speed-test/configuration'), servers]);
+  // A family chosen measures this deployment's family origins, so the server choice is set aside meanwhile.
+  const families = setUpFamilies((chosen) => {
+    choice.hold(chosen);
+  });
   const { select, start, error } = controls();
   if (!res.ok) {
     error.textContent = t('speed.unavailable', { reason: problemText(res.problem) });
@@ -535,23 +547,44 @@ export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoi
     event.preventDefault();
     const modeId = select.value;
     const streams = chosenStreams();
+    const familyRuns = families.runs();
     clearForRun(after);
-    // The server first ("Nearest" timed now), then its configuration; packet loss needs this
-    // deployment's TURN server: credentials, or the reason it cannot run.
-    void choice.target().then(async (target) => {
+    showFamilyFigures([]);
+    /** One test against `target`, to its end: its result, or undefined when it did not finish. */
+    const testAgainst = async (target: Target, family: Family | undefined): Promise<SpeedResult | undefined> => {
+      // The server's configuration first; packet loss needs this deployment's TURN server:
+      // credentials, or the reason it cannot run.
       const chosen = await targetConfiguration(target, config);
       if (!chosen.ok) {
         notStarted(chosen.message);
-        return;
+        return undefined;
       }
       const mode = chosen.config.modes.find((m) => m.id === modeId);
       if (mode === undefined) {
         notStarted(t('speed.server-failed', { server: target.server === undefined ? target.base : serverLabel(target.server), reason: t('speed.server-no-mode', { mode: modeName(modeId) }) }));
-        return;
+        return undefined;
       }
       const maxBytes = chosen.config.limits.max_bytes_per_request ?? 0;
-      const run: TestRun = { config, target, mode, maxBytes, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams, after };
-      runTest(run, await turnFor());
-    });
+      const turn = await turnFor();
+      return new Promise((ended) => {
+        runTest({ config, target, mode, maxBytes, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams, family, after, ended }, turn);
+      });
+    };
+    void (async () => {
+      // No family chosen: the server chosen ("Nearest" timed now), over whichever family the browser picks.
+      if (familyRuns.length === 0) {
+        await testAgainst(await choice.target(), undefined);
+        return;
+      }
+      // Each family chosen, one after the other against this deployment's origin for it; a failure or a cancel ends them.
+      const results: { family: Family; result: SpeedResult }[] = [];
+      for (const [i, { family, base }] of familyRuns.entries()) {
+        if (i > 0) clearForRun(after);
+        const result = await testAgainst({ base, server: undefined }, family);
+        if (result === undefined) return;
+        results.push({ family, result });
+      }
+      if (results.length > 1) showFamilyFigures(results);
+    })();
   });
 }
