@@ -143,3 +143,36 @@ describe('netdiag servers and --server', () => {
     expect(res.stderr).toMatch(/option '--server <server>' cannot be used with option '--config <url>'/);
   });
 });
+
+describe('--server with a family: the list says which families each server serves', () => {
+  let v6only: DelayedDeployment;
+  let dual: DelayedDeployment;
+  let list: DelayedDeployment;
+  beforeAll(async () => {
+    [v6only, dual] = await Promise.all([startDelayedDeployment(5), startDelayedDeployment(30)]);
+    // The nearer one listed as IPv6-only: a test over IPv4 must not choose it.
+    const listed: ListedServer[] = [
+      { name: 'near6', url: v6only.url, location: 'near', families: ['ipv6'] },
+      { name: 'dual', url: dual.url, location: 'mid', families: ['ipv4', 'ipv6'] },
+    ];
+    list = await startDelayedDeployment(0, { NETDIAG_SERVERS: JSON.stringify(listed) });
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all([v6only.close(), dual.close(), list.close()]);
+  });
+
+  it('a named server the list says lacks the family is bad usage (exit 2) saying which it serves, before it is sent anything', async () => {
+    const res = await runCli(['speedtest', '-4', '--server', 'near6', '--mode', 'light', '--no-packet-loss', '--no-analytics', '--url', list.url], {}, 20_000);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('server "near6" serves IPv6 only');
+    expect(res.stderr).toContain('not IPv4');
+    expect(v6only.paths()).toEqual([]);
+  });
+
+  it('auto with -4 chooses among the servers that serve IPv4: the farther one, the nearer IPv6-only one not timed', async () => {
+    const res = await runCli(['speedtest', '-4', '--server', 'auto', '--mode', 'light', '--no-packet-loss', '--no-analytics', '--json', '--url', list.url], {}, 90_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`netdiag: the nearest server: dual (${dual.url}, `);
+    expect(v6only.paths()).toEqual([]);
+  });
+});

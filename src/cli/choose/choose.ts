@@ -3,6 +3,7 @@
 // deployment's list by the shared rule (src/common/servers.ts), NAME one of that list, URL any
 // deployment. A name the list does not hold is bad usage, refused before anything is measured.
 import { nearest, type ListedServer } from '../../common/servers.js';
+import { FAMILY_NAME, type Family } from '../../common/families.js';
 import { ApiFailure, type Client } from '../api/client.js';
 import { listedServers, SERVER_NAME } from './server-list.js';
 import { timeServers, type Connecting, type Timed } from './round-trips.js';
@@ -51,12 +52,19 @@ interface Resolved {
   timed: Timed[];
 }
 
+/** The families a listed server lacks of those a command measures over. */
+const missing = (server: ListedServer, families: readonly Family[]): Family[] => families.filter((f) => !server.families.includes(f));
+
+const familiesText = (families: readonly Family[]) => families.map((f) => FAMILY_NAME[f]).join(' and ');
+
 /**
  * Resolves `--server` against the list of the deployment `client` asks; the round trips connect as
- * `connecting` says (the command's own --source and family). An unknown name is a
- * ServerChoiceError naming the known ones; none of the list answering is an ApiFailure (exit 1).
+ * `connecting` says (the command's own --source and family). `families`: those the command
+ * measures over (`-4`, `-6`, `--both`): a named server the list says lacks one is refused, and
+ * auto chooses among those that serve them all. An unknown name is a ServerChoiceError naming the
+ * known ones; none of the list answering is an ApiFailure (exit 1).
  */
-export async function resolveServer(text: string, client: Client, connecting: Connecting = {}): Promise<Resolved> {
+export async function resolveServer(text: string, client: Client, connecting: Connecting = {}, families: readonly Family[] = []): Promise<Resolved> {
   const choice = parseServerChoice(text);
   if (choice.kind === 'url') return { chosen: { url: choice.url, name: null, how: 'url', roundTripMs: null }, timed: [] };
   const servers = await listedServers(client);
@@ -66,10 +74,14 @@ export async function resolveServer(text: string, client: Client, connecting: Co
       const known = servers.length === 0 ? `${client.base} lists no servers` : `${client.base} lists ${quoted(servers)}`;
       throw new ServerChoiceError(`unknown server "${choice.name}": ${known}`);
     }
+    const lacks = missing(named, families);
+    if (lacks.length > 0) throw new ServerChoiceError(`server "${named.name}" serves ${familiesText(named.families)} only (its entry in ${client.base}'s list), not ${familiesText(lacks)}`);
     return { chosen: { url: named.url, name: named.name, how: 'name', roundTripMs: null }, timed: [] };
   }
   if (servers.length === 0) return { chosen: { url: client.base, name: null, how: 'unlisted', roundTripMs: null }, timed: [] };
-  const timed = await timeServers(servers, connecting);
+  const serving = servers.filter((s) => missing(s, families).length === 0);
+  if (serving.length === 0) throw new ServerChoiceError(`none of the servers ${client.base} lists serves ${familiesText(families)} (${servers.map((s) => `${s.name}: ${familiesText(s.families)}`).join('; ')})`);
+  const timed = await timeServers(serving, connecting);
   const best = nearest(timed);
   if (best === undefined || best.medianMs === null) {
     const why = timed.map((t) => `${t.server.name}: ${t.error ?? 'no answer'}`).join('; ');

@@ -16,6 +16,7 @@ import { latencyCommand } from '../latency/command.js';
 import { outputFor, type Output } from '../terminal/output.js';
 import { terminalText } from '../terminal/terminal-text.js';
 import type { ChosenServer } from '../choose/choose.js';
+import type { Family } from '../../common/families.js';
 import { VERSION } from './version.js';
 
 interface ClientOptions {
@@ -110,13 +111,16 @@ const serverOption = () => new Option('--server <server>', "measure against auto
  * was chosen for the user; undefined without --server. A name the list does not hold is bad usage
  * (exit 2, naming those it holds), refused before anything is measured.
  */
-async function chosenServer(options: ClientOptions & { server?: string }, command: Command): Promise<ChosenServer | undefined> {
+async function chosenServer(options: ClientOptions & { server?: string; ipv4?: boolean; ipv6?: boolean; both?: boolean }, command: Command): Promise<ChosenServer | undefined> {
   if (options.server === undefined) return undefined;
   const { choiceLine, resolveServer, ServerChoiceError } = await import('../choose/choose.js');
+  // The families the command measures over: a listed server must serve them, and one family's round trips go over it.
+  const families: Family[] = options.both === true ? ['ipv4', 'ipv6'] : options.ipv4 === true ? ['ipv4'] : options.ipv6 === true ? ['ipv6'] : [];
   try {
     // The list asked, and each server timed, from --source when given, as the command's own connections are.
     const listing = await clientOf(options.url, options.timeout * 1000, options.source);
-    const { chosen } = await resolveServer(options.server, listing, listing.binding ?? {});
+    const connecting = { ...listing.binding, ...(families.length === 1 ? { family: families[0] === 'ipv4' ? (4 as const) : (6 as const) } : {}) };
+    const { chosen } = await resolveServer(options.server, listing, connecting, families);
     const line = choiceLine(chosen);
     if (line !== undefined) process.stderr.write(`netdiag: ${terminalText(line)}\n`);
     return chosen;
