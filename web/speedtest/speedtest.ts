@@ -469,7 +469,7 @@ function runTest(run: TestRun, turn: Turn): void {
       autoStart: false,
       downloadApiUrl: `${run.target.base}/__down`,
       uploadApiUrl: `${run.target.base}/__up`,
-      // The speed-test library's defaults send results to its vendor; nothing leaves this origin here.
+      // The speed-test library's defaults send results to its vendor; here none are sent anywhere.
       logAimApiUrl: null,
       logMeasurementApiUrl: null,
       measurements: libraryPlan(turn.ok),
