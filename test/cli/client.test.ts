@@ -162,7 +162,7 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     expect(JSON.stringify(events)).not.toContain('127.0.0.1');
   }, 90_000);
 
-  it('speedtest --share prints a link to the page that carries the result, and speed_test_shared arrives', async () => {
+  it('speedtest --share prints a link to the page that carries the result and what it was measured with, and speed_test_shared arrives', async () => {
     const before = collector.events().length;
     const json = await cli(['speedtest', '--mode', 'light', '--json', '--share', '--no-packet-loss']);
     expect(json.code, json.stderr).toBe(0);
@@ -174,15 +174,19 @@ describe.skipIf(!ready)('netdiag ip, dns, latency, speedtest and config against 
     expect((decoded.result.uploadBps ?? 0) / 1e6).toBeCloseTo(report.upload_mbps, 1);
     expect(decoded.result.latencyMs).toBeCloseTo(report.latency_ms, 1);
     expect(decoded.result.address).toBeUndefined();
+    // What it was measured with, as the page's links say it: the streams always, a family only when held to one.
+    expect([decoded.result.streams, decoded.result.family]).toEqual([4, undefined]);
     const mine = () => collector.events().slice(before);
     expect(await eventually(() => mine().some((e) => e.event === 'speed_test_shared'), 15_000)).toBe(true);
     const shared = mine().find((e) => e.event === 'speed_test_shared');
     expect(Object.keys(shared?.properties as object).sort()).toEqual(['mode', 'source', 'tool_version']);
     // With --share-address the address the deployment sees is in the link (and only there).
     // (No events this time: they would arrive during the next test.)
-    const human = await cli(['speedtest', '--mode', 'light', '--share-address', '--no-packet-loss', '--no-analytics']);
+    const human = await cli(['speedtest', '--mode', 'light', '--share-address', '--streams', '1', '-4', '--no-packet-loss', '--no-analytics']);
     const link = /^share: (\S+)$/m.exec(human.stdout)?.[1] ?? '';
-    expect(link).toMatch(/~127\.0\.0\.1$/);
+    const withAddress = decodeResult(new URL(link).hash.slice(3));
+    if (!withAddress.ok) throw new Error(withAddress.reason);
+    expect([withAddress.result.address, withAddress.result.streams, withAddress.result.family]).toEqual(['127.0.0.1', 1, 'ipv4']);
     expect(JSON.stringify(collector.events())).not.toContain('127.0.0.1');
   }, 90_000);
 

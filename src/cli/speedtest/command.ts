@@ -14,7 +14,7 @@ import { bloatOf, REPORT_SCHEMA_VERSION, type BurstReport, type MeasuredReport, 
 import type { Schemas } from '../../generated/openapi-types.js';
 import { RateLimited, SpeedTestFailure, SpeedTestRun, type DirectionResult, type LimitWait, type RunProgress, type Result } from './run.js';
 import { RATE_LIMITED_EXIT, waitingLine } from '../api/rate-limit.js';
-import { profileOf, type Burst } from '../../common/speedtest/working.js';
+import { profileOf, STREAMS, type Burst } from '../../common/speedtest/working.js';
 import { packetLoss, type PacketLoss } from './loss.js';
 import { TOOL_VERSION } from '../program/version.js';
 import { shareLink } from '../../common/speedtest/share.js';
@@ -353,17 +353,26 @@ export async function measure(client: Client, options: SpeedTestOptions): Promis
     gaming_quality: r.gaming_quality,
     video_call_quality: r.video_call_quality,
   });
-  const link = options.share ? await shareOf(client, modeId, startedAt, result, loss, options.shareAddress) : undefined;
+  const link = options.share ? await shareOf(client, { mode: modeId, at: startedAt, streams: options.streams ?? STREAMS }, result, loss, options.shareAddress) : undefined;
   if (link !== undefined) await send('speed_test_shared', { mode: modeId });
   return { report: r, result, loss, link };
 }
 
 /**
  * The link `--share` prints: the deployment's page with the result in its fragment (the codec
- * keeps bit/s and µs, src/common/speedtest/share.ts); the address only when asked for, as the
- * deployment sees it.
+ * keeps bit/s and µs, src/common/speedtest/share.ts), with the streams it was measured with and
+ * the family it was held to (`-4`, `-6`), as the page's own links say them; the address only when
+ * asked for, as the deployment sees it. No server name: the link is the measured deployment's own page.
  */
-async function shareOf(client: Client, mode: string, at: number, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
+async function shareOf(client: Client, run: { mode: string; at: number; streams: number }, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
   const address = withAddress ? (await client.get<Schemas['CallerIpData']>('/v1/ip')).address : undefined;
-  return shareLink(`${client.base}/`, { at, mode: mode === 'light' ? 'light' : 'full', ...shareFiguresOf(r, loss), ...(address === undefined ? {} : { address }) });
+  const family = client.binding?.family === undefined ? undefined : client.binding.family === 4 ? ('ipv4' as const) : ('ipv6' as const);
+  return shareLink(`${client.base}/`, {
+    at: run.at,
+    mode: run.mode === 'light' ? 'light' : 'full',
+    ...shareFiguresOf(r, loss),
+    ...(address === undefined ? {} : { address }),
+    streams: run.streams,
+    ...(family === undefined ? {} : { family }),
+  });
 }
