@@ -1,6 +1,6 @@
 // A UDP relay in front of a real TURN server that notes, for each datagram a client sends
 // through it, the client's address and the STUN message type: what the TURN server's side of the
-// wire sees, which coturn logs only when verbose (and the documented configuration is not). Each
+// wire sees, which coturn's log under the documented configuration does not name. Each
 // client address and port gets an upstream socket of its own, so the TURN server tells clients
 // apart as it would without the relay; every datagram is forwarded untouched both ways.
 import { createSocket, type Socket } from 'node:dgram';
