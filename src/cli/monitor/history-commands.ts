@@ -51,8 +51,9 @@ export async function historyCommand(configPath: string, out: Output, options: {
   }
   if (options.csv === true) {
     // A server's problem text or DNS answer lands in a cell: csvCell makes none of them a formula.
-    const header = ['started_at', 'check', 'server', 'outcome', 'ok', 'error', 'breaches', 'figures'];
-    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, outcomeOf(r), String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures)])]));
+    // chosen and source_address come last: a sheet or script reading the older columns by position still reads them.
+    const header = ['started_at', 'check', 'server', 'outcome', 'ok', 'error', 'breaches', 'figures', 'chosen', 'source_address'];
+    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, outcomeOf(r), String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures), r.chosen ?? '', r.sourceAddress ?? ''])]));
     return 0;
   }
   if (runs.length === 0) {
