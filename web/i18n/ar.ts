@@ -351,6 +351,7 @@ export const ar: Catalogue = {
   'monitor.shown-some': 'أحدث {shown} من {count} عملية تشغيل منذ {since}.',
   'monitor.check': 'الفحص',
   'monitor.server': 'الخادم',
+  'monitor.from-source': 'من {address}',
   'monitor.result': 'النتيجة',
   'monitor.breaches': 'الإخفاقات',
   'monitor.footer': 'netdiag monitor: تأتي هذه الصفحة وسجلها ومقاييسها من المراقب العامل على هذا الجهاز، ولا يُرسَل شيء منها إلى أي مكان آخر.',

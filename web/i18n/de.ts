@@ -351,6 +351,7 @@ export const de: Catalogue = {
   'monitor.shown-some': 'Die neuesten {shown} von {count} Läufen seit {since}.',
   'monitor.check': 'Prüfung',
   'monitor.server': 'Server',
+  'monitor.from-source': 'von {address}',
   'monitor.result': 'Ergebnis',
   'monitor.breaches': 'Verfehlungen',
   'monitor.footer': 'netdiag monitor: Diese Seite, ihr Verlauf und ihre Metriken kommen vom Monitor auf diesem Rechner, und nichts davon wird anderswohin gesendet.',

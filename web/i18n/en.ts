@@ -333,6 +333,7 @@ export const en = {
   'monitor.shown-some': 'The newest {shown} of {count} runs since {since}.',
   'monitor.check': 'Check',
   'monitor.server': 'Server',
+  'monitor.from-source': 'from {address}',
   'monitor.result': 'Result',
   'monitor.breaches': 'Breaches',
   'monitor.footer': 'netdiag monitor: this page, its history and its metrics come from the monitor running on this machine, and nothing on it is sent anywhere else.',

@@ -337,6 +337,7 @@ export const es: Catalogue = {
   'monitor.shown-some': 'Las {shown} más recientes de {count} ejecuciones desde {since}.',
   'monitor.check': 'Comprobación',
   'monitor.server': 'Servidor',
+  'monitor.from-source': 'desde {address}',
   'monitor.result': 'Resultado',
   'monitor.breaches': 'Incumplimientos',
   'monitor.footer': 'netdiag monitor: esta página, su historial y sus métricas vienen del monitor que se ejecuta en este equipo, y nada de ello se envía a ningún otro sitio.',

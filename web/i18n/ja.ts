@@ -337,6 +337,7 @@ export const ja: Catalogue = {
   'monitor.shown-some': '{since} 以降の {count} 回のうち、最新の {shown} 回。',
   'monitor.check': 'チェック',
   'monitor.server': 'サーバー',
+  'monitor.from-source': '{address} から',
   'monitor.result': '結果',
   'monitor.breaches': '未達',
   'monitor.footer': 'netdiag monitor: このページ、その履歴とメトリクスはこのマシンで動くモニターから提供され、どこにも送信されません。',

@@ -9,7 +9,7 @@ import { setUpLanguage } from '../i18n/page-text.js';
 import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { shownFigures } from './figures.js';
-import { checkHistory, lastRunOf, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
+import { checkHistory, lastRunOf, measuredAgainst, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
 
 /** The most runs the table lists (newest first); the charts take every run read. */
 const TABLE_ROWS = 500;
@@ -38,6 +38,14 @@ function stateText(state: CheckState, last: MonitorRun | undefined): string {
   }
 }
 
+/** "from 192.0.2.10": the local address a run was sent from (its check's `source:`, one uplink of several). */
+function sourceLine(address: string, tag: 'p' | 'span'): HTMLElement {
+  const line = document.createElement(tag);
+  line.className = 'note source';
+  line.textContent = t('monitor.from-source', { address });
+  return line;
+}
+
 /** One card per check against a server: its name, server, state, last run and next. */
 function showChecks(history: MonitorHistory): void {
   $('#monitor-checks').replaceChildren(
@@ -48,8 +56,10 @@ function showChecks(history: MonitorHistory): void {
       const name = document.createElement('h3');
       name.textContent = state.check;
       name.dir = 'auto';
+      // The last run's server: for `auto`, the one it chose (a card is the check, its server and its last run).
       const server = document.createElement('code');
-      server.textContent = state.server;
+      server.textContent = last === undefined ? state.server : measuredAgainst(last);
+      server.dir = 'ltr';
       const status = document.createElement('p');
       status.className = 'state';
       status.textContent = stateText(state, last);
@@ -68,7 +78,8 @@ function showChecks(history: MonitorHistory): void {
         next.textContent = t('monitor.next-run', { when: when(state.next_run_at) });
         lines.push(next);
       }
-      item.append(name, server, ...lines);
+      const source = last === undefined || last.source_address === null ? [] : [sourceLine(last.source_address, 'p')];
+      item.append(name, server, ...source, ...lines);
       return item;
     }),
   );
@@ -127,21 +138,37 @@ function cell(column: string, text: string, dir?: 'ltr' | 'auto'): HTMLTableCell
   return td;
 }
 
+/** A run's server cell: what it measured against (ltr: a URL), and on a line of its own where it was sent from. */
+function serverCell(run: MonitorRun): HTMLTableCellElement {
+  const td = cell('server', '');
+  // One child: the narrow screen's card lays a cell's label and its content side by side (web/page.css).
+  const content = document.createElement('span');
+  const server = document.createElement('span');
+  server.className = 'server';
+  server.dir = 'ltr';
+  server.textContent = measuredAgainst(run);
+  content.append(server);
+  if (run.source_address !== null) content.append(document.createElement('br'), sourceLine(run.source_address, 'span'));
+  td.append(content);
+  return td;
+}
+
 /** The runs, newest first, at most TABLE_ROWS. */
 function showRuns(history: MonitorHistory): void {
   const newest = history.runs.slice(-TABLE_ROWS).reverse();
   $('#monitor-runs-section').hidden = newest.length === 0;
   $('#monitor-shown').textContent = history.runs.length > TABLE_ROWS ? t('monitor.shown-some', { shown: num(TABLE_ROWS), count: num(history.runs.length), since: when(history.since) }) : t('monitor.shown-all', { count: num(history.runs.length), since: when(history.since) });
   const table = $<HTMLTableElement>('#monitor-runs');
-  // One server (the usual case) is named on every card above: its column would only crowd the table.
-  table.classList.toggle('one-server', new Set(history.runs.map((r) => r.server)).size <= 1);
+  // One server (the usual case) is named on every card above: its column would only crowd the table,
+  // unless it says more than the cards: the server each auto run chose, the source each run was sent from.
+  table.classList.toggle('one-server', new Set(history.runs.map((r) => r.server)).size <= 1 && history.runs.every((r) => r.chosen === null && r.source_address === null));
   table.tBodies[0]?.replaceChildren(
     ...newest.map((run) => {
       const row = document.createElement('tr');
       row.dataset.ok = String(run.ok);
       const result = cell('result', resultText(run) + (run.source === 'import' ? ` (${t('monitor.imported')})` : ''));
       result.className = resultClass(run);
-      row.append(cell('when', shortWhen(run.started_at)), cell('check', run.check, 'auto'), cell('server', run.server, 'ltr'), result, cell('breaches', run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
+      row.append(cell('when', shortWhen(run.started_at)), cell('check', run.check, 'auto'), serverCell(run), result, cell('breaches', run.breaches.length === 0 ? '–' : run.breaches.join('; '), 'ltr'));
       return row;
     }),
   );

@@ -28,6 +28,10 @@ export interface MonitorRun {
   breaches: string[];
   figures: Record<string, number | string | null>;
   source: 'monitor' | 'import';
+  /** The server an `auto` run measured against, chosen at that run (docs/monitor.md, "Choosing the server"); else null. */
+  chosen: string | null;
+  /** The local address the run was sent from (its check's `source:`); else null. */
+  source_address: string | null;
 }
 
 export interface MonitorHistory {
@@ -53,6 +57,9 @@ export function stateOf(state: CheckState, last: MonitorRun | undefined): StateK
   if (state.alerting) return 'alerting';
   return state.streak > 0 ? 'breaching' : 'ok';
 }
+
+/** What a run measured against: its server, and for `auto` the one chosen at the run ("auto → https://fra.example"). */
+export const measuredAgainst = (run: Pick<MonitorRun, 'server' | 'chosen'>): string => (run.chosen === null ? run.server : `${run.server} → ${run.chosen}`);
 
 const sameCheck = (a: { check: string; server: string }, b: { check: string; server: string }) => a.check === b.check && a.server === b.server;
 
