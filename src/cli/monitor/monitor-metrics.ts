@@ -1,8 +1,10 @@
 // The monitor's Prometheus metrics (docs/monitor.md, "Prometheus"), served by its local server
 // (local-server.ts): the latest figure of each check against each server, its run counts by
-// outcome, its breaches in a row, whether an alert is out, and when it last ran and runs next.
+// outcome, its breaches in a row, whether an alert is out, and when it last ran and runs next; for
+// an `auto` entry, which server its last run chose.
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Figure } from './checks/check-kind.js';
+import { AUTO_SERVER } from './monitor-config.js';
 import type { AlertState, RunRecord } from './store.js';
 
 export interface MonitorMetrics {
@@ -31,9 +33,27 @@ export function monitorMetrics(): MonitorMetrics {
   const last = new Gauge({ name: 'netdiag_monitor_last_run_timestamp_seconds', help: 'When the check last ran (its start), seconds since the epoch.', labelNames: labels, registers: [registry] });
   const next = new Gauge({ name: 'netdiag_monitor_next_run_timestamp_seconds', help: 'When the check runs next, seconds since the epoch.', labelNames: labels, registers: [registry] });
   const figure = new Gauge({ name: 'netdiag_monitor_figure', help: "The last run's numeric figures, as its check names them (download_mbps, latency_ms, rpm, ...); a figure the run did not take is absent.", labelNames: [...labels, 'figure'], registers: [registry] });
+  // An info metric (value 1, the fact in a label) rather than a `chosen` label on the series above:
+  // those stay one series for `auto` whichever server each run chose, and this holds one series per
+  // auto check at a time, its values bounded by the servers the list names.
+  const chosen = new Gauge({ name: 'netdiag_monitor_auto_chosen_info', help: 'The server an auto entry chose at its last run (label chosen), 1; absent when that run could choose none.', labelNames: [...labels, 'chosen'], registers: [registry] });
 
   /** The figure names each check and server last showed, so a later run can remove those it lacks. */
   const shown = new Map<string, Set<string>>();
+  /** The server each auto check's last run chose, so the next choice replaces its series. */
+  const chose = new Map<string, string>();
+  const observeChoice = (run: RunRecord) => {
+    const l = { check: run.check, server: run.server };
+    const key = checkKey(run.check, run.server);
+    const before = chose.get(key);
+    const now = run.chosen ?? undefined;
+    if (before !== undefined && before !== now) chosen.remove({ ...l, chosen: before });
+    if (now === undefined) chose.delete(key);
+    else {
+      chosen.set({ ...l, chosen: now }, 1);
+      chose.set(key, now);
+    }
+  };
   const upcoming = new Map<string, number>();
   return {
     observe: (run, state, figures) => {
@@ -42,6 +62,7 @@ export function monitorMetrics(): MonitorMetrics {
       breaching.set(l, state.streak);
       alerting.set(l, state.alerting ? 1 : 0);
       last.set(l, run.startedAt / 1000);
+      if (run.server === AUTO_SERVER) observeChoice(run);
       // A limited run took no figures and says nothing of the connection: the last ones stand.
       if (run.limited === true) return;
       // The last run's figures only: one it did not take (or all, from a run that failed) is
