@@ -33,9 +33,9 @@ describe('what a missing figure says', () => {
 
 describe('the browser as the limit', () => {
   it('is named from the threshold up, with the faster direction and the command to run instead', () => {
-    expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
-    expect(browserLimitNote(undefined, undefined, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true)).toBeUndefined();
-    const note = browserLimitNote(20e6, 1.2e9, 'https://192.0.2.1:8080', '/client/netdiag-client.tgz', true);
+    expect(browserLimitNote(BROWSER_LIMIT_BPS - 1, 10e6, { measured: 'https://192.0.2.1:8080', page: 'https://192.0.2.1:8080' }, '/client/netdiag-client.tgz', true)).toBeUndefined();
+    expect(browserLimitNote(undefined, undefined, { measured: 'https://192.0.2.1:8080', page: 'https://192.0.2.1:8080' }, '/client/netdiag-client.tgz', true)).toBeUndefined();
+    const note = browserLimitNote(20e6, 1.2e9, { measured: 'https://192.0.2.1:8080', page: 'https://192.0.2.1:8080' }, '/client/netdiag-client.tgz', true);
     expect(note?.text).toMatch(/^At 1,200\u00a0Mbit\/s your browser may be what limits the result rather than your connection/);
     // About the person's browser, not about a test machine of ours.
     expect(note?.text).not.toMatch(/netdiag's test machine|loopback/);
@@ -43,12 +43,18 @@ describe('the browser as the limit', () => {
     expect(note?.command).toBe('npm install -g https://192.0.2.1:8080/client/netdiag-client.tgz && netdiag speedtest --url https://192.0.2.1:8080');
   });
 
+  it('names the server the result was measured against, the client installed from this page\'s origin', () => {
+    const note = browserLimitNote(1.2e9, 10e6, { measured: 'https://fra.example.test', page: 'https://192.0.2.1:8080' }, '/client/netdiag-client.tgz', true);
+    expect(note?.command).toBe('npm install -g https://192.0.2.1:8080/client/netdiag-client.tgz && netdiag speedtest --url https://fra.example.test');
+    expect(browserLimitNote(1.2e9, 10e6, { measured: 'https://fra.example.test', page: 'https://192.0.2.1:8080' }, undefined, true)?.command).toBe('netdiag speedtest --url https://fra.example.test');
+  });
+
   it('names no install command where the server serves no client package (Workers)', () => {
-    expect(browserLimitNote(1.2e9, 10e6, 'https://example.test', undefined, true)?.command).toBe('netdiag speedtest --url https://example.test');
+    expect(browserLimitNote(1.2e9, 10e6, { measured: 'https://example.test', page: 'https://example.test' }, undefined, true)?.command).toBe('netdiag speedtest --url https://example.test');
   });
 
   it('names no install command over plain HTTP (not a secure context): anyone on the path could swap the package', () => {
-    expect(browserLimitNote(1.2e9, 10e6, 'http://192.0.2.1:8080', '/client/netdiag-client.tgz', false)?.command).toBe('netdiag speedtest --url http://192.0.2.1:8080');
+    expect(browserLimitNote(1.2e9, 10e6, { measured: 'http://192.0.2.1:8080', page: 'http://192.0.2.1:8080' }, '/client/netdiag-client.tgz', false)?.command).toBe('netdiag speedtest --url http://192.0.2.1:8080');
   });
 });
 

@@ -5,12 +5,14 @@
 // against B (its requests counted at B, none at A's targets), with the page's policy intact: no
 // request refused, no violation in the console. Its export, history and share link name B. A
 // deployment with no list shows no choice.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeResult } from '../../src/common/speedtest/share.js';
+import { startCoturn, type Coturn } from '../support/coturn.js';
 import { startDelayRelay, type DelayRelay } from '../support/delay-relay.js';
 import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
@@ -142,6 +144,129 @@ describe.skipIf(!ready)('the server choice, in Chromium', () => {
       expect(await page.isHidden('#speed-server-pair')).toBe(true);
       expect(await page.isHidden('#speed-server-note')).toBe(true);
       expect(await page.isHidden('#speed-server-skipped')).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** Counts a server's requests whose path (query left off) is `path`. */
+function countPath(server: TestServer, path: string): () => number {
+  let count = 0;
+  server.running.server.on('request', (req: IncomingMessage) => {
+    if ((req.url ?? '').split('?')[0] === path) count++;
+  });
+  return () => count;
+}
+
+/**
+ * Counts a server's requests other than idle round trips (`/__down?bytes=0&during=idle…`, which
+ * "Nearest" times): a test that starts asks its configuration (of a listed server), and the
+ * speed-test library's round trip and transfers are of other forms.
+ */
+function countBeyondTiming(server: TestServer): () => number {
+  let count = 0;
+  server.running.server.on('request', (req: IncomingMessage) => {
+    if (!(req.url ?? '').startsWith('/__down?bytes=0&during=idle&')) count++;
+  });
+  return () => count;
+}
+
+/** One way, ms: the slow server's five round trips outlast "Nearest"'s NEAREST_TIMEOUT_MS, so the timing takes all of it. */
+const SLOW_ONE_WAY_MS = 400;
+
+// The page's own deployment (home) has no TURN server and lists "fra", which has one (Debian's
+// coturn on loopback, test/support/coturn.ts), and "slow", behind a relay adding 400 ms each way.
+// A test against fra asks fra for TURN credentials, not home; a cancel while "Nearest" is timed
+// starts nothing afterwards; on the Arabic page the line under the form sets each name apart.
+describe.skipIf(!ready || !requireCommands('a listed server\'s TURN server', ['turnserver'], 'coturn'))('a listed server\'s TURN server, a cancel while "Nearest" is timed, and names in Arabic', () => {
+  const secret = randomBytes(32).toString('base64');
+  let turn: Coturn;
+  let fra: TestServer;
+  let slow: TestServer;
+  let home: TestServer;
+  let relay: DelayRelay;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    turn = await startCoturn(secret);
+    fra = await startTestServer({ ...LOOPBACK_TRANSFERS, NETDIAG_EVENTS_SINK: 'none', NETDIAG_TURN_URL: turn.url, NETDIAG_TURN_SECRET: secret });
+    slow = await startTestServer({ ...LOOPBACK_TRANSFERS, NETDIAG_EVENTS_SINK: 'none' });
+    relay = await startDelayRelay({ host: '127.0.0.1', port: slow.port }, SLOW_ONE_WAY_MS);
+    const servers = [
+      { name: 'fra', url: fra.url, location: 'Frankfurt' },
+      { name: 'slow', url: `http://127.0.0.1:${String(relay.port)}`, location: 'Far away' },
+    ];
+    home = await startTestServer({ ...LOOPBACK_TRANSFERS, NETDIAG_EVENTS_SINK: 'none', NETDIAG_SERVERS: JSON.stringify(servers) });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'], timeout: 20_000 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await relay.close();
+    await Promise.all([home.close(), fra.close(), slow.close()]);
+    await turn.close();
+  });
+
+  /** Waits for "Nearest"'s timing to end (its line names what it found). */
+  const nearestFound = (page: Page) => page.waitForFunction(() => document.querySelector('#speed-server-note')?.textContent.startsWith('Nearest:') === true, undefined, { timeout: 10_000 });
+
+  it('asks the listed server measured, not its own deployment, for TURN credentials', async () => {
+    const turnAtFra = countPath(fra, '/v1/speed-test/turn-credentials');
+    const turnAtHome = countPath(home, '/v1/speed-test/turn-credentials');
+    const { page, context } = await openWatched(browser, `${home.url}/?lang=en`);
+    try {
+      await page.waitForSelector('#speed-server-pair:not([hidden])');
+      await page.selectOption('#speed-server', 'fra');
+      await page.selectOption('#speed-mode', 'light');
+      await page.click('#speed-start');
+      await page.waitForSelector('#speed-start:not([disabled])', { timeout: 60_000 });
+      expect(await page.textContent('#speed-status'), (await page.textContent('#speed-error')) ?? '').toBe('Done.');
+      expect(turnAtFra()).toBe(1);
+      expect(turnAtHome()).toBe(0);
+      // That route answers its own origin only (docs/api.md, "CORS"): the browser keeps fra's answer
+      // from the page, so the loss is not measured, and the reason is not that there is no TURN
+      // server. Once fra lets listed origins read it, this is the figure through fra's coturn.
+      expect(await page.textContent('#speed-results [data-metric="loss"] .value')).toBe('not measured');
+      expect(await page.textContent('#speed-results [data-metric="loss"] .detail')).not.toBe('this server has no TURN server to measure it through');
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('starts no test after a cancel while "Nearest" is timed', async () => {
+    const { page, context } = await openWatched(browser, `${home.url}/?lang=en`);
+    try {
+      await nearestFound(page);
+      const asked = { fra: countBeyondTiming(fra), home: countBeyondTiming(home), slow: countBeyondTiming(slow) };
+      await page.selectOption('#speed-mode', 'light');
+      await page.click('#speed-start');
+      await page.waitForFunction(() => document.querySelector('#speed-server-note')?.textContent === 'Finding the nearest server…');
+      await page.click('#speed-cancel');
+      expect(await page.textContent('#speed-status')).toBe('The test was cancelled.');
+      expect(await page.isEnabled('#speed-start')).toBe(true);
+      expect(await page.isHidden('#speed-cancel')).toBe(true);
+      // The timing runs to its end (the slow server's timeout), and then nothing more is asked of anyone.
+      await nearestFound(page);
+      await page.waitForTimeout(1000);
+      expect([asked.fra(), asked.home(), asked.slow()]).toEqual([0, 0, 0]);
+      expect(await page.textContent('#speed-status')).toBe('The test was cancelled.');
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
+  it('sets each server\'s name and place apart in Arabic, so each reads as a unit', async () => {
+    const { page, context } = await openWatched(browser, `${home.url}/?lang=ar`);
+    try {
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('#speed-server-note')?.dataset.server === 'fra', undefined, { timeout: 10_000 });
+      expect(await page.getAttribute('html', 'dir')).toBe('rtl');
+      expect(await page.$$eval('#speed-server-note bdi', (parts) => parts.map((p) => p.textContent))).toEqual(['fra', 'Frankfurt']);
+      await page.locator('#speed-form').screenshot({ path: `${ARTIFACTS}servers-nearest-ar-form.png` });
+      await page.locator('#speed-server-note').screenshot({ path: `${ARTIFACTS}servers-nearest-ar.png` });
+      await page.selectOption('#speed-server', 'fra');
+      expect(await page.$$eval('#speed-server-note bdi', (parts) => parts.map((p) => p.textContent))).toEqual(['fra', 'Frankfurt']);
     } finally {
       await context.close();
     }

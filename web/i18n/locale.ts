@@ -64,6 +64,42 @@ export function t(key: MessageKey, params?: Params): string {
   return unit ? ownDirection(unbroken(text)) : text;
 }
 
+/** A placeholder, as src/common/template.ts's fill() reads them. */
+const PLACEHOLDER = /\{([a-z][a-zA-Z0-9]*)\}/g;
+
+/** A message's value as DOM: text, or nodes of its own (a name in a <bdi>, a message of such parts). */
+export type Part = string | Node;
+
+/**
+ * A message as DOM parts, its placeholders filled: a string value as t() fills it, a list of
+ * nodes as it is. A name or a place given in a <bdi> is an isolate in the DOM itself (HTML's bdi
+ * element; UAX #9 isolates), so on a right-to-left page "fra, Frankfurt" reads as two units in
+ * the sentence's order whatever the letters around them, and a script or test can find each one.
+ */
+export function tParts(key: MessageKey, params: Readonly<Record<string, string | readonly Part[]>>): Part[] {
+  const rtl = typeof document !== 'undefined' && document.documentElement.dir === 'rtl';
+  const parts: Part[] = [];
+  let from = 0;
+  const template = messages()[key];
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    parts.push(template.slice(from, match.index));
+    from = match.index + match[0].length;
+    const value = params[match[1] ?? ''];
+    if (value === undefined) parts.push(match[0]);
+    else if (typeof value === 'string') parts.push(rtl ? ownDirection(value) : value);
+    else parts.push(...value);
+  }
+  parts.push(template.slice(from));
+  return parts.filter((part) => part !== '');
+}
+
+/** A name or a place set apart from the sentence around it (a <bdi>: its direction its own). */
+export function isolatedName(text: string): HTMLElement {
+  const element = document.createElement('bdi');
+  element.textContent = text;
+  return element;
+}
+
 /**
  * A number and its unit on one line: the space between them made a no-break space (UAX #14 class
  * GL), so "1.5 ms" never ends one line with "1.5" and starts the next with "ms", in any direction.

@@ -90,14 +90,15 @@ export const BROWSER_LIMIT_BPS = 500e6;
 /**
  * A note when a result is in the range where the browser may be the limit, and the command line
  * to measure without one (shown apart from the words, left to right in every language, and copied
- * as it is).
+ * as it is): against the server the result was measured against (`measured`), with the client
+ * installed from this page's origin (`page`), which is what `clientPackage` describes.
  */
-export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origin: string, clientPackage: string | undefined, secure: boolean): { text: string; command: string } | undefined {
+export function browserLimitNote(downloadBps: number | undefined, uploadBps: number | undefined, origins: { measured: string; page: string }, clientPackage: string | undefined, secure: boolean): { text: string; command: string } | undefined {
   const top = Math.max(downloadBps ?? 0, uploadBps ?? 0);
   if (top < BROWSER_LIMIT_BPS) return undefined;
-  const run = `netdiag speedtest --url ${origin}`;
+  const run = `netdiag speedtest --url ${origins.measured}`;
   // Installed from this server when it serves the client; no registry has a package by that name.
-  const install = clientInstallCommand(origin, clientPackage, secure);
+  const install = clientInstallCommand(origins.page, clientPackage, secure);
   return { text: t('verdict.browser-limit', { rate: `${num(Math.round(top / 1e6))}\u00a0${t('unit.mbit-axis')}` }), command: install === undefined ? run : `${install} && ${run}` };
 }
 

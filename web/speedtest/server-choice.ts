@@ -6,7 +6,7 @@
 import { isIpv6LiteralOrigin } from '../../src/common/origin.js';
 import { byRoundTrip, NEAREST_ROUND_TRIPS, NEAREST_TIMEOUT_MS, nearest, roundTripMedian, type ListedServer, type TimedServer } from '../../src/common/servers.js';
 import { $, api } from '../ui/dom.js';
-import { listed, t } from '../i18n/locale.js';
+import { isolatedName, listed, t, tParts, type Part } from '../i18n/locale.js';
 import { formatMs } from './result-text.js';
 import { FetchLoadTransport, withResourceTimings } from './fetch-transport.js';
 
@@ -54,6 +54,9 @@ const timeAll = (servers: readonly ListedServer[]): Promise<TimedServer[]> => wi
 /** A server as the page names it: its name and where it is. */
 export const serverLabel = (server: ListedServer): string => t('speed.server-option', { name: server.name, location: server.location });
 
+/** A server as the line under the form names it: its name and where it is, each a unit of its own. */
+const serverParts = (server: ListedServer): Part[] => tParts('speed.server-option', { name: [isolatedName(server.name)], location: [isolatedName(server.location)] });
+
 /** The line under the form: which server "Nearest" found, with its round trip, and each the page timed, by round trip, in its title. */
 function sayNearest(all: readonly TimedServer[]): Target {
   const note = $('#speed-server-note');
@@ -67,7 +70,7 @@ function sayNearest(all: readonly TimedServer[]): Target {
     delete note.dataset.server;
     return OWN;
   }
-  note.textContent = t('speed.nearest-found', { server: serverLabel(found.server), time: formatMs(found.medianMs) });
+  note.replaceChildren(...tParts('speed.nearest-found', { server: serverParts(found.server), time: formatMs(found.medianMs) }));
   note.dataset.server = found.server.name;
   note.dataset.ms = String(found.medianMs);
   return { base: found.server.url, server: found.server };
@@ -117,7 +120,7 @@ export async function setUpServers(): Promise<ServerChoice> {
   const sayChosen = () => {
     const server = servers.find((s) => s.name === select.value);
     if (server === undefined) return;
-    note.textContent = t('speed.server-chosen', { server: serverLabel(server) });
+    note.replaceChildren(...tParts('speed.server-chosen', { server: serverParts(server) }));
     note.title = '';
     note.dataset.server = server.name;
     delete note.dataset.ms;

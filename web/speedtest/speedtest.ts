@@ -26,6 +26,7 @@ import type { ChartDirection } from './chart.js';
 import { serverLabel, type ServerChoice, type Target } from './server-choice.js';
 import { setUpFamilies, showFamilyFigures } from './family-choice.js';
 import type { Family } from '../../src/common/families.js';
+import type { ListedServer } from '../../src/common/servers.js';
 
 // The configuration as the contract (openapi/openapi.yaml) defines it.
 type Configuration = Schemas['SpeedTestConfiguration'];
@@ -36,7 +37,7 @@ const STALL_MS = 60_000;
 
 /**
  * The speed-test library's packet-loss step as its own defaults have it (1000 datagrams in batches of 10
- * every 10 ms, 3 s for stragglers), run last, when this deployment has a TURN server. The
+ * every 10 ms, 3 s for stragglers), run last, when the deployment measured has a TURN server. The
  * connection through the TURN server gets 10 s to open, not the speed-test library's 5: on a lossy path the
  * opening's DTLS and SCTP flights are sent again after timers that double (RFC 6347 §4.2.4.1,
  * RFC 4960 §6.3.3), and two losses in one flight outlasted 5 s.
@@ -109,15 +110,22 @@ const chartedOf = (run: LoadRun | undefined, reported: number | undefined): Char
 
 type Turn = { ok: true; hostPort: string; username: string; credential: string } | { ok: false; reason: string };
 
+/** The listed server a test runs against when it is another deployment than this page's, else undefined. */
+const otherDeployment = (target: Target): ListedServer | undefined => (target.server !== undefined && target.server.url !== location.origin ? target.server : undefined);
+
 /**
- * Credentials for the deployment's TURN server, or why packet loss cannot be measured. The speed-test library
+ * Credentials for the TURN server of the deployment measured, or why packet loss cannot be
+ * measured: the loss is that path's (docs/page.md, "Server"). This deployment's (a family origin
+ * is this deployment too) is asked here, when the page's root says it has one (`data-turn`); a
+ * listed server is asked at its own origin, a 404 there meaning it has none. The speed-test library
  * takes `host:port` and always asks for UDP (`turn:<host:port>?transport=udp`), so a `turns:` or
  * TCP-only server is out of its reach; WebRTC turned off is said as such.
  */
-async function turnFor(): Promise<Turn> {
-  if (document.documentElement.dataset.turn !== 'on') return { ok: false, reason: t('loss.no-turn') };
+async function turnFor(target: Target): Promise<Turn> {
+  const other = otherDeployment(target);
+  if (other === undefined && document.documentElement.dataset.turn !== 'on') return { ok: false, reason: t('loss.no-turn') };
   if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: t('loss.no-webrtc') };
-  const res = await api<Schemas['TurnCredentials']>('/v1/speed-test/turn-credentials');
+  const res = await api<Schemas['TurnCredentials']>(`${other?.url ?? ''}/v1/speed-test/turn-credentials`);
   if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? t('loss.no-turn') : problemText(res.problem) };
   const url = res.data.urls[0] ?? '';
   const match = /^turn:([^?]+)(?:\?transport=udp)?$/.exec(url);
@@ -139,8 +147,8 @@ const metric = (name: string, value: string, detail?: string, exact?: number): v
   delete element.dataset.burstBytes;
 };
 
-/** A finished test's figures drawn into the page, the verdict line above them. */
-function showResult(result: SpeedResult): void {
+/** A finished test's figures drawn into the page, the verdict line above them; `measured` is the origin it ran against. */
+function showResult(result: SpeedResult, measured: string): void {
   for (const [name, figure] of Object.entries(result.figures)) {
     metric(name, figure.value, figure.detail, figure.exact);
     if (figure.burst === undefined) continue;
@@ -159,7 +167,7 @@ function showResult(result: SpeedResult): void {
   const verdict = $('#speed-verdict');
   verdict.textContent = result.verdict ?? '';
   verdict.hidden = result.verdict === undefined;
-  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, location.origin, document.documentElement.dataset.clientPackage, window.isSecureContext);
+  const note = browserLimitNote(result.shared.downloadBps, result.shared.uploadBps, { measured, page: location.origin }, document.documentElement.dataset.clientPackage, window.isSecureContext);
   const noteElement = $('#speed-note');
   noteElement.hidden = note === undefined;
   if (note === undefined) noteElement.replaceChildren();
@@ -353,7 +361,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
 function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
   const { config, mode, eventId, after } = run;
   const result = speedResult({ mode: mode.id, startedAt: run.startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
-  showResult(result);
+  showResult(result, run.target.base);
   // The result says the test waited for the server's rate limit, and how long (the figures are after it).
   const limitNote = $('#speed-limit-note');
   limitNote.hidden = waits.count === 0;
@@ -516,15 +524,36 @@ async function targetConfiguration(target: Target, own: Configuration): Promise<
   return { ok: false, message: t('speed.server-failed', { server: target.server === undefined ? target.base : serverLabel(target.server), reason: problemText(res.problem) }) };
 }
 
-/** The form given back after a test that could not start, saying why. */
-function notStarted(message: string): void {
-  const { choices, start, cancel, error } = controls();
+/** The form given back with no test running: Start and the choices usable, Cancel gone. */
+function formBack(): void {
+  const { choices, start, cancel } = controls();
   start.disabled = false;
   for (const choice of choices) choice.disabled = false;
   cancel.hidden = true;
+}
+
+/** The form given back after a test that could not start, saying why. */
+function notStarted(message: string): void {
+  formBack();
+  const { error } = controls();
   text('#speed-status', t('speed.not-finished'));
   error.textContent = message;
   error.hidden = false;
+}
+
+/**
+ * Cancel before a test starts, while "Nearest" is timed (up to NEAREST_TIMEOUT_MS) or the server's
+ * configuration and TURN credentials are asked: the form is given back at once, and what is still
+ * waiting for an answer is told (the function returned) that no test is to start.
+ */
+function cancelBeforeStart(): () => boolean {
+  const stop = new AbortController();
+  controls().cancel.onclick = () => {
+    stop.abort();
+    formBack();
+    text('#speed-status', t('speed.cancelled'));
+  };
+  return () => stop.signal.aborted;
 }
 
 export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoice>): Promise<void> {
@@ -550,11 +579,15 @@ export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoi
     const familyRuns = families.runs();
     clearForRun(after);
     showFamilyFigures([]);
-    /** One test against `target`, to its end: its result, or undefined when it did not finish. */
-    const testAgainst = async (target: Target, family: Family | undefined): Promise<SpeedResult | undefined> => {
-      // The server's configuration first; packet loss needs this deployment's TURN server:
-      // credentials, or the reason it cannot run.
+    /** One test against the target `find` gives, to its end: its result, or undefined when it did not finish or was cancelled first. */
+    const testAgainst = async (find: () => Promise<Target>, family: Family | undefined): Promise<SpeedResult | undefined> => {
+      const cancelled = cancelBeforeStart();
+      const target = await find();
+      if (cancelled()) return undefined;
+      // The server's configuration first; packet loss needs its TURN server: credentials, or the
+      // reason it cannot run.
       const chosen = await targetConfiguration(target, config);
+      if (cancelled()) return undefined;
       if (!chosen.ok) {
         notStarted(chosen.message);
         return undefined;
@@ -565,7 +598,8 @@ export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoi
         return undefined;
       }
       const maxBytes = chosen.config.limits.max_bytes_per_request ?? 0;
-      const turn = await turnFor();
+      const turn = await turnFor(target);
+      if (cancelled()) return undefined;
       return new Promise((ended) => {
         runTest({ config, target, mode, maxBytes, eventId: uuidV4(), started: performance.now(), startedAt: Date.now(), streams, family, after, ended }, turn);
       });
@@ -573,14 +607,14 @@ export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoi
     void (async () => {
       // No family chosen: the server chosen ("Nearest" timed now), over whichever family the browser picks.
       if (familyRuns.length === 0) {
-        await testAgainst(await choice.target(), undefined);
+        await testAgainst(() => choice.target(), undefined);
         return;
       }
       // Each family chosen, one after the other against this deployment's origin for it; a failure or a cancel ends them.
       const results: { family: Family; result: SpeedResult }[] = [];
       for (const [i, { family, base }] of familyRuns.entries()) {
         if (i > 0) clearForRun(after);
-        const result = await testAgainst({ base, server: undefined }, family);
+        const result = await testAgainst(() => Promise.resolve({ base, server: undefined }), family);
         if (result === undefined) return;
         results.push({ family, result });
       }
