@@ -207,6 +207,7 @@ export const ar: Catalogue = {
   'bloat.F': 'انشغال الخط يجعل المكالمات والألعاب غير قابلة للاستخدام',
   // Why packet loss was not measured.
   'loss.no-turn': 'ليس لدى هذا الخادم خادم TURN يُقاس من خلاله',
+  'loss.turn-unread': 'تعذّر على هذه الصفحة قراءة بيانات اعتماد TURN للخادم {server} ({reason})',
   'loss.no-webrtc': 'WebRTC معطّل في هذا المتصفح',
   'loss.not-udp': 'يتعذّر الوصول إلى خادم TURN ({url}) عبر UDP العادي، وهو ما يحتاج إليه المحرّك',
   'loss.turn-timeout': 'لم يُنشأ اتصال عبر خادم TURN خلال 10 ث (هل يحجب جدار حماية أو VPN بروتوكول UDP؟)',

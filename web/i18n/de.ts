@@ -207,6 +207,7 @@ export const de: Catalogue = {
   'bloat.F': 'eine ausgelastete Leitung macht Anrufe und Spiele unbrauchbar',
   // Why packet loss was not measured.
   'loss.no-turn': 'dieser Server hat keinen TURN-Server, über den er gemessen werden könnte',
+  'loss.turn-unread': 'diese Seite konnte die TURN-Zugangsdaten von {server} nicht lesen ({reason})',
   'loss.no-webrtc': 'in diesem Browser ist WebRTC abgeschaltet',
   'loss.not-udp': 'der TURN-Server ({url}) ist nicht über reines UDP erreichbar, das die Engine braucht',
   'loss.turn-timeout': 'keine Verbindung über den TURN-Server innerhalb von 10 s (UDP durch eine Firewall oder ein VPN blockiert?)',

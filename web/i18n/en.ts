@@ -189,6 +189,7 @@ export const en = {
   'bloat.F': 'a busy line makes calls and games unusable',
   // Why packet loss was not measured.
   'loss.no-turn': 'this server has no TURN server to measure it through',
+  'loss.turn-unread': 'this page could not read {server}\'s TURN credentials ({reason})',
   'loss.no-webrtc': 'this browser has WebRTC turned off',
   'loss.not-udp': 'the TURN server ({url}) is not reachable over plain UDP, which the engine needs',
   'loss.turn-timeout': 'no connection through the TURN server within 10 s (UDP blocked by a firewall or a VPN?)',

@@ -199,6 +199,7 @@ export const es: Catalogue = {
   'bloat.D': 'una línea ocupada hace muy difíciles las llamadas y los juegos',
   'bloat.F': 'una línea ocupada hace inutilizables las llamadas y los juegos',
   'loss.no-turn': 'este servidor no tiene un servidor TURN con el que medirla',
+  'loss.turn-unread': 'esta página no pudo leer las credenciales TURN de {server} ({reason})',
   'loss.no-webrtc': 'este navegador tiene WebRTC desactivado',
   'loss.not-udp': 'el servidor TURN ({url}) no es accesible por UDP simple, que es lo que necesita el motor',
   'loss.turn-timeout': 'ninguna conexión a través del servidor TURN en 10 s (¿UDP bloqueado por un cortafuegos o una VPN?)',

@@ -199,6 +199,7 @@ export const ja: Catalogue = {
   'bloat.D': '回線が混雑すると、通話やゲームが非常に困難になります',
   'bloat.F': '回線が混雑すると、通話やゲームができなくなります',
   'loss.no-turn': 'このサーバーには測定に使うTURNサーバーがありません',
+  'loss.turn-unread': 'このページは {server} の TURN 認証情報を読み取れませんでした ({reason})',
   'loss.no-webrtc': 'このブラウザーではWebRTCが無効になっています',
   'loss.not-udp': 'TURNサーバー（{url}）に通常のUDPで到達できません（エンジンにはUDPが必要です）',
   'loss.turn-timeout': 'TURNサーバー経由の接続が10秒以内に確立しませんでした（ファイアウォールやVPNでUDPがブロックされている可能性があります）',

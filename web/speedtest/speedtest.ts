@@ -126,7 +126,13 @@ async function turnFor(target: Target): Promise<Turn> {
   if (other === undefined && document.documentElement.dataset.turn !== 'on') return { ok: false, reason: t('loss.no-turn') };
   if (typeof RTCPeerConnection === 'undefined') return { ok: false, reason: t('loss.no-webrtc') };
   const res = await api<Schemas['TurnCredentials']>(`${other?.url ?? ''}/v1/speed-test/turn-credentials`);
-  if (!res.ok) return { ok: false, reason: res.problem.status === 404 ? t('loss.no-turn') : problemText(res.problem) };
+  if (!res.ok) {
+    if (res.problem.status === 404) return { ok: false, reason: t('loss.no-turn') };
+    // No answer the page may read: none came, or (another origin's) the browser kept it, the route
+    // answering its own origin only (docs/api.md, "CORS"); the browser does not say which.
+    if (other !== undefined && res.problem.status === undefined) return { ok: false, reason: t('loss.turn-unread', { server: other.name, reason: problemText(res.problem) }) };
+    return { ok: false, reason: problemText(res.problem) };
+  }
   const url = res.data.urls[0] ?? '';
   const match = /^turn:([^?]+)(?:\?transport=udp)?$/.exec(url);
   if (match === null) return { ok: false, reason: t('loss.not-udp', { url }) };
