@@ -14,6 +14,9 @@ export interface ListedServer {
   families: Family[];
 }
 
+/** A listed server's name, what `--server NAME` takes: short, lowercase, no spaces, so it is typed as easily as read. */
+export const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
 /** Round trips asked of each listed server before the nearest is picked: the first opens the connection and is not counted. */
 export const NEAREST_ROUND_TRIPS = 5;
 

@@ -121,3 +121,30 @@ describe('--source on the client commands', () => {
     expect(both.stderr).toContain("option '--both' cannot be used with option '--source <address>'");
   });
 });
+
+describe('--source with the server list', () => {
+  let lister: TestServer;
+  beforeAll(async () => {
+    // A deployment whose list names the relayed server: the round trips that time it pass the relay.
+    lister = await startTestServer({ NETDIAG_SERVERS: JSON.stringify([{ name: 'relayed', url: relay.url, location: 'loopback' }]) });
+  });
+  afterAll(() => lister.close());
+
+  it.each([
+    ['servers', ['servers', '--json'], '127.0.0.6'],
+    ['latency --server auto', ['latency', '--server', 'auto', '--json'], '127.0.0.7'],
+  ])('%s: the round trips that time the listed servers come from the source', async (_name, args, source) => {
+    const { result, seen } = await seenDuring(() => runCli([...args, '--source', source, '--url', lister.url], {}, 30_000));
+    expect(result.code, result.stderr).toBe(0);
+    expect(seen.flatMap((c) => c.requests).filter((r) => r === 'GET /__down?bytes=0')).toHaveLength(5);
+    expect(new Set(seen.map((c) => c.address))).toEqual(new Set([source]));
+  });
+
+  it('-6 with an IPv4 --source is refused (exit 2) before the list is asked or a server timed', async () => {
+    const { result, seen } = await seenDuring(() => runCli(['speedtest', '-6', '--source', '127.0.0.8', '--server', 'auto', '--url', lister.url], {}, 30_000));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--source 127.0.0.8 is an IPv4 address');
+    expect(result.stderr).not.toContain('the nearest server');
+    expect(seen).toEqual([]);
+  });
+});

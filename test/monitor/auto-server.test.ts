@@ -36,7 +36,7 @@ describe('a monitor with servers: [URL, auto]', () => {
 
   it('chooses the nearest at each auto run, and records it and the source with the run', async () => {
     const config = join(dir, 'monitor.yaml');
-    writeFileSync(config, [`servers: [${list.url}, auto]`, `database: ${join(dir, 'monitor.db')}`, 'listen: off', 'checks:', '  - name: round trip', '    run: latency', '    cron: "* * * * * *"', '    spread: 0s', '    source: 127.0.0.1', ''].join('\n'));
+    writeFileSync(config, [`servers: [${list.url}, auto]`, `database: ${join(dir, 'monitor.db')}`, 'listen: off', 'checks:', '  - name: round trip', '    run: latency', '    cron: "* * * * * *"', '    spread: 0s', '    source: 127.0.0.2', ''].join('\n'));
     const monitor = startMonitor(config);
     const autoRuns = () => runLinesOf(monitor.lines, 'round trip').filter((l) => l.includes(' on auto '));
     try {
@@ -51,9 +51,13 @@ describe('a monitor with servers: [URL, auto]', () => {
     const runs = JSON.parse(history.stdout) as HistoryRun[];
     const auto = runs.filter((r) => r.server === 'auto');
     expect(auto.length).toBeGreaterThanOrEqual(2);
-    for (const r of auto) expect(r).toMatchObject({ ok: true, chosen: near.url, source_address: '127.0.0.1' });
-    for (const r of runs.filter((r) => r.server !== 'auto')) expect(r).toMatchObject({ server: list.url, chosen: null, source_address: '127.0.0.1' });
+    for (const r of auto) expect(r).toMatchObject({ ok: true, chosen: near.url, source_address: '127.0.0.2' });
+    for (const r of runs.filter((r) => r.server !== 'auto')) expect(r).toMatchObject({ server: list.url, chosen: null, source_address: '127.0.0.2' });
     // Chosen afresh at each run: every auto run timed every listed server.
     expect(mid.paths().filter((p) => p === '/__down?bytes=0').length).toBeGreaterThanOrEqual(5 * auto.length);
+    // The list asked, the servers timed and the runs made from the check's source, every one.
+    const fromElsewhere = [list, near, mid, far].flatMap((d) => d.asked()).filter((a) => !a.startsWith('127.0.0.2 '));
+    expect(fromElsewhere).toEqual([]);
+    expect(list.asked().some((a) => a === '127.0.0.2 /v1/servers')).toBe(true);
   }, 60_000);
 });

@@ -2,11 +2,11 @@
 // command measures against, resolved before it runs. `auto` is the nearest of the --url
 // deployment's list by the shared rule (src/common/servers.ts), NAME one of that list, URL any
 // deployment. A name the list does not hold is bad usage, refused before anything is measured.
-import { nearest, type ListedServer } from '../../common/servers.js';
+import { nearest, SERVER_NAME, type ListedServer } from '../../common/servers.js';
 import { FAMILY_NAME, type Family } from '../../common/families.js';
 import { ApiFailure, type Client } from '../api/client.js';
-import { listedServers, SERVER_NAME } from './server-list.js';
-import { timeServers, type Connecting, type Timed } from './round-trips.js';
+import { listedServers } from './server-list.js';
+import { timeServers, type Connecting } from './round-trips.js';
 
 /** The server a command runs against, and how it was chosen. */
 export interface ChosenServer {
@@ -46,12 +46,6 @@ function parseServerChoice(text: string): Choice {
 
 const quoted = (servers: readonly ListedServer[]) => servers.map((s) => `"${s.name}"`).join(', ');
 
-/** What the nearest was chosen from: every server's round trip, for a caller that says them. */
-interface Resolved {
-  chosen: ChosenServer;
-  timed: Timed[];
-}
-
 /** The families a listed server lacks of those a command measures over. */
 const missing = (server: ListedServer, families: readonly Family[]): Family[] => families.filter((f) => !server.families.includes(f));
 
@@ -64,9 +58,9 @@ const familiesText = (families: readonly Family[]) => families.map((f) => FAMILY
  * auto chooses among those that serve them all. An unknown name is a ServerChoiceError naming the
  * known ones; none of the list answering is an ApiFailure (exit 1).
  */
-export async function resolveServer(text: string, client: Client, connecting: Connecting = {}, families: readonly Family[] = []): Promise<Resolved> {
+export async function resolveServer(text: string, client: Client, connecting: Connecting = {}, families: readonly Family[] = []): Promise<ChosenServer> {
   const choice = parseServerChoice(text);
-  if (choice.kind === 'url') return { chosen: { url: choice.url, name: null, how: 'url', roundTripMs: null }, timed: [] };
+  if (choice.kind === 'url') return { url: choice.url, name: null, how: 'url', roundTripMs: null };
   const servers = await listedServers(client);
   if (choice.kind === 'name') {
     const named = servers.find((s) => s.name === choice.name);
@@ -76,9 +70,9 @@ export async function resolveServer(text: string, client: Client, connecting: Co
     }
     const lacks = missing(named, families);
     if (lacks.length > 0) throw new ServerChoiceError(`server "${named.name}" serves ${familiesText(named.families)} only (its entry in ${client.base}'s list), not ${familiesText(lacks)}`);
-    return { chosen: { url: named.url, name: named.name, how: 'name', roundTripMs: null }, timed: [] };
+    return { url: named.url, name: named.name, how: 'name', roundTripMs: null };
   }
-  if (servers.length === 0) return { chosen: { url: client.base, name: null, how: 'unlisted', roundTripMs: null }, timed: [] };
+  if (servers.length === 0) return { url: client.base, name: null, how: 'unlisted', roundTripMs: null };
   const serving = servers.filter((s) => missing(s, families).length === 0);
   if (serving.length === 0) throw new ServerChoiceError(`none of the servers ${client.base} lists serves ${familiesText(families)} (${servers.map((s) => `${s.name}: ${familiesText(s.families)}`).join('; ')})`);
   const timed = await timeServers(serving, connecting);
@@ -87,7 +81,7 @@ export async function resolveServer(text: string, client: Client, connecting: Co
     const why = timed.map((t) => `${t.server.name}: ${t.error ?? 'no answer'}`).join('; ');
     throw new ApiFailure(`none of the servers ${client.base} lists answered its round trips (${why})`);
   }
-  return { chosen: { url: best.server.url, name: best.server.name, how: 'auto', roundTripMs: best.medianMs }, timed };
+  return { url: best.server.url, name: best.server.name, how: 'auto', roundTripMs: best.medianMs };
 }
 
 /** The line said on standard error about a choice, or undefined when nothing was chosen for the user. */

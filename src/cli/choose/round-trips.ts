@@ -6,6 +6,8 @@
 import { Client as OneConnection, fetch as undiciFetch } from 'undici';
 import { MAX_API_BODY_BYTES, discardBounded } from '../api/bounded-body.js';
 import { NEAREST_ROUND_TRIPS, NEAREST_TIMEOUT_MS, roundTripMedian, type ListedServer, type TimedServer } from '../../common/servers.js';
+import { serverProcessingMs } from '../../common/speedtest/server-timing.js';
+import type { Binding } from '../api/client.js';
 
 /** A server after its round trips, with why it is unreachable when it is. */
 export interface Timed extends TimedServer {
@@ -13,18 +15,17 @@ export interface Timed extends TimedServer {
   error: string | null;
 }
 
-/** How the round trips connect: from this local address, over this family (`--source`, `-4` / `-6`: src/cli/api/source.ts's Binding). */
-export interface Connecting {
-  localAddress?: string;
-  family?: 4 | 6;
-}
+/** How the round trips connect: from this local address, over this family (`--source`, `-4` / `-6`: src/cli/api/source.ts). */
+export type Connecting = Binding;
 
-/** One round trip over `connection`: the time to the response's headers; its (empty) body is read so the connection is kept for the next. */
+/** One round trip over `connection`: the time to the response's headers less the server's own; its (empty) body is read so the connection is kept for the next. */
 async function roundTrip(connection: OneConnection, url: string, signal: AbortSignal): Promise<number> {
   const started = performance.now();
   // No redirect followed: a round trip to wherever a redirect leads is not this server's.
   const res = await undiciFetch(url, { dispatcher: connection, redirect: 'manual', signal, headers: { 'Cache-Control': 'no-store' } });
-  const ms = performance.now() - started;
+  // The server's own time taken out (its Server-Timing), as the page's Resource Timing reading
+  // does: what is left is the path's, which is what "nearest" compares.
+  const ms = Math.max(0, performance.now() - started - (serverProcessingMs(res.headers.get('server-timing')) ?? 0));
   await discardBounded(res as unknown as Response, MAX_API_BODY_BYTES);
   if (res.status !== 200) throw new Error(`it answered HTTP ${String(res.status)} for /__down (are its speed-test targets on?)`);
   return ms;

@@ -4,11 +4,8 @@
 // goes to a terminal and a URL is connected to, so a list that is not what the API promises is
 // refused, naming the entry and what is wrong with it.
 import type { Family } from '../../common/families.js';
-import type { ListedServer } from '../../common/servers.js';
+import { SERVER_NAME, type ListedServer } from '../../common/servers.js';
 import { ApiFailure, type Client } from '../api/client.js';
-
-/** A server's name as NETDIAG_SERVERS takes it (docs/operations.md). */
-export const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 const FAMILIES: readonly Family[] = ['ipv4', 'ipv6'];
 

@@ -9,7 +9,7 @@ import { figuresOfKind } from './checks/kinds.js';
 import { breaches } from './expect.js';
 import { AUTO_SERVER, type MonitorCheck } from './monitor-config.js';
 import { resolveServer } from '../choose/choose.js';
-import { clientFor } from '../api/client.js';
+import { bindingOf, boundClient } from '../api/source.js';
 import type { MonitorMetrics } from './monitor-metrics.js';
 import { runCheck, type CheckOutcome } from './run-check.js';
 import { log, summary } from './setup.js';
@@ -89,7 +89,10 @@ async function serverOfRun(ctx: RunContext, check: MonitorCheck, server: string)
   if (server !== AUTO_SERVER) return { url: server };
   if (ctx.listFrom === undefined) return { error: 'auto: no deployment to ask for the list' };
   try {
-    const { chosen } = await resolveServer(AUTO_SERVER, clientFor(ctx.listFrom, LIST_TIMEOUT_MS), check.source === null ? {} : { localAddress: check.source });
+    // The list asked and the servers timed from the check's source, checked as the command checks
+    // it (an address of this host; its family holds every connection), as the run's own will be.
+    const binding = await bindingOf(check.source === null ? {} : { source: check.source });
+    const chosen = await resolveServer(AUTO_SERVER, await boundClient(ctx.listFrom, LIST_TIMEOUT_MS, binding), binding);
     return { url: chosen.url };
   } catch (err) {
     return { error: `auto: ${err instanceof Error ? err.message : String(err)}` };

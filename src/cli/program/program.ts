@@ -117,10 +117,13 @@ async function chosenServer(options: ClientOptions & { server?: string; ipv4?: b
   // The families the command measures over: a listed server must serve them, and one family's round trips go over it.
   const families: Family[] = options.both === true ? ['ipv4', 'ipv6'] : options.ipv4 === true ? ['ipv4'] : options.ipv6 === true ? ['ipv6'] : [];
   try {
-    // The list asked, and each server timed, from --source when given, as the command's own connections are.
+    // --source and the family checked together first (a source of the other family is bad
+    // usage), before the list is asked or any server timed.
+    const connecting = await bindingOf({ ...(options.source === undefined ? {} : { source: options.source }), ...(families.length === 1 && families[0] !== undefined ? { family: families[0] } : {}) });
+    // The list asked from --source when given, as the system picks the family: the deployment
+    // holding the list need not serve the family measured over.
     const listing = await clientOf(options.url, options.timeout * 1000, options.source);
-    const connecting = { ...listing.binding, ...(families.length === 1 ? { family: families[0] === 'ipv4' ? (4 as const) : (6 as const) } : {}) };
-    const { chosen } = await resolveServer(options.server, listing, connecting, families);
+    const chosen = await resolveServer(options.server, listing, connecting, families);
     const line = choiceLine(chosen);
     if (line !== undefined) process.stderr.write(`netdiag: ${terminalText(line)}\n`);
     return chosen;
@@ -250,7 +253,8 @@ function addServersCommand(root: Command): void {
   clientCommand(root, 'servers', 'the servers the deployment lists, each with its round trip from here, nearest first').action(
     act(async (client, out) => {
       const { serversCommand } = await import('../choose/command.js');
-      await serversCommand(client, out);
+      // Timed from --source, as the list was asked (clientOf bound it).
+      await serversCommand(client, out, client.binding ?? {});
     }),
   );
 }

@@ -360,8 +360,8 @@ export async function measure(client: Client, options: SpeedTestOptions): Promis
 
 /**
  * The link `--share` prints: the deployment's page with the result in its fragment (the codec
- * keeps bit/s and µs, src/common/speedtest/share.ts), with the streams it was measured with and
- * the family it was held to (`-4`, `-6`), as the page's own links say them; the address only when
+ * keeps bit/s and µs, src/common/speedtest/share.ts), with the streams it was measured with (when
+ * not the default) and the family it was held to (`-4`, `-6`), as the page's own links say them; the address only when
  * asked for, as the deployment sees it. No server name: the link is the measured deployment's own page.
  */
 async function shareOf(client: Client, run: { mode: string; at: number; streams: number }, r: Result, loss: PacketLoss, withAddress: boolean): Promise<string> {
@@ -372,7 +372,8 @@ async function shareOf(client: Client, run: { mode: string; at: number; streams:
     mode: run.mode === 'light' ? 'light' : 'full',
     ...shareFiguresOf(r, loss),
     ...(address === undefined ? {} : { address }),
-    streams: run.streams,
+    // Left out at the default, so a default link keeps the fields a deployment before them reads.
+    ...(run.streams === STREAMS ? {} : { streams: run.streams }),
     ...(family === undefined ? {} : { family }),
   });
 }

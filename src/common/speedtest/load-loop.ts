@@ -19,6 +19,7 @@ import {
   receivedProgress,
   receivedUpload,
   SAMPLE_MS,
+  MAX_STREAMS,
   STREAMS,
   UPLOAD_ANSWER_GRACE_MS,
   type DirectionMeasure,
@@ -222,6 +223,8 @@ async function uploadsAnswered(streams: Promise<void>[], counter: ByteCounter, e
 
 /** Runs one direction until the rules say it has measured enough (or it fails, or is cancelled). */
 export async function runLoadedDirection(transport: LoadTransport, options: LoadOptions): Promise<LoadRun> {
+  const count = options.streams ?? STREAMS;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_STREAMS) throw new RangeError(`streams must be a whole number from 1 to ${String(MAX_STREAMS)}, got ${String(count)}`);
   const { direction, profile } = options;
   const stops = new DirectionStops(options.signal);
   const cap = Math.min(options.maxBytes, MAX_UPLOAD_BYTES);
@@ -230,7 +233,6 @@ export async function runLoadedDirection(transport: LoadTransport, options: Load
   const counter = new ByteCounter(began);
   const roundTrips: RoundTrip[] = [];
   const stream = (i: number) => (direction === 'download' ? downloadStream(transport, options.maxBytes, counter, stops.stop.signal) : uploadStream(transport, i, cap, counter, stops));
-  const count = options.streams ?? STREAMS;
   const streams = Array.from({ length: count }, (_, i) => stops.guarded(stream(i)));
   const probes = pacedRoundTrips(transport, direction, probeGapMs(profile), began, roundTrips, stops);
   const sampler = setInterval(() => {

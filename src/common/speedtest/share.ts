@@ -14,6 +14,7 @@
 // (`toShared`), so a shared copy reads exactly as the original did.
 
 import { MAX_STREAMS } from './working.js';
+import { SERVER_NAME } from '../servers.js';
 
 export interface SharedResult {
   /** When the test ran, ms since the epoch (kept to the second). */
@@ -41,8 +42,6 @@ const VERSION = '1';
 const FIELDS = 11;
 /** With the responsiveness estimate after the address, then the server, the streams and the family. */
 const FIELDS_MOST = 15;
-/** A listed server's name, as NETDIAG_SERVERS allows it. */
-const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 /** Bounds of what a link may carry, past which it is refused rather than shown. */
 const MAX = { bps: 1e12, micros: 3_600_000_000, loss: 100_00, rpm: 60_000_000 } as const;
 

@@ -172,11 +172,16 @@ const HOST_NAME = /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*$/;
 export function familyOrigin(family: AddressFamily): Parser<string> {
   return (text) => {
     const origin = policyOrigin(text, `https://${family}.example.net`);
-    const host = new URL(origin).hostname;
-    const literal = host.startsWith('[') ? 'ipv6' : IPV4_LITERAL.test(host) ? 'ipv4' : undefined;
+    const literal = literalFamily(origin);
     if (literal !== undefined && literal !== family) invalid(`"${text}" names an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, which cannot answer over ${family === 'ipv4' ? 'IPv4' : 'IPv6'}`);
     return origin;
   };
+}
+
+/** The family of an origin named by an IP address; undefined for a host name. */
+export function literalFamily(origin: string): AddressFamily | undefined {
+  const host = new URL(origin).hostname;
+  return host.startsWith('[') ? 'ipv6' : IPV4_LITERAL.test(host) ? 'ipv4' : undefined;
 }
 
 /**

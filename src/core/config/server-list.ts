@@ -2,12 +2,9 @@
 // at GET /v1/servers so the page and the command line can choose among them (docs/operations.md,
 // "Several deployments"). Each origin is checked as the family origins are: it goes into the
 // page's Content-Security-Policy, where a stray character would widen or split the policy.
-import type { ListedServer } from '../../common/servers.js';
+import { SERVER_NAME, type ListedServer } from '../../common/servers.js';
 import { invalid, type Parser } from './table.js';
-import { policyOrigin } from './parsers.js';
-
-/** What `--server NAME` takes: short, lowercase, no spaces, so it is typed as easily as read. */
-const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+import { literalFamily, policyOrigin } from './parsers.js';
 
 /** More deployments than a page would time at once before a test (each gets a few round trips in parallel). */
 const MAX_SERVERS = 32;
@@ -33,7 +30,7 @@ function serverOf(entry: unknown, index: number): ListedServer {
   const extra = Object.keys(entry).find((key) => !FIELDS.has(key));
   if (extra !== undefined) invalid(`${at}: unknown field "${extra}" (the fields are name, url, location and families)`);
   const { name, url, location } = entry;
-  if (typeof name !== 'string' || !NAME.test(name)) invalid(`${at}: "name" must be 1 to 32 lowercase letters, digits and hyphens, starting with a letter or digit (it is what --server takes)`);
+  if (typeof name !== 'string' || !SERVER_NAME.test(name)) invalid(`${at}: "name" must be 1 to 32 lowercase letters, digits and hyphens, starting with a letter or digit (it is what --server takes)`);
   if (typeof url !== 'string') invalid(`${at} ("${name}"): "url" must be the deployment's origin, such as https://fra.example.net`);
   let origin: string;
   try {
@@ -44,7 +41,13 @@ function serverOf(entry: unknown, index: number): ListedServer {
   if (typeof location !== 'string' || location.trim() === '' || location.length > MAX_LOCATION || hasControl(location)) {
     invalid(`${at} ("${name}"): "location" must be 1 to ${String(MAX_LOCATION)} characters without control characters, such as "Frankfurt, DE"`);
   }
-  return { name, url: origin, location: location.trim(), families: familiesOf(entry.families, `${at} ("${name}")`) };
+  const families = familiesOf(entry.families, `${at} ("${name}")`);
+  // An address for a host answers over its own family only, whatever the entry says.
+  const literal = literalFamily(origin);
+  if (literal !== undefined && (families.length !== 1 || families[0] !== literal)) {
+    invalid(`${at} ("${name}"): "${origin}" is an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, so "families" must be ["${literal}"]`);
+  }
+  return { name, url: origin, location: location.trim(), families };
 }
 
 /** The list, each entry checked, names and origins unique. */

@@ -76,6 +76,7 @@ const BAD: [string, Env, string][] = [
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.example.net","location":"Frankfurt","region":"weur"}]' }, 'entry 1: unknown field "region" (the fields are name, url, location and families)'],
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.example.net","location":"Frankfurt"},{"name":"fra","url":"https://fra2.example.net","location":"Frankfurt"}]' }, 'names "fra" twice: each deployment\'s name must be its own'],
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"a","url":"https://fra.example.net","location":"Frankfurt"},{"name":"b","url":"https://fra.example.net:443","location":"Frankfurt"}]' }, 'names "https://fra.example.net" twice: each deployment\'s url must be its own'],
+  ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"lab","url":"http://[2001:db8::5]:8080","location":"Lab"}]' }, 'entry 1 ("lab"): "http://[2001:db8::5]:8080" is an IPv6 address, so "families" must be ["ipv6"]'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'http://127.0.0.1:6379' }, '"http://127.0.0.1:6379" must use redis: or rediss:'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'not a url' }, '"not a url" is not a URL'],
   ['NETDIAG_WORKERS', { NETDIAG_WORKERS: '0' }, 'must be a whole number from 1 to 256, got "0"'],
