@@ -144,11 +144,22 @@ function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]
  * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
  * `extraRoutes` lets a test add a route through the same pipeline.
  */
+/**
+ * A same-origin route's request (the TURN credentials): its answers carry no CORS header, but a
+ * page on one of the operator's listed deployments (`listed`, NETDIAG_SERVERS) may read them.
+ */
+function answerOwnOrigins(ctx: RequestContext, listed: ReadonlySet<string>): void {
+  ctx.sameOrigin = true;
+  const origin = ctx.req.header('origin');
+  if (origin !== undefined && listed.has(origin)) ctx.listedOrigin = origin;
+}
+
 export function createApp(services: Services, extraRoutes: RouteDefinition[] = []): App {
   const { ports, options } = services;
   const { clock, logger, metrics } = ports;
   const router = routeTable(services, extraRoutes);
   const { accessLog, publicUrl } = options;
+  const listedOrigins = new Set((options.servers ?? []).map((s) => s.url));
 
   const fail = (ctx: RequestContext, err: unknown): HttpReply => {
     if (err instanceof Problem) return problemReply(ctx, err.code, err.message, err.headers);
@@ -194,7 +205,7 @@ export function createApp(services: Services, extraRoutes: RouteDefinition[] = [
       return log(ctx, null, problemReply(ctx, 'not_found', 'No resource exists at this path.'));
     }
     ctx.params = matched.params;
-    if (matched.route.sameOrigin) ctx.sameOrigin = true;
+    if (matched.route.sameOrigin) answerOwnOrigins(ctx, listedOrigins);
     const route = matched.route.path;
     try {
       const reply = methodHandler(matched.route, req.method)(ctx);

@@ -24,6 +24,8 @@ import { requireCommands } from '../support/system.js';
 import { TurnTestSession } from '../support/turn-client.js';
 
 const PATH = '/v1/speed-test/turn-credentials';
+/** A deployment the operator lists (NETDIAG_SERVERS): its page may read this one's credentials. */
+const LISTED = 'https://fra.netdiag.test';
 const ready = requireCommands('TURN credentials', ['turnserver', 'turnutils_uclient'], 'coturn');
 const RATE_LIMIT_KEY = 'turn-suite-rate-limit-key-0123456789abcdef';
 
@@ -53,9 +55,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('turn credentials, not configured', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ NETDIAG_RATE_LIMITS: 'turn=1' });
+    server = await startTestServer({ NETDIAG_RATE_LIMITS: 'turn=1', NETDIAG_SERVERS: JSON.stringify([{ name: 'fra', url: LISTED, location: 'Frankfurt' }]) });
   });
   afterAll(() => server.close());
+
+  it('a page on a listed deployment may read the 404, so it can say there is no TURN server here', async () => {
+    const res = await send(`${server.url}${PATH}`, { headers: { Origin: LISTED } });
+    expect([res.status, res.headers.get('access-control-allow-origin')]).toEqual([404, LISTED]);
+  });
 
   it('is a 404 problem that names the setting, costs no quota, and has no CORS', async () => {
     for (let i = 0; i < 3; i++) {
@@ -86,6 +93,7 @@ describe.skipIf(!ready)('turn credentials, with coturn as documented, on loopbac
       NETDIAG_RATE_LIMITS: 'turn=4',
       NETDIAG_TRUST_PROXY: 'loopback',
       NETDIAG_RATE_LIMIT_KEY: RATE_LIMIT_KEY,
+      NETDIAG_SERVERS: JSON.stringify([{ name: 'fra', url: LISTED, location: 'Frankfurt' }]),
     });
   }, 30_000);
   afterAll(async () => {
@@ -275,6 +283,17 @@ describe.skipIf(!ready)('turn credentials, with coturn as documented, on loopbac
     expect(limited.headers.get('access-control-allow-origin')).toBeNull();
     const ip = await send(`${server.url}/v1/ip`, { headers: { 'X-Forwarded-For': caller } });
     expect(ip.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it("a page on one of the operator's listed deployments may read the credentials: its origin named, never *, and Vary: Origin", async () => {
+    const caller = '203.0.113.21';
+    const listed = await send(`${server.url}${PATH}`, { headers: { 'X-Forwarded-For': caller, Origin: LISTED } });
+    expect(listed.status).toBe(200);
+    expectContract('GET', PATH, listed);
+    expect([listed.headers.get('access-control-allow-origin'), listed.headers.get('vary'), listed.headers.get('access-control-allow-credentials')]).toEqual([LISTED, 'Origin', null]);
+    // An origin that only looks like it (another port) is another site.
+    const lookalike = await send(`${server.url}${PATH}`, { headers: { 'X-Forwarded-For': caller, Origin: `${LISTED}:8443` } });
+    expect(lookalike.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('counts against its own limit: the fifth in a minute from one source is 429', async () => {

@@ -57,4 +57,13 @@ describe('TURN credentials in workerd', () => {
     expect((res.body as { detail: string }).detail).toContain('NETDIAG_TURN_URL');
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it("names a listed deployment's origin back to its page, and no other", async () => {
+    const listed = 'https://fra.netdiag.test';
+    const worker = workerWith({ NETDIAG_TURN_URL: 'turn:turn.example.net:3478', NETDIAG_TURN_SECRET: SECRET, NETDIAG_SERVERS: JSON.stringify([{ name: 'fra', url: listed, location: 'Frankfurt' }]) });
+    const fromListed = await worker.send(PATH, { caller: '198.51.100.122', headers: { Origin: listed } });
+    expect([fromListed.status, fromListed.headers.get('access-control-allow-origin'), fromListed.headers.get('vary')]).toEqual([200, listed, 'Origin']);
+    const fromOther = await worker.send(PATH, { caller: '198.51.100.123', headers: { Origin: 'https://elsewhere.example' } });
+    expect(fromOther.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });

@@ -41,9 +41,10 @@ function serverOf(entry: unknown, index: number): ListedServer {
   if (typeof location !== 'string' || location.trim() === '' || location.length > MAX_LOCATION || hasControl(location)) {
     invalid(`${at} ("${name}"): "location" must be 1 to ${String(MAX_LOCATION)} characters without control characters, such as "Frankfurt, DE"`);
   }
-  const families = familiesOf(entry.families, `${at} ("${name}")`);
-  // An address for a host answers over its own family only, whatever the entry says.
+  // An address for a host answers over its own family only: that family when none is named, and
+  // refused when the entry names another.
   const literal = literalFamily(origin);
+  const families = literal !== undefined && entry.families === undefined ? [literal] : familiesOf(entry.families, `${at} ("${name}")`);
   if (literal !== undefined && (families.length !== 1 || families[0] !== literal)) {
     invalid(`${at} ("${name}"): "${origin}" is an ${literal === 'ipv4' ? 'IPv4' : 'IPv6'} address, so "families" must be ["${literal}"]`);
   }

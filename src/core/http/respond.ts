@@ -44,11 +44,13 @@ function isLowSurrogate(unit: number): boolean {
  * RateLimit-* on limited routes (docs/api.md). A flat `[name, value, …]` list: Node's
  * `writeHead` takes it as it is, cheaper than an object (docs/benchmarks.md, "Per-operation costs").
  */
-export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sameOrigin'>, cacheControl: string): string[] {
+export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sameOrigin' | 'listedOrigin'>, cacheControl: string): string[] {
   const rate = ctx.rate;
   if (ctx.sameOrigin === true) {
-    // A same-origin route (the TURN credentials): no CORS header at all, so other sites cannot read it.
+    // A same-origin route (the TURN credentials): no CORS header, so other sites cannot read it;
+    // a page on another of the operator's listed deployments may, its origin named (never `*`).
     const headers = ['Cache-Control', cacheControl, 'X-Request-ID', ctx.requestId];
+    if (ctx.listedOrigin !== undefined) headers.push('Access-Control-Allow-Origin', ctx.listedOrigin, 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', 'Origin');
     if (rate === undefined) return headers;
     headers.push('RateLimit-Limit', rate.limit);
     if (rate.remaining !== undefined) headers.push('RateLimit-Remaining', rate.remaining);
@@ -71,7 +73,7 @@ export function baseHeaders(ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sa
 }
 
 export function jsonReply(
-  ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sameOrigin'>,
+  ctx: Pick<RequestContext, 'rate' | 'requestId' | 'sameOrigin' | 'listedOrigin'>,
   status: number,
   body: string,
   contentType: string,

@@ -139,6 +139,11 @@ export interface RequestContext {
    * the reply helpers then leave out `Access-Control-Allow-Origin` and the headers it exposes.
    */
   sameOrigin?: true;
+  /**
+   * On such a route, the request's `Origin` when it is one of the operator's listed deployments
+   * (`NETDIAG_SERVERS`): a page served by another of them may read the answer, and only it.
+   */
+  listedOrigin?: string;
 }
 
 /** A route handler: synchronous where it can be, so the common path allocates no promise. */

@@ -76,7 +76,7 @@ const BAD: [string, Env, string][] = [
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.example.net","location":"Frankfurt","region":"weur"}]' }, 'entry 1: unknown field "region" (the fields are name, url, location and families)'],
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"fra","url":"https://fra.example.net","location":"Frankfurt"},{"name":"fra","url":"https://fra2.example.net","location":"Frankfurt"}]' }, 'names "fra" twice: each deployment\'s name must be its own'],
   ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"a","url":"https://fra.example.net","location":"Frankfurt"},{"name":"b","url":"https://fra.example.net:443","location":"Frankfurt"}]' }, 'names "https://fra.example.net" twice: each deployment\'s url must be its own'],
-  ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"lab","url":"http://[2001:db8::5]:8080","location":"Lab"}]' }, 'entry 1 ("lab"): "http://[2001:db8::5]:8080" is an IPv6 address, so "families" must be ["ipv6"]'],
+  ['NETDIAG_SERVERS', { NETDIAG_SERVERS: '[{"name":"lab","url":"http://[2001:db8::5]:8080","location":"Lab","families":["ipv4","ipv6"]}]' }, 'entry 1 ("lab"): "http://[2001:db8::5]:8080" is an IPv6 address, so "families" must be ["ipv6"]'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'http://127.0.0.1:6379' }, '"http://127.0.0.1:6379" must use redis: or rediss:'],
   ['NETDIAG_REDIS_URL', { NETDIAG_REDIS_URL: 'not a url' }, '"not a url" is not a URL'],
   ['NETDIAG_WORKERS', { NETDIAG_WORKERS: '0' }, 'must be a whole number from 1 to 256, got "0"'],
@@ -126,6 +126,11 @@ describe('netdiag serve: loadConfig', () => {
   // The origin goes into the page's Content-Security-Policy: only a scheme, a host and a port may.
   it.each([...HOSTILE_ORIGINS.map(([value, message]) => ['NETDIAG_IPV4_URL', value, message]), ['NETDIAG_IPV6_URL', ...HOSTILE_IPV6_ORIGIN]])('%s=%o is refused, naming it: %s', (variable, value, message) => {
     expect(refusal(loadConfig, { [variable]: value })).toEqual({ variable, message });
+  });
+
+  it('NETDIAG_SERVERS: an entry named by an address serves its own family when none is named; a host name both', () => {
+    const list = '[{"name":"lab","url":"http://192.0.2.5:8080","location":"Lab"},{"name":"fra","url":"https://fra.example.net","location":"Frankfurt"}]';
+    expect(loadConfig({ NETDIAG_SERVERS: list }).servers.map((s) => [s.name, s.families])).toEqual([['lab', ['ipv4']], ['fra', ['ipv4', 'ipv6']]]);
   });
 
   it.each(GOOD_ORIGINS)('%s=%s is accepted as %s', (variable, value, origin) => {
