@@ -136,15 +136,6 @@ function routeTable({ ports, options }: Services, extraRoutes: RouteDefinition[]
 }
 
 /**
- * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
- * runtime passes its ports and its operator's options in and serves `handle` or `fetch` (one
- * core, thin runtimes); each route is given only the part it uses. Every
- * request takes one path: request id and clock → route and method gate → the route's checks →
- * the caller's limit for the route's declared operation → handler → reply or problem, with the
- * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
- * `extraRoutes` lets a test add a route through the same pipeline.
- */
-/**
  * A same-origin route's request (the TURN credentials): its answers carry no CORS header, but a
  * page on one of the operator's listed deployments (`listed`, NETDIAG_SERVERS) may read them.
  */
@@ -154,6 +145,15 @@ function answerOwnOrigins(ctx: RequestContext, listed: ReadonlySet<string>): voi
   if (origin !== undefined && listed.has(origin)) ctx.listedOrigin = origin;
 }
 
+/**
+ * Builds the HTTP app from its capabilities. No I/O, no environment, no runtime imports: a
+ * runtime passes its ports and its operator's options in and serves `handle` or `fetch` (one
+ * core, thin runtimes); each route is given only the part it uses. Every
+ * request takes one path: request id and clock → route and method gate → the route's checks →
+ * the caller's limit for the route's declared operation → handler → reply or problem, with the
+ * common headers (CORS, request id, RateLimit-*) set by the reply helpers, never by a handler.
+ * `extraRoutes` lets a test add a route through the same pipeline.
+ */
 export function createApp(services: Services, extraRoutes: RouteDefinition[] = []): App {
   const { ports, options } = services;
   const { clock, logger, metrics } = ports;
