@@ -179,7 +179,8 @@ const SLOW_ONE_WAY_MS = 400;
 // The page's own deployment (home) has no TURN server and lists "fra", which has one (Debian's
 // coturn on loopback, test/support/coturn.ts), and "slow", behind a relay adding 400 ms each way.
 // A test against fra asks fra for TURN credentials, not home; a cancel while "Nearest" is timed
-// starts nothing afterwards; on the Arabic page the line under the form sets each name apart.
+// starts nothing afterwards; a server picked by name while "Nearest" is timed keeps its line when
+// the timing ends; on the Arabic page the line under the form sets each name apart.
 describe.skipIf(!ready || !requireCommands('a listed server\'s TURN server', ['turnserver'], 'coturn'))('a listed server\'s TURN server, a cancel while "Nearest" is timed, and names in Arabic', () => {
   const secret = randomBytes(32).toString('base64');
   let turn: Coturn;
@@ -255,6 +256,30 @@ describe.skipIf(!ready || !requireCommands('a listed server\'s TURN server', ['t
       await page.waitForTimeout(1000);
       expect([asked.fra(), asked.home(), asked.slow()]).toEqual([0, 0, 0]);
       expect(await page.textContent('#speed-status')).toBe('The test was cancelled.');
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
+  it('keeps the line of a server picked by name while the page-load timing of "Nearest" is still under way', async () => {
+    const { page, context } = await openWatched(browser, `${home.url}/?lang=en`);
+    try {
+      // The timing ends when the slow server's round trips are cut off at NEAREST_TIMEOUT_MS.
+      const slowCutOff = page.waitForEvent('requestfailed', { predicate: (request) => request.url().startsWith(`http://127.0.0.1:${String(relay.port)}/__down`), timeout: 10_000 });
+      await page.waitForSelector('#speed-server-pair:not([hidden])');
+      expect(await page.textContent('#speed-server-note')).toBe('Finding the nearest server…');
+      await page.selectOption('#speed-server', 'slow');
+      expect(await page.textContent('#speed-server-note')).toBe('Measuring against slow, Far away.');
+      await slowCutOff;
+      // A task after the cut-off: the timing's own continuations (microtasks) have all run by then.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      expect(await page.textContent('#speed-server-note')).toBe('Measuring against slow, Far away.');
+      expect(await page.getAttribute('#speed-server-note', 'data-server')).toBe('slow');
+      // Back to "Nearest", the line says it is timing, and then what it found.
+      await page.selectOption('#speed-server', '');
+      expect(await page.textContent('#speed-server-note')).toBe('Finding the nearest server…');
+      await nearestFound(page);
+      expect(await page.getAttribute('#speed-server-note', 'data-server')).toBe('fra');
     } finally {
       await context.close();
     }

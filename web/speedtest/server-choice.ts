@@ -57,8 +57,14 @@ export const serverLabel = (server: ListedServer): string => t('speed.server-opt
 /** A server as the line under the form names it: its name and where it is, each a unit of its own. */
 const serverParts = (server: ListedServer): Part[] => tParts('speed.server-option', { name: [isolatedName(server.name)], location: [isolatedName(server.location)] });
 
+/** What "Nearest" found: the server with the lowest round trip, or this page's own origin when none answered. */
+function nearestTarget(all: readonly TimedServer[]): Target {
+  const found = nearest(all);
+  return found === undefined || found.medianMs === null ? OWN : { base: found.server.url, server: found.server };
+}
+
 /** The line under the form: which server "Nearest" found, with its round trip, and each the page timed, by round trip, in its title. */
-function sayNearest(all: readonly TimedServer[]): Target {
+function sayNearest(all: readonly TimedServer[]): void {
   const note = $('#speed-server-note');
   const found = nearest(all);
   note.title = byRoundTrip(all)
@@ -68,12 +74,12 @@ function sayNearest(all: readonly TimedServer[]): Target {
   if (found === undefined || found.medianMs === null) {
     note.textContent = t('speed.nearest-none');
     delete note.dataset.server;
-    return OWN;
+    delete note.dataset.ms;
+    return;
   }
   note.replaceChildren(...tParts('speed.nearest-found', { server: serverParts(found.server), time: formatMs(found.medianMs) }));
   note.dataset.server = found.server.name;
   note.dataset.ms = String(found.medianMs);
-  return { base: found.server.url, server: found.server };
 }
 
 /** The listed servers the page cannot ask, each named with why. */
@@ -108,10 +114,17 @@ export async function setUpServers(): Promise<ServerChoice> {
   let timing: Promise<Target> | undefined;
   /** The nearest, timed now; a second ask while one is under way shares it. */
   const findNearest = (): Promise<Target> => {
-    if (timing !== undefined) return timing;
     note.textContent = t('speed.nearest-finding');
+    note.title = '';
+    delete note.dataset.server;
+    delete note.dataset.ms;
     note.hidden = false;
-    timing = timeAll(servers).then(sayNearest);
+    if (timing !== undefined) return timing;
+    timing = timeAll(servers).then((all) => {
+      // The timing takes up to NEAREST_TIMEOUT_MS: a server picked by name meanwhile keeps its own line.
+      if (select.value === '') sayNearest(all);
+      return nearestTarget(all);
+    });
     void timing.finally(() => {
       timing = undefined;
     });
