@@ -18,6 +18,7 @@ import { $, api } from './ui/dom.js';
 import { t } from './i18n/locale.js';
 import { setUpLanguage } from './i18n/page-text.js';
 import { clientInstallCommand } from './speedtest/result-text.js';
+import { RESOURCE_TIMING_ROOM } from './speedtest/fetch-transport.js';
 
 /** The credits the server's geo data asks for (its licence), as the server gives them. */
 function showCredits(): void {
@@ -53,6 +54,10 @@ document.addEventListener('DOMContentLoaded', () => {
 });
 
 function startSections(): void {
+  // Room for every Resource Timing entry of a test, which the round trips are read from; the
+  // browser's default of 250 is less than one test's requests (W3C Resource Timing,
+  // setResourceTimingBufferSize).
+  performance.setResourceTimingBufferSize(RESOURCE_TIMING_ROOM);
   showCredits();
   showClientInstall();
   showShared();

@@ -84,6 +84,9 @@ describe.skipIf(!ready)('the server choice, in Chromium', () => {
       expect(Number(await page.getAttribute('#speed-server-note', 'data-ms'))).toBeLessThan(2 * FAR_ONE_WAY_MS);
       // Each server was asked its round trips: the far one too.
       expect(atFar()).toBeGreaterThan(0);
+      // The timing reads its own Resource Timing entries and clears none: the page's other
+      // requests' entries, which their own readers take by name (web/latency/regions.ts), are still there.
+      expect(await page.evaluate((url) => performance.getEntriesByName(url, 'resource').length, `${own.url}/v1/servers`)).toBe(1);
 
       const before = { own: atOwn(), near: atNear(), far: atFar() };
       await page.selectOption('#speed-mode', 'light');

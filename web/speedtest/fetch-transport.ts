@@ -38,10 +38,12 @@ function inPageWords(err: unknown): Error {
 
 /**
  * A round trip's time from Resource Timing: request sent to first byte of the answer, less the
- * server's own time; undefined when the browser has no entry for it (or no timing in it).
+ * server's own time; undefined when the browser has no entry for it (or no timing in it). Its entry
+ * is the one of `url` that started at `sentAt` or later: the buffer is not cleared, and an earlier
+ * round trip of the same URL (an earlier test's, or "Nearest"'s) may still be in it.
  */
-function timedByBrowser(url: string, serverMs: number): number | undefined {
-  const entry = performance.getEntriesByName(url, 'resource').at(-1) as PerformanceResourceTiming | undefined;
+function timedByBrowser(url: string, sentAt: number, serverMs: number): number | undefined {
+  const entry = (performance.getEntriesByName(url, 'resource') as PerformanceResourceTiming[]).find((e) => e.startTime >= sentAt);
   if (entry === undefined || entry.requestStart <= 0 || entry.responseStart < entry.requestStart) return undefined;
   return Math.max(0, entry.responseStart - entry.requestStart - serverMs);
 }
@@ -97,7 +99,7 @@ export class FetchLoadTransport implements LoadTransport {
       await res.arrayBuffer();
       const clock = performance.now() - sentAt;
       const serverMs = serverProcessingMs(res.headers.get('Server-Timing')) ?? 0;
-      const browser = timedByBrowser(url, serverMs) ?? (await nextTurn().then(() => timedByBrowser(url, serverMs)));
+      const browser = timedByBrowser(url, sentAt, serverMs) ?? (await nextTurn().then(() => timedByBrowser(url, sentAt, serverMs)));
       return { sentAt, ms: browser ?? clock };
     } catch (err: unknown) {
       throw inPageWords(err);
@@ -106,15 +108,10 @@ export class FetchLoadTransport implements LoadTransport {
 }
 
 /**
- * Runs `measure` with room for every Resource Timing entry of a test (the speed-test library asks the same
- * when it starts), then clears them, once every request of it has settled, never while one may
- * still be read.
+ * Room in the page's Resource Timing buffer for a whole test's entries, set once as the page
+ * starts (web/main.ts; the speed-test library asks the same size as it starts). The page never
+ * clears the buffer: each reader takes its own entries by name (timedByBrowser here,
+ * web/latency/regions.ts), and the speed-test library, which clears it as it starts and between
+ * its steps, is done before the page's own round trips and load begin.
  */
-export async function withResourceTimings<T>(measure: () => Promise<T>): Promise<T> {
-  performance.setResourceTimingBufferSize(10_000);
-  try {
-    return await measure();
-  } finally {
-    performance.clearResourceTimings();
-  }
-}
+export const RESOURCE_TIMING_ROOM = 10_000;

@@ -8,7 +8,7 @@ import { byRoundTrip, NEAREST_ROUND_TRIPS, NEAREST_TIMEOUT_MS, nearest, roundTri
 import { $, api } from '../ui/dom.js';
 import { isolatedName, listed, t, tParts, type Part } from '../i18n/locale.js';
 import { formatMs } from './result-text.js';
-import { FetchLoadTransport, withResourceTimings } from './fetch-transport.js';
+import { FetchLoadTransport } from './fetch-transport.js';
 
 /** What a test is measured against: an origin, and the listed server it is when it is one. */
 export interface Target {
@@ -49,7 +49,7 @@ async function timed(server: ListedServer): Promise<TimedServer> {
 }
 
 /** Every server timed at once. */
-const timeAll = (servers: readonly ListedServer[]): Promise<TimedServer[]> => withResourceTimings(() => Promise.all(servers.map(timed)));
+const timeAll = (servers: readonly ListedServer[]): Promise<TimedServer[]> => Promise.all(servers.map(timed));
 
 /** A server as the page names it: its name and where it is. */
 export const serverLabel = (server: ListedServer): string => t('speed.server-option', { name: server.name, location: server.location });

@@ -17,7 +17,7 @@ import { speedResult, windowRoundTrips, type Measured, type Readings, type Speed
 import { num, t } from '../i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
 import { profileOf, STREAMS, type ByteCount } from '../../src/common/speedtest/working.js';
-import { FetchLoadTransport, LoadError, withResourceTimings } from './fetch-transport.js';
+import { FetchLoadTransport, LoadError } from './fetch-transport.js';
 import { idleRoundTrips, runLoadedDirection, type LoadRun } from '../../src/common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load-transport.js';
 import { LimitRefusal, pastLimit, type LimitWaits } from '../../src/common/rate-limit.js';
@@ -83,7 +83,7 @@ async function loadDirections(directions: LoadDirection[], load: { base: string;
     runs[direction] = await past(() => {
       text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
       counted = 0;
-      return withResourceTimings(() => runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), streams, signal, onProgress }));
+      return runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), streams, signal, onProgress });
     });
   }
   return runs;
@@ -451,7 +451,7 @@ function onLibraryEnd(library: SpeedTest, run: TestRun, turn: Turn, life: Life):
             ? { run: true, error: lossError }
             : { run: true, ...stepLossCounts(lossDetails, seen), sending: seen };
         // The idle latency by the same method as the round trips under load (idleRoundTrips), then the load.
-        const idle = await past(() => withResourceTimings(() => idleRoundTrips(new FetchLoadTransport(run.target.base), idleCount, life.load.signal)));
+        const idle = await past(() => idleRoundTrips(new FetchLoadTransport(run.target.base), idleCount, life.load.signal));
         return { idle, loss, runs: await loadDirections(directionsOf(mode.measurements), { base: run.target.base, maxBytes: run.maxBytes, mode: mode.id, streams: run.streams }, life.load.signal, life.live, life.watch, past) };
       })
       .then(
