@@ -3,7 +3,7 @@
 import { answerText } from '../../src/common/answer-text.js';
 import { DNS_TYPES } from '../../src/common/dns-types.js';
 import type { Schemas } from '../../src/generated/openapi-types.js';
-import { $, api, problemText, text } from '../ui/dom.js';
+import { $, api, option, problemText, text } from '../ui/dom.js';
 import { num, t } from '../i18n/locale.js';
 
 type DnsData = Schemas['DnsData'];
@@ -44,13 +44,7 @@ function render(view: { status: string; rows: string[][] } | { problem: string }
 
 export function setUpDns(): void {
   // The record types from the one list (src/common/dns-types.ts), A first and chosen.
-  $<HTMLSelectElement>('#dns-type').replaceChildren(
-    ...DNS_TYPES.map((type) => {
-      const option = document.createElement('option');
-      option.textContent = type;
-      return option;
-    }),
-  );
+  $<HTMLSelectElement>('#dns-type').replaceChildren(...DNS_TYPES.map((type) => option(type, type)));
   $<HTMLFormElement>('#dns-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const name = $<HTMLInputElement>('#dns-name').value.trim();

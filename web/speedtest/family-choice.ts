@@ -4,8 +4,8 @@
 // IPv4 or IPv6 alone, or both, one after the other, each family's figures side by side. A family
 // is measured against this deployment's own origin for it: a listed server has no such origins.
 import { isIpv6LiteralOrigin } from '../../src/common/origin.js';
-import type { Family } from '../../src/common/families.js';
-import { $ } from '../ui/dom.js';
+import { FAMILY_NAME, type Family } from '../../src/common/families.js';
+import { $, option } from '../ui/dom.js';
 import type { FigureName, SpeedResult } from './speed-result.js';
 import type { MessageKey } from '../i18n/en.js';
 import { listed, t } from '../i18n/locale.js';
@@ -20,9 +20,6 @@ export interface FamilyRun {
 export interface FamilyChoice {
   runs(): FamilyRun[];
 }
-
-/** A family's name as the page writes it (a name, the same in every language). */
-export const familyName = (family: Family): string => (family === 'ipv4' ? 'IPv4' : 'IPv6');
 
 /**
  * The family origins the page may ask: set, and not an IPv6 literal (which its policy cannot
@@ -46,20 +43,14 @@ export function setUpFamilies(onChange: (chosen: boolean) => void): FamilyChoice
   const none: FamilyChoice = { runs: () => [] };
   if (origins.length === 0) return none;
   const select = $<HTMLSelectElement>('#speed-family');
-  const option = (value: string, label: string) => {
-    const element = document.createElement('option');
-    element.value = value;
-    element.textContent = label;
-    return element;
-  };
-  select.replaceChildren(option('', t('speed.family-auto')), ...origins.map((o) => option(o.family, familyName(o.family))), ...(origins.length === 2 ? [option('both', t('speed.family-both'))] : []));
+  select.replaceChildren(option('', t('speed.family-auto')), ...origins.map((o) => option(o.family, FAMILY_NAME[o.family])), ...(origins.length === 2 ? [option('both', t('speed.family-both'))] : []));
   $('#speed-family-pair').hidden = false;
   const chosen = (): FamilyRun[] => (select.value === 'both' ? origins : origins.filter((o) => o.family === select.value));
   const note = $('#speed-family-note');
   select.addEventListener('change', () => {
     const runs = chosen();
     note.hidden = runs.length === 0;
-    note.textContent = runs.length === 0 ? '' : t('speed.family-own', { origins: listed(runs.map((r) => `${familyName(r.family)} ${r.base}`)) });
+    note.textContent = runs.length === 0 ? '' : t('speed.family-own', { origins: listed(runs.map((r) => `${FAMILY_NAME[r.family]} ${r.base}`)) });
     onChange(runs.length > 0);
   });
   return { runs: chosen };
@@ -86,7 +77,7 @@ export function showFamilyFigures(results: readonly { family: Family; result: Sp
     return cell;
   };
   const head = document.createElement('tr');
-  head.append(th(t('speed.families-figure'), 'col'), ...results.map((r) => th(familyName(r.family), 'col')));
+  head.append(th(t('speed.families-figure'), 'col'), ...results.map((r) => th(FAMILY_NAME[r.family], 'col')));
   table.tHead?.replaceChildren(head);
   table.tBodies[0]?.replaceChildren(
     ...FAMILY_FIGURES.map(([name, label]) => {

@@ -6,6 +6,7 @@ import { rpmClass } from '../../src/common/responsiveness/rpm.js';
 import { jitterOf, percentile } from '../../src/common/statistics.js';
 import type { Quality } from '../../src/common/speedtest/latency-quality.js';
 import type { Burst } from '../../src/common/speedtest/working.js';
+import { FAMILY_NAME, type Family } from '../../src/common/families.js';
 import { listed, num, t } from '../i18n/locale.js';
 
 export function formatMs(ms: number): string {
@@ -236,8 +237,8 @@ const capital = (text: string): string => text.charAt(0).toUpperCase() + text.sl
  * What a kept or shared result was measured against and with, in words: the listed server's
  * name, the streams, the family (IPv4, IPv6); each only when the result says it.
  */
-export function setupParts(r: { server?: string; streams?: number; family?: 'ipv4' | 'ipv6' }): string[] {
+export function setupParts(r: { server?: string; streams?: number; family?: Family }): string[] {
   const streams = r.streams === undefined ? undefined : t(r.streams === 1 ? 'setup.streams-one' : 'setup.streams-many', { count: num(r.streams) });
-  const family = r.family === undefined ? undefined : r.family === 'ipv4' ? 'IPv4' : 'IPv6';
+  const family = r.family === undefined ? undefined : FAMILY_NAME[r.family];
   return [r.server === undefined ? undefined : t('setup.server', { name: r.server }), streams, family].filter((part): part is string => part !== undefined);
 }

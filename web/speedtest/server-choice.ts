@@ -5,7 +5,7 @@
 // no list (or one older than the list, answering 404) shows no choice: the page measures itself.
 import { isIpv6LiteralOrigin } from '../../src/common/origin.js';
 import { byRoundTrip, NEAREST_ROUND_TRIPS, NEAREST_TIMEOUT_MS, nearest, roundTripMedian, type ListedServer, type TimedServer } from '../../src/common/servers.js';
-import { $, api } from '../ui/dom.js';
+import { $, api, option } from '../ui/dom.js';
 import { isolatedName, listed, t, tParts, type Part } from '../i18n/locale.js';
 import { formatMs } from './result-text.js';
 import { FetchLoadTransport } from './fetch-transport.js';
@@ -102,12 +102,6 @@ export async function setUpServers(): Promise<ServerChoice> {
   saySkipped(all.filter((s) => !askable(s)));
   if (servers.length === 0) return { target: () => Promise.resolve(OWN), hold: () => undefined };
   const select = $<HTMLSelectElement>('#speed-server');
-  const option = (value: string, label: string) => {
-    const element = document.createElement('option');
-    element.value = value;
-    element.textContent = label;
-    return element;
-  };
   select.replaceChildren(option('', t('speed.server-nearest')), ...servers.map((s) => option(s.name, serverLabel(s))));
   $('#speed-server-pair').hidden = false;
   const note = $('#speed-server-note');

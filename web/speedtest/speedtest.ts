@@ -5,7 +5,7 @@
 // configuration advertises and nothing else (the API contract; docs/api.md, "Envelope, routes and limits").
 import SpeedTest from '@cloudflare/speedtest';
 import type { Schemas } from '../../src/generated/openapi-types.js';
-import { $, api, problemText, showFigure, text } from '../ui/dom.js';
+import { $, api, option, problemText, showFigure, text } from '../ui/dom.js';
 import { drawChart } from './chart.js';
 import { browserLimitNote, stepLossCounts } from './result-text.js';
 import { watchLossStep, type LossWatch } from './loss-watch.js';
@@ -242,14 +242,7 @@ const controls = () => ({ select: $<HTMLSelectElement>('#speed-mode'), choices: 
 /** The modes in the selector, the full test chosen when there is one, and the chosen mode's hint under it. */
 function showModes(config: Configuration): void {
   const { select } = controls();
-  select.replaceChildren(
-    ...config.modes.map((m) => {
-      const option = document.createElement('option');
-      option.value = m.id;
-      option.textContent = modeName(m.id);
-      return option;
-    }),
-  );
+  select.replaceChildren(...config.modes.map((m) => option(m.id, modeName(m.id))));
   // The full test is the default: it measures every figure the page shows, in about 25 s at most.
   if (config.modes.some((m) => m.id === 'full')) select.value = 'full';
   const describe = () => {
@@ -265,12 +258,6 @@ function showModes(config: Configuration): void {
  * direction, as a person compares what one connection carries with what the link does.
  */
 function showStreams(): void {
-  const option = (value: string, label: string) => {
-    const element = document.createElement('option');
-    element.value = value;
-    element.textContent = label;
-    return element;
-  };
   $<HTMLSelectElement>('#speed-streams').replaceChildren(option('multi', t('speed.streams-multi', { count: num(STREAMS) })), option('single', t('speed.streams-single')));
 }
 

@@ -8,6 +8,14 @@ export function $<T extends HTMLElement = HTMLElement>(selector: string): T {
   return found;
 }
 
+/** A choice of a select: the value the page reads, and the label the person reads. */
+export function option(value: string, label: string): HTMLOptionElement {
+  const element = document.createElement('option');
+  element.value = value;
+  element.textContent = label;
+  return element;
+}
+
 export function text(selector: string, value: string): void {
   $(selector).textContent = value;
 }
