@@ -23,7 +23,11 @@ export interface ServerChoice {
   hold(held: boolean): void;
 }
 
-/** This page's own origin, as the page has always measured it. */
+/**
+ * This page's own origin, measured when the deployment lists no server or none answers: the one
+ * origin its policy always allows ('self'). No server name: a result measured against the
+ * deployment that shows it names none (src/common/speedtest/share.ts).
+ */
 const OWN: Target = { base: location.origin, server: undefined };
 
 /**
