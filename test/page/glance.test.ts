@@ -1,12 +1,14 @@
 // The page at a glance (issue 51), in Debian's chromium: after a default test, in English and
 // Arabic, at 1280x900 and 390x844, the verdict line and the four headline figures lie inside the
 // first viewport (their bounding boxes, scrolled to the top), nothing scrolls sideways, the
-// history table the test added fits with no cell cut, the DNS form's type sits on its select's
+// history table the test added fits with no cell cut (beside a kept result that names all it was
+// measured against and with: a listed server, its streams, its family), the DNS form's type sits on its select's
 // line, and axe finds no violation; and in each of the five languages every address the page shows reads, in
 // the order the characters are laid out on screen, as the API's answer: an IPv4 address, `::1`
 // and a full global IPv6 address (the last given by a trusted proxy's X-Forwarded-For).
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeResult, type SharedResult } from '../../src/common/speedtest/share.js';
 import { LANGUAGES } from '../../web/i18n/languages.js';
 import { addAxe, axeViolations } from '../support/axe.js';
 import { catalogue } from '../support/catalogues.js';
@@ -18,6 +20,9 @@ const ready = requireCommands('the page at a glance in chromium', ['chromium'], 
 
 /** The answer first: the verdict and the four headline figures. */
 const ANSWER = ['#speed-verdict', ...['download', 'upload', 'latency', 'bufferbloat'].map((m) => `#speed-results [data-metric="${m}"]`)];
+
+/** A kept result whose history cell says the most: its mode, a listed server, its streams and its family, with five-digit rates. */
+const SET_UP: SharedResult = { at: Date.now() - 86_400_000, mode: 'light', downloadBps: 12_345_000_000, uploadBps: 10_987_000_000, latencyMs: 1.5, loadedDownMs: 2.1, loadedUpMs: 1.9, rpm: 35_020, server: 'fra', streams: 1, family: 'ipv6' };
 
 /** A global unicast IPv6 address written in full (no `::`), as a trusted proxy names a caller. */
 const GLOBAL_V6 = '2a00:1450:4001:82b:1234:5678:9abc:200e';
@@ -72,6 +77,10 @@ describe.skipIf(!ready)('the page at a glance', () => {
     try {
       const page = await context.newPage();
       await page.goto(`${server.url}/?lang=${code}`);
+      await page.evaluate((kept) => {
+        localStorage.setItem('netdiag.history', JSON.stringify({ v: 1, results: [kept] }));
+      }, encodeResult(SET_UP));
+      await page.reload();
       await page.waitForSelector('#speed-start:not([disabled])');
       // The default test: the mode as the page offers it, untouched.
       await page.click('#speed-start');

@@ -133,6 +133,23 @@ export function dateTime(at: number, style: Intl.DateTimeFormatOptions): string 
   return new Intl.DateTimeFormat(code(), style).format(at);
 }
 
+/** A date's parts of a date-time, before its time's: the first part of the time and the ones after it are the time's. */
+const TIME_PARTS: ReadonlySet<Intl.DateTimeFormatPartTypes> = new Set(['hour', 'minute', 'second', 'dayPeriod', 'fractionalSecond', 'timeZoneName']);
+
+/**
+ * A date and time as `dateTime` writes them, cut into the date, the language's own text between
+ * the two (`, ` in English, a space in Japanese) and the time, so a narrow cell may wrap between
+ * them; the three read together are `dateTime`'s text.
+ */
+export function dateAndTime(at: number, style: Intl.DateTimeFormatOptions): { date: string; between: string; time: string } {
+  const parts = new Intl.DateTimeFormat(code(), style).formatToParts(at);
+  const first = parts.findIndex((p) => TIME_PARTS.has(p.type));
+  const dateParts = first === -1 ? parts : parts.slice(0, first);
+  const between = dateParts.at(-1)?.type === 'literal' ? (dateParts.pop()?.value ?? '') : '';
+  const text = (list: Intl.DateTimeFormatPart[]) => list.map((p) => p.value).join('');
+  return { date: text(dateParts), between, time: first === -1 ? '' : text(parts.slice(first)) };
+}
+
 /** Names joined as the language lists them: `a`, `a and b`, `a, b and c`. */
 export function listed(names: readonly string[]): string {
   if (names.length <= 1) return names[0] ?? '';

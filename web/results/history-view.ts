@@ -9,7 +9,7 @@ import { download, fileName } from './export.js';
 import { drawTrend } from './history-chart.js';
 import { HISTORY_KEY, mergeHistory, parseHistory, readHistory, resultKey, writeHistory, type HistoryStorage } from './history.js';
 import { formatMbps, formatMs, setupParts } from '../speedtest/result-text.js';
-import { dateTime, num, t } from '../i18n/locale.js';
+import { dateAndTime, dateTime, num, t } from '../i18n/locale.js';
 import type { MessageKey } from '../i18n/en.js';
 import { mergeWatches, readWatches, WATCH_HISTORY_KEY, writeWatches, type WatchSummary } from '../latency/watch-history.js';
 
@@ -29,25 +29,46 @@ function problem(message: string | undefined): void {
   element.hidden = message === undefined;
 }
 
-const cell = (value: string): HTMLTableCellElement => {
+/** A cell's value: one text, or units the cell may wrap between, never inside (each `separator` apart). */
+type CellValue = string | { units: readonly string[]; separator: string };
+
+const cell = (value: CellValue): HTMLTableCellElement => {
   const td = document.createElement('td');
-  td.textContent = value;
+  if (typeof value === 'string') {
+    td.textContent = value;
+    return td;
+  }
+  // One box for the units, so a row folded into a card (page.css) keeps them together as one value.
+  const units = document.createElement('span');
+  units.className = 'units';
+  value.units.forEach((text, i) => {
+    const unit = document.createElement('span');
+    unit.textContent = text;
+    units.append(...(i === 0 ? [] : [value.separator]), unit);
+  });
+  td.append(units);
   return td;
 };
+
+/** When a result was measured, its date and time each a unit. */
+function whenCell(at: number): CellValue {
+  const { date, between, time } = dateAndTime(at, { dateStyle: 'short', timeStyle: 'short' });
+  return time === '' ? date : { units: [date, time], separator: between };
+}
 
 /**
  * One kept result as its table row shows it (when, mode with the server, streams and family, download, upload, idle latency, the
  * worse latency under load, the bufferbloat grade from those two, the responsiveness estimate),
  * and the delete button's label.
  */
-export function resultRowView(r: SharedResult): { cells: string[]; deleteLabel: string } {
+export function resultRowView(r: SharedResult): { cells: CellValue[]; deleteLabel: string } {
   const loaded = worseLoaded(r.loadedDownMs, r.loadedUpMs);
   const grade = bufferbloat(r.latencyMs, loaded)?.grade;
   return {
     cells: [
-      dateTime(r.at, { dateStyle: 'short', timeStyle: 'short' }),
+      whenCell(r.at),
       // The mode, then what the test ran against and with, when the result says it.
-      [t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'), ...setupParts(r)].join(t('list.separator')),
+      { units: [t(r.mode === 'light' ? 'speed.mode-light' : 'speed.mode-full'), ...setupParts(r)], separator: t('list.separator') },
       formatMbps(r.downloadBps),
       formatMbps(r.uploadBps),
       r.latencyMs === undefined ? '–' : formatMs(r.latencyMs),
