@@ -45,6 +45,14 @@ describe('a finished speed test as the page shows it', () => {
     expect(r.shared).toMatchObject({ at: T0, mode: 'full', downloadBps: 20_000_000, uploadBps: 10_000_000, latencyMs: 20 });
   });
 
+  it('says that several streams shared one connection when they went over HTTP/2 or HTTP/3, and not for one stream', () => {
+    const over = (multiplexed: Measured['multiplexed'], streams: number) => speedResult(readings({ download: { ...load(() => 20, [40, 42, 41]), streams, ...(multiplexed === undefined ? {} : { multiplexed }) } })).figures.download.detail;
+    expect(over('h2', 4)).toBe('4 streams, steady for 5.0\u00a0s; the streams shared one HTTP/2 connection');
+    expect(over('h3', 4)).toBe('4 streams, steady for 5.0\u00a0s; the streams shared one HTTP/3 connection');
+    expect(over(undefined, 4)).toBe('4 streams, steady for 5.0\u00a0s');
+    expect(over('h2', 1)).toBe('1 stream, steady for 5.0\u00a0s');
+  });
+
   it('on a link with a burst, the headline is the sustained rate and the burst is named under it', () => {
     // 40 Mbit/s for the first 2 s, then 20: the command line's rules (src/common/speedtest/working.ts).
     const r = speedResult(readings({ download: load((at) => (at <= 2000 ? 40 : 20), [40, 42, 41]) }));

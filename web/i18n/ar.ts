@@ -162,6 +162,7 @@ export const ar: Catalogue = {
   'figure.rate-unsteady': '{streams} تدفقات؛ لم يستقر المعدّل: متوسط آخر {time}',
   'figure.rate-steady-one': 'تدفق واحد ({streams})، مستقر لمدة {time}',
   'figure.rate-unsteady-one': 'تدفق واحد ({streams})؛ لم يستقر المعدّل: متوسط آخر {time}',
+  'figure.rate-one-connection': '{how}؛ تشاركت التدفقات اتصال {protocol} واحدًا',
   'figure.no-transfer': 'لم يُقَس زمن أي عملية نقل',
   'figure.burst': 'الاندفاع: {rate} لأول {size}',
   'figure.burst-then': '{burst}؛ المستدام: {how}',

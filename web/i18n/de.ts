@@ -162,6 +162,7 @@ export const de: Catalogue = {
   'figure.rate-unsteady': '{streams} Ströme; die Datenrate wurde nicht gleichmäßig: Mittel der letzten {time}',
   'figure.rate-steady-one': '{streams} Strom, {time} lang gleichmäßig',
   'figure.rate-unsteady-one': '{streams} Strom; die Datenrate wurde nicht gleichmäßig: Mittel der letzten {time}',
+  'figure.rate-one-connection': '{how}; die Ströme teilten sich eine {protocol}-Verbindung',
   'figure.no-transfer': 'keine Übertragung gemessen',
   'figure.burst': 'Burst: {rate} für die ersten {size}',
   'figure.burst-then': '{burst}; dauerhaft: {how}',

@@ -144,6 +144,7 @@ export const en = {
   'figure.rate-unsteady': '{streams} streams; the rate did not settle: average of the last {time}',
   'figure.rate-steady-one': '{streams} stream, steady for {time}',
   'figure.rate-unsteady-one': '{streams} stream; the rate did not settle: average of the last {time}',
+  'figure.rate-one-connection': '{how}; the streams shared one {protocol} connection',
   'figure.no-transfer': 'no transfer was timed',
   'figure.burst': 'burst: {rate} for the first {size}',
   'figure.burst-then': '{burst}; sustained: {how}',

@@ -155,6 +155,7 @@ export const es: Catalogue = {
   'figure.rate-unsteady': '{streams} flujos; la velocidad no se estabilizó: media de los últimos {time}',
   'figure.rate-steady-one': '{streams} flujo, estable durante {time}',
   'figure.rate-unsteady-one': '{streams} flujo; la velocidad no se estabilizó: media de los últimos {time}',
+  'figure.rate-one-connection': '{how}; los flujos compartieron una conexión {protocol}',
   'figure.no-transfer': 'no se cronometró ninguna transferencia',
   'figure.burst': 'ráfaga: {rate} en los primeros {size}',
   'figure.burst-then': '{burst}; sostenida: {how}',

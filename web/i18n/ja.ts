@@ -155,6 +155,7 @@ export const ja: Catalogue = {
   'figure.rate-unsteady': '{streams}本のストリーム。速度が安定しませんでした：最後の{time}の平均',
   'figure.rate-steady-one': '{streams}本のストリーム、{time}安定',
   'figure.rate-unsteady-one': '{streams}本のストリーム。速度が安定しませんでした：最後の{time}の平均',
+  'figure.rate-one-connection': '{how}。ストリームは1本の{protocol}接続を共有',
   'figure.no-transfer': '計時できた転送はありません',
   'figure.burst': 'バースト：最初の{size}で{rate}',
   'figure.burst-then': '{burst}、持続：{how}',

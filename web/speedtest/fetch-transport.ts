@@ -1,10 +1,11 @@
 // The page's exchanges for the speed test's load (src/common/speedtest/load-transport.ts), over
 // fetch against this server's /__down and /__up: bytes counted from the body's reader as they
 // arrive, a round trip timed by Resource Timing as the speed-test library times its own.
-import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../src/common/speedtest/load-transport.js';
+import { LoadRefused, type LoadDirection, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../src/common/speedtest/load-transport.js';
 import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../src/common/speedtest/server-timing.js';
 import { retryAfterSeconds } from '../../src/common/rate-limit.js';
 import { problemText, type ProblemDoc } from '../ui/dom.js';
+import type { Multiplexing } from './speed-result.js';
 
 /** Why a direction failed, in the page's failure reasons (a problem answered, or the network). */
 export class LoadError extends Error {
@@ -115,3 +116,17 @@ export class FetchLoadTransport implements LoadTransport {
  * its steps, is done before the page's own round trips and load begin.
  */
 export const RESOURCE_TIMING_ROOM = 10_000;
+
+/**
+ * HTTP/2 or HTTP/3 when every request of a direction's load since `since` went over it, as
+ * Resource Timing's nextHopProtocol (the ALPN id) says: the browser then carries all of them on
+ * one connection to the origin, the streams being HTTP streams, not connections. Undefined over
+ * HTTP/1.1, or when the browser has no entry to say.
+ */
+export function multiplexingOf(base: string, direction: LoadDirection, since: number): Multiplexing | undefined {
+  const target = new URL(direction === 'download' ? '/__down' : '/__up', base).href;
+  const entries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.startTime >= since && (e.name === target || e.name.startsWith(`${target}?`)));
+  const protocols = new Set(entries.map((e) => e.nextHopProtocol));
+  const [only] = protocols;
+  return protocols.size === 1 && (only === 'h2' || only === 'h3') ? only : undefined;
+}

@@ -14,8 +14,17 @@ import type { Burst, RoundTrip } from '../../src/common/speedtest/working.js';
 import { num, t } from '../i18n/locale.js';
 import { bloatText, burstText, classesWaitFor, formatMbps, formatMs, loadedText, lossText, lossUntrusted, noLoadedLatency, rpmText, spread, verdictLine, verdictWithRpm, type Classes, type LossSending, type Spread } from './result-text.js';
 
-/** A direction as the load ran it (src/common/speedtest/load-loop.ts): what the rules read, and the round trips taken beside it. */
-export type Measured = Pick<LoadRun, 'measure' | 'roundTrips' | 'streams'>;
+/** A protocol that carries every request to an origin on one connection: HTTP/2 or HTTP/3 (their ALPN ids). */
+export type Multiplexing = 'h2' | 'h3';
+
+/**
+ * A direction as the load ran it (src/common/speedtest/load-loop.ts): what the rules read, the
+ * round trips taken beside it, and `multiplexed` when its requests went over HTTP/2 or HTTP/3,
+ * where the browser puts every stream on one connection to the origin.
+ */
+export type Measured = Pick<LoadRun, 'measure' | 'roundTrips' | 'streams'> & { multiplexed?: Multiplexing };
+
+const PROTOCOL_NAME: Readonly<Record<Multiplexing, string>> = { h2: 'HTTP/2', h3: 'HTTP/3' };
 
 /** What the test read, as the page hands it over when the test ends. */
 export interface Readings {
@@ -70,7 +79,11 @@ const spreadText = (s: Spread): string =>
 
 const seconds = (ms: number): string => t('unit.s', { value: num(ms / 1000, 1) });
 
-/** How a rate was reached: over a steady stretch of the load, or, when the rate never settled, over its last part. */
+/**
+ * How a rate was reached: over a steady stretch of the load, or, when the rate never settled,
+ * over its last part; and, when several streams went over HTTP/2 or HTTP/3, that they shared one
+ * connection, so single against multi compares streams, not connections.
+ */
 const basis = (m: Measured): string => {
   const s = m.measure.sustained;
   if (s === undefined) return t('figure.no-transfer');
@@ -78,7 +91,8 @@ const basis = (m: Measured): string => {
   const streams = num(m.streams);
   // One stream is said in the singular ("1 stream"): the single-stream choice names its count.
   if (m.streams === 1) return s.steady ? t('figure.rate-steady-one', { streams, time }) : t('figure.rate-unsteady-one', { streams, time });
-  return s.steady ? t('figure.rate-steady', { streams, time }) : t('figure.rate-unsteady', { streams, time });
+  const how = s.steady ? t('figure.rate-steady', { streams, time }) : t('figure.rate-unsteady', { streams, time });
+  return m.multiplexed === undefined ? how : t('figure.rate-one-connection', { how, protocol: PROTOCOL_NAME[m.multiplexed] });
 };
 
 /** A quality class's word, or pending. */

@@ -13,11 +13,11 @@ import { uuidV4 } from '../events/uuid.js';
 import { sendEvent } from '../events/events.js';
 import type { FinishedTest, ShareOffer } from '../results/share.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
-import { speedResult, windowRoundTrips, type Measured, type Readings, type SpeedResult } from './speed-result.js';
+import { speedResult, windowRoundTrips, type Measured, type Multiplexing, type Readings, type SpeedResult } from './speed-result.js';
 import { num, t } from '../i18n/locale.js';
 import { startLive, type Live } from './live-view.js';
 import { profileOf, STREAMS, type ByteCount } from '../../src/common/speedtest/working.js';
-import { FetchLoadTransport, LoadError } from './fetch-transport.js';
+import { FetchLoadTransport, LoadError, multiplexingOf } from './fetch-transport.js';
 import { idleRoundTrips, runLoadedDirection, type LoadRun } from '../../src/common/speedtest/load-loop.js';
 import { LoadRefused, type LoadDirection } from '../../src/common/speedtest/load-transport.js';
 import { LimitRefusal, pastLimit, type LimitWaits } from '../../src/common/rate-limit.js';
@@ -59,6 +59,9 @@ function libraryPlan(withLoss: boolean) {
 /** The directions the mode's plan has steps of, in the order the page runs them. */
 const directionsOf = (measurements: Measurement[]): LoadDirection[] => (['download', 'upload'] as const).filter((d) => measurements.some((m) => m.type === d));
 
+/** A direction as the load ran it, and whether its streams shared one HTTP/2 or HTTP/3 connection. */
+type DirectionRun = LoadRun & { multiplexed: Multiplexing | undefined };
+
 /** A step of the test run past the server's rate limit: again after each wait it asks for (src/common/rate-limit.ts). */
 type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
 
@@ -67,9 +70,9 @@ type PastLimit = <T>(step: () => Promise<T>) => Promise<T>;
  * (`onBytes` whenever its count grows); what each counted, measured, or the first failure. A
  * direction the rate limit refused is measured again from its start, after the wait.
  */
-async function loadDirections(directions: LoadDirection[], load: { base: string; maxBytes: number; mode: string; streams: number }, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, LoadRun>>> {
+async function loadDirections(directions: LoadDirection[], load: { base: string; maxBytes: number; mode: string; streams: number }, signal: AbortSignal, live: Live, onBytes: () => void, past: PastLimit): Promise<Partial<Record<LoadDirection, DirectionRun>>> {
   const { maxBytes, mode, streams } = load;
-  const runs: Partial<Record<LoadDirection, LoadRun>> = {};
+  const runs: Partial<Record<LoadDirection, DirectionRun>> = {};
   const transport = new FetchLoadTransport(load.base);
   for (const direction of directions) {
     let counted = 0;
@@ -80,11 +83,14 @@ async function loadDirections(directions: LoadDirection[], load: { base: string;
       counted = bytes;
       onBytes();
     };
-    runs[direction] = await past(() => {
+    let since = 0;
+    const run = await past(() => {
       text('#speed-status', t(direction === 'download' ? 'speed.measuring-download' : 'speed.measuring-upload'));
       counted = 0;
+      since = performance.now();
       return runLoadedDirection(transport, { direction, maxBytes, profile: profileOf(mode), streams, signal, onProgress });
     });
+    runs[direction] = { ...run, multiplexed: multiplexingOf(load.base, direction, since) };
   }
   return runs;
 }
@@ -94,7 +100,7 @@ const loadFailure = (err: unknown): LoadError =>
   err instanceof LoadError ? err : new LoadError(err instanceof Error ? err.message : String(err), err instanceof LoadRefused ? 'engine_error' : 'network_error');
 
 /** A direction as the result reads it. */
-const measuredOf = (run: LoadRun | undefined): Measured | undefined => (run === undefined ? undefined : { measure: run.measure, roundTrips: run.roundTrips, streams: run.streams });
+const measuredOf = (run: DirectionRun | undefined): Measured | undefined => (run === undefined ? undefined : { measure: run.measure, roundTrips: run.roundTrips, streams: run.streams, ...(run.multiplexed === undefined ? {} : { multiplexed: run.multiplexed }) });
 
 /** A direction as the export keeps it. */
 const exportedOf = (run: LoadRun | undefined): MeasuredExport | null => (run === undefined ? null : { streams: run.streams, progress: run.progress, roundTrips: run.roundTrips, endMs: run.endMs, measure: run.measure });
@@ -351,7 +357,7 @@ function lifeOf(run: TestRun, turn: Turn): Life {
 }
 
 /** The figures, by the page's rules (web/speedtest/speed-result.ts); then drawn, kept, shared and sent. */
-function showDone(run: TestRun, runs: Partial<Record<LoadDirection, LoadRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
+function showDone(run: TestRun, runs: Partial<Record<LoadDirection, DirectionRun>>, idlePoints: number[], loss: Readings['loss'], waits: LimitWaits): void {
   const { config, mode, eventId, after } = run;
   const result = speedResult({ mode: mode.id, startedAt: run.startedAt, download: measuredOf(runs.download), upload: measuredOf(runs.upload), idle: idlePoints, loss });
   showResult(result, run.target.base);
