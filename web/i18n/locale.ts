@@ -133,7 +133,7 @@ export function dateTime(at: number, style: Intl.DateTimeFormatOptions): string 
   return new Intl.DateTimeFormat(code(), style).format(at);
 }
 
-/** A date's parts of a date-time, before its time's: the first part of the time and the ones after it are the time's. */
+/** The kinds of part that belong to a date-time's time: the first of them starts the time. */
 const TIME_PARTS: ReadonlySet<Intl.DateTimeFormatPartTypes> = new Set(['hour', 'minute', 'second', 'dayPeriod', 'fractionalSecond', 'timeZoneName']);
 
 /**
