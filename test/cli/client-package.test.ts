@@ -111,7 +111,7 @@ describe.skipIf(!ready)('netdiag-client: packed alone, installed offline from it
       const help = await netdiag(node, ['--help']);
       expect(help.code).toBe(0);
       const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1]);
-      expect(commands).toEqual(['ip', 'dns', 'latency', 'speedtest', 'rpm', 'config', 'watch', 'monitor', 'help']);
+      expect(commands).toEqual(['ip', 'dns', 'latency', 'speedtest', 'rpm', 'config', 'servers', 'watch', 'monitor', 'help']);
       for (const args of [['serve'], ['probe'], ['serve', '--help'], ['serve', '--port', '9999']]) {
         const asked = await netdiag(node, args);
         expect({ args, code: asked.code }).toEqual({ args, code: 2 });

@@ -150,10 +150,11 @@ describe('--server with a family: the list says which families each server serve
   let list: DelayedDeployment;
   beforeAll(async () => {
     [v6only, dual] = await Promise.all([startDelayedDeployment(5), startDelayedDeployment(30)]);
-    // The nearer one listed as IPv6-only: a test over IPv4 must not choose it.
+    // The nearer one listed as IPv6-only, by a host name (an address names its own family: a
+    // deployment refuses a list that says otherwise): a test over IPv4 must not choose it.
     const listed: ListedServer[] = [
-      { name: 'near6', url: v6only.url, location: 'near', families: ['ipv6'] },
-      { name: 'dual', url: dual.url, location: 'mid', families: ['ipv4', 'ipv6'] },
+      { name: 'near6', url: v6only.url.replace('127.0.0.1', 'localhost'), location: 'near', families: ['ipv6'] },
+      { name: 'dual', url: dual.url, location: 'mid', families: ['ipv4'] },
     ];
     list = await startDelayedDeployment(0, { NETDIAG_SERVERS: JSON.stringify(listed) });
   }, 30_000);

@@ -79,24 +79,27 @@ describe('the regional latency', () => {
 });
 
 describe('a history row', () => {
+  /** A cell as a person reads it: its units (the parts it may wrap between) joined by their separator. */
+  const text = (cell: string | { units: readonly string[]; separator: string } | undefined): string | undefined => (cell === undefined || typeof cell === 'string' ? cell : cell.units.join(cell.separator));
+  const cells = (view: { cells: readonly (string | { units: readonly string[]; separator: string })[] }) => view.cells.map(text);
   const result = { at: Date.UTC(2026, 10, 25, 18, 0, 0), mode: 'full' as const, downloadBps: 95_000_000, uploadBps: 9_500_000, latencyMs: 12, loadedDownMs: 70, loadedUpMs: 40, rpm: 1_200 };
 
   it('shows the mode, the rates, idle and worse loaded latency, the grade those two give, and the responsiveness estimate', () => {
     const view = resultRowView(result);
-    expect(view.cells.slice(1)).toEqual(['full', '95\u00a0Mbps', '9.50\u00a0Mbps', '12\u00a0ms', '70\u00a0ms', 'B', '1,200']);
-    expect(view.cells[0]).toMatch(/^11\/2[56]\/26, /);
+    expect(cells(view).slice(1)).toEqual(['full', '95\u00a0Mbps', '9.50\u00a0Mbps', '12\u00a0ms', '70\u00a0ms', 'B', '1,200']);
+    expect(cells(view)[0]).toMatch(/^11\/2[56]\/26, /);
     expect(view.deleteLabel).toMatch(/^Delete the result of .*2026/);
   });
 
   it('names the server, the streams and the family beside the mode when the result says them', () => {
     pageLanguage('en');
-    expect(resultRowView({ ...result, server: 'fra', streams: 1, family: 'ipv6' }).cells[1]).toBe('full, server fra, 1 stream, IPv6');
-    expect(resultRowView({ ...result, streams: 4 }).cells[1]).toBe('full, 4 streams');
+    expect(cells(resultRowView({ ...result, server: 'fra', streams: 1, family: 'ipv6' }))[1]).toBe('full, server fra, 1 stream, IPv6');
+    expect(cells(resultRowView({ ...result, streams: 4 }))[1]).toBe('full, 4 streams');
   });
 
   it('in German: the mode\'s German name and the decimal comma', () => {
     pageLanguage('de');
     const view = resultRowView({ ...result, latencyMs: undefined, loadedDownMs: undefined, loadedUpMs: undefined, rpm: undefined });
-    expect(view.cells.slice(1)).toEqual(['vollständig', '95\u00a0Mbit/s', '9,50\u00a0Mbit/s', '–', '–', '–', '–']);
+    expect(cells(view).slice(1)).toEqual(['vollständig', '95\u00a0Mbit/s', '9,50\u00a0Mbit/s', '–', '–', '–', '–']);
   });
 });
