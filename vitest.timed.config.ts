@@ -5,8 +5,11 @@ import { defineConfig } from 'vitest/config';
 // alone. `npm run test:timed` runs CI's representative set, `npm run test:timed:full` every case
 // (NETDIAG_TIMED=full; test/support/timed-set.ts and docs/testing.md say which is which).
 
-/** Files of the full run alone: the CLI's packet loss through a lossy relay (its counts are exact, and rarely move). */
-const FULL_ONLY = ['test/timed/turn-loss.test.ts'];
+/**
+ * Files of the full run alone: the CLI's packet loss through a lossy relay (its counts are exact,
+ * and rarely move); both families and two uplinks, each on shaped paths whose truth alone takes 40 s.
+ */
+const FULL_ONLY = ['test/timed/turn-loss.test.ts', 'test/timed/family-paths.test.ts', 'test/timed/uplinks.test.ts'];
 const full = process.env.NETDIAG_TIMED === 'full';
 if (!full) process.stdout.write(`timed set ci: left to npm run test:timed:full: ${FULL_ONLY.join(', ')}\n`);
 

@@ -4,7 +4,7 @@
 // about thirty minutes: after any change to how the speed test measures or reports, before it is
 // called done (docs/testing.md, "Timed").
 
-import { it, type TestFunction } from 'vitest';
+import { describe, it, type TestFunction } from 'vitest';
 
 const setting = process.env.NETDIAG_TIMED;
 if (setting !== undefined && setting !== '' && setting !== 'full' && setting !== 'ci') {
@@ -32,6 +32,12 @@ export function timedCases<T>(all: readonly T[], inCi: (item: T) => boolean, nam
 /** A test of the full run alone: in CI's set it is named as left out. */
 export function fullOnly(name: string, fn: TestFunction, timeout?: number): void {
   if (TIMED_FULL) it(name, fn, timeout);
+  else leftOut([name]);
+}
+
+/** A suite of the full run alone (its set-up too): in CI's set it is named as left out, and nothing of it runs. */
+export function fullOnlySuite(name: string, fn: () => void): void {
+  if (TIMED_FULL) describe(name, fn);
   else leftOut([name]);
 }
 

@@ -1,4 +1,4 @@
-// Issue 73's acceptance for address families: a dual-stack client whose IPv4 reaches the server
+// Both address families measured apart: a dual-stack client whose IPv4 reaches the server
 // through a router shaping it to 20 Mbit/s each way and whose IPv6 goes through another shaping
 // it to 50 (test/support/multipath.ts: one path per family, tbf on each router's egress). The
 // deployment serves its family origins (NETDIAG_IPV4_URL, NETDIAG_IPV6_URL); `netdiag speedtest
@@ -48,7 +48,7 @@ interface BothJson {
   notes?: string[];
 }
 
-describe.skipIf(!ready)('netdiag speedtest --both over families shaped apart (issue 73)', () => {
+describe.skipIf(!ready)('netdiag speedtest --both over families shaped apart', () => {
   let net: Multipath;
   let served: Awaited<ReturnType<typeof serveInServer>>;
   let pageServed: Awaited<ReturnType<typeof serveInServer>>;

@@ -1,4 +1,4 @@
-// Issue 73's acceptance for many servers: three deployments behind delay lines of 5, 30 and 80 ms
+// Many servers, the nearest chosen: three deployments behind delay lines of 5, 30 and 80 ms
 // round trip (test/support/listed-deployments.ts), each listing all three (NETDIAG_SERVERS).
 // Asked through the farthest one (--url, the page's own origin): `netdiag servers --json` lists all
 // three nearest first; `netdiag latency --server auto` measures against the 5 ms one in 10 of 10
@@ -28,7 +28,7 @@ interface ServerRow {
   reachable: boolean;
 }
 
-describe.skipIf(!ready)('the nearest of three listed servers (issue 73)', () => {
+describe.skipIf(!ready)('the nearest of three listed servers', () => {
   let deployments: ListedDeployment[];
   let stop: () => Promise<void>;
   let browser: Browser;

@@ -1,4 +1,4 @@
-// Issue 73's acceptance for `--streams`: the server's own sockets (`ss` in the server namespace,
+// One stream or many, `--streams`: the server's own sockets (`ss` in the server namespace,
 // each connection's bytes_acked and bytes_received sampled every 100 ms) show one connection
 // loading each direction at a time with `--streams 1`, and four with the default; the report names
 // the count. Then a link whose single stream cannot fill it: the client's receive buffer held small
@@ -19,7 +19,7 @@ import { CLI, runCli, runProcess } from '../support/process.js';
 import { LOOPBACK_TRANSFERS } from '../support/server.js';
 import { createShapedLink, serveOnLink, type ShapedLink } from '../support/shaped-link.js';
 import { requireCommands } from '../support/system.js';
-import { fullOnly } from '../support/timed-set.js';
+import { fullOnlySuite } from '../support/timed-set.js';
 
 const ready = requireCommands('speed test streams', ['ip', 'tc', 'ss'], 'iproute2') && canMakeNetns();
 
@@ -70,7 +70,7 @@ async function loadingConnections<T>(inServer: (command: string[]) => string[], 
 
 const speedtestArgs = (url: string, streams: string[]) => ['speedtest', ...streams, '--mode', 'full', '--json', '--no-analytics', '--no-packet-loss', '--url', url, '--timeout', '30'];
 
-describe.skipIf(!ready)('netdiag speedtest --streams (issue 73)', () => {
+describe.skipIf(!ready)('netdiag speedtest --streams', () => {
   describe('connections at the server', () => {
     let link: ShapedLink;
     let served: Awaited<ReturnType<typeof serveOnLink>>;
@@ -103,7 +103,7 @@ describe.skipIf(!ready)('netdiag speedtest --streams (issue 73)', () => {
     }, 300_000);
   });
 
-  describe('a link one stream cannot fill', () => {
+  fullOnlySuite('a link one stream cannot fill', () => {
     let net: Multipath;
     let served: Awaited<ReturnType<typeof serveInServer>>;
     let sink: UploadSink | undefined;
@@ -124,7 +124,7 @@ describe.skipIf(!ready)('netdiag speedtest --streams (issue 73)', () => {
       net.destroy();
     });
 
-    fullOnly('one stream and four read different downloads, each report naming its count', async () => {
+    it('one stream and four read different downloads, each report naming its count', async () => {
       const line = net.path('line');
       sink = await startUploadSink({ inServer: (command: string[]) => net.inServer(command), serverAddress: line.serverAddress } as ShapedLink);
       const filler = startFiller(net, sink);

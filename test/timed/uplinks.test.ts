@@ -1,4 +1,4 @@
-// Issue 73's acceptance for uplinks: a client namespace with two uplinks, A shaped to 10 Mbit/s
+// Two uplinks: a client namespace with two uplinks, A shaped to 10 Mbit/s
 // and B to 40 each way, each through a router of its own (test/support/multipath.ts), and one
 // server address reached over A by default and over B for packets from B's address (policy
 // routing by source in the client namespace, as docs/command-line.md shows a multi-WAN host).
@@ -45,7 +45,7 @@ const MONITOR_SHARE = 0.25;
 
 const within = (read: number | null | undefined, truth: number, share: number) => read !== null && read !== undefined && Math.abs(read - truth) <= truth * share;
 
-describe.skipIf(!ready)('netdiag speedtest --source on each of two uplinks (issue 73)', () => {
+describe.skipIf(!ready)('netdiag speedtest --source on each of two uplinks', () => {
   let net: Multipath;
   let served: Awaited<ReturnType<typeof serveInServer>>;
   let dir: string;
