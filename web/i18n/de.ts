@@ -27,7 +27,7 @@ export const de: Catalogue = {
   'families.separator': '; ',
   // The document and its header.
   'page.title': 'netdiag: Ihre Verbindung',
-  'page.lede': 'Ihre Verbindung, wie dieser Server sie sieht. Dieser Server speichert nichts über Sie, und nichts wird anderswohin gesendet als hierher; Ihre bisherigen Ergebnisse bleiben in Ihrem Browser.',
+  'page.lede': 'Ihre Verbindung, wie dieser Server sie sieht. Dieser Server speichert nichts über Sie, und nichts wird anderswohin gesendet als hierher und an die Server, die sein Betreiber aufführt; Ihre bisherigen Ergebnisse bleiben in Ihrem Browser.',
   'page.language': 'Sprache',
   'page.footer': 'netdiag: selbst gehostete Netzwerkdiagnose.',
   'page.api': 'API',

@@ -9,7 +9,7 @@ export const en = {
   ...FAMILY_MESSAGES,
   // The document and its header.
   'page.title': 'netdiag: your connection',
-  'page.lede': 'Your connection, as this server sees it. This server stores nothing about you, and nothing is sent anywhere but here; your past results stay in your browser.',
+  'page.lede': 'Your connection, as this server sees it. This server stores nothing about you, and nothing is sent anywhere but here and to the servers its operator lists; your past results stay in your browser.',
   'page.language': 'Language',
   'page.footer': 'netdiag: self-hosted network diagnostics.',
   'page.api': 'API',

@@ -26,7 +26,7 @@ export const es: Catalogue = {
   'families.page-came-over': 'esta página se cargó por esta vía',
   'families.separator': '; ',
   'page.title': 'netdiag: tu conexión',
-  'page.lede': 'Tu conexión, tal como la ve este servidor. Este servidor no guarda nada sobre ti y no se envía nada a ningún sitio salvo aquí; tus resultados anteriores se quedan en tu navegador.',
+  'page.lede': 'Tu conexión, tal como la ve este servidor. Este servidor no guarda nada sobre ti y no se envía nada a ningún sitio salvo aquí y a los servidores que su operador enumera; tus resultados anteriores se quedan en tu navegador.',
   'page.language': 'Idioma',
   'page.footer': 'netdiag: diagnóstico de red autoalojado.',
   'page.api': 'API',
