@@ -211,10 +211,9 @@ describe.skipIf(!ready || !requireCommands('a listed server\'s TURN server', ['t
   }, 30_000);
 
   afterAll(async () => {
-    await browser.close();
-    await relay.close();
-    await Promise.all([home.close(), fra.close(), slow.close()]);
-    await turn.close();
+    // Each closed only if it was started: a set-up that failed part way must not leave coturn running.
+    const started: ({ close(): Promise<unknown> } | undefined)[] = [browser, relay, home, fra, slow, turn];
+    await Promise.all(started.map((s) => s?.close() ?? Promise.resolve()));
   });
 
   /** Waits for "Nearest"'s timing to end (its line names what it found). */
