@@ -13,6 +13,9 @@ import { historyFaultExit, loadMonitorConfig, log, openHistory } from './setup.j
 import type { Store } from './store.js';
 import { startLocalServer, type LocalServer } from './local-server.js';
 import { checkKey, monitorMetrics, type MonitorMetrics } from './monitor-metrics.js';
+import { gatesOf } from './gates/gates-of.js';
+import { startOutlets, type Outlets } from './outlets/outlet.js';
+import { outletsOf } from './outlets/outlets-of.js';
 
 /** What a check's loop needs from the command. */
 interface LoopContext extends RunContext {
@@ -86,6 +89,8 @@ interface Running {
   notices: Delivery;
   metrics: MonitorMetrics;
   plans: Map<string, Planned>;
+  /** MQTT and InfluxDB, fed from the history; started anew by a reload (their cursors are in the history). */
+  outlets: Outlets;
   /** Where the page and /metrics are served, if anywhere. */
   localUrl: string | undefined;
   /** SIGINT or SIGTERM: everything ends, a run under way included. */
@@ -135,7 +140,11 @@ async function runConfiguration(m: Running, serverTurn: ReturnType<typeof server
   log(`${String(config.checks.length)} check${config.checks.length === 1 ? '' : 's'} against ${config.servers.join(', ')}; history in ${config.database}${m.localUrl === undefined ? '' : `; page on ${m.localUrl}/, metrics on ${m.localUrl}/metrics`}`);
   m.store.prune(Date.now() - config.keepMs);
   const listFrom = config.servers.find((s) => s !== AUTO_SERVER);
-  const ctx: LoopContext = { entry: m.entry, store: m.store, notices: m.notices, keepMs: config.keepMs, reload: m.reload.signal, stop: m.stop.signal, metrics: m.metrics, plans: m.plans, listFrom };
+  const gates = gatesOf({ store: () => m.store, config: () => m.config, log });
+  const recorded = () => {
+    m.outlets.wake();
+  };
+  const ctx: LoopContext = { entry: m.entry, store: m.store, notices: m.notices, keepMs: config.keepMs, reload: m.reload.signal, stop: m.stop.signal, metrics: m.metrics, plans: m.plans, listFrom, gates, recorded };
   const reload = m.reload;
   const stopOnReload = () => {
     reload.abort();
@@ -167,12 +176,15 @@ async function takeOver(m: Running, taken: MonitorConfig): Promise<void> {
   }
   // Deliveries under way end (what is not delivered stays in the outbox) and the new targets take the outbox up.
   await m.notices.stop(undefined, 'by the configuration read again');
+  // Stopped before the history may be swapped: each loop reads its cursor from the history it started on.
+  await m.outlets.stop();
   if (reopened !== m.store) {
     m.store.close();
     m.store = reopened;
   }
   m.notices = delivery(taken.notify, log, { outbox: m.store });
   m.notices.resume();
+  m.outlets = startOutlets(outletsOf(taken, log), () => m.store, log);
   if (JSON.stringify(taken.listen) !== JSON.stringify(current.listen)) log('listen changed: the page and metrics move at the next start, not on a reload');
   m.config = taken;
   m.metrics.retain(new Set(taken.checks.flatMap((c) => taken.servers.map((server) => checkKey(c.name, server)))));
@@ -207,7 +219,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
   const store = await openHistory(config.database);
   if (store === undefined) return 1;
   const metrics = monitorMetrics();
-  const m: Running = { configPath, entry, config, store, notices: delivery(config.notify, log, { outbox: store }), metrics, plans: new Map(), localUrl: undefined, stop: new AbortController(), reload: new AbortController(), next: undefined };
+  const m: Running = { configPath, entry, config, store, notices: delivery(config.notify, log, { outbox: store }), metrics, plans: new Map(), outlets: startOutlets([], () => store, log), localUrl: undefined, stop: new AbortController(), reload: new AbortController(), next: undefined };
   // Read through getters: a reload swaps the configuration and may swap the history.
   const listening = await startListener(config.listen, configPath, { store: () => m.store, config: () => m.config, metrics });
   if (listening === undefined) {
@@ -215,6 +227,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     return 1;
   }
   m.localUrl = listening.url;
+  m.outlets = startOutlets(outletsOf(config, log), () => m.store, log);
   const giveSignalsBack = handleSignals(m);
   try {
     await runUntilStopped(m);
@@ -225,6 +238,7 @@ export async function monitorCommand(configPath: string, entry: string): Promise
     giveSignalsBack();
     // Bounded: a notice not delivered by now is kept in the outbox for the next start.
     await m.notices.stop();
+    await m.outlets.stop();
     await listening.server?.close();
     m.store.close();
   }

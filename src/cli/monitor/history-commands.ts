@@ -46,14 +46,14 @@ export async function historyCommand(configPath: string, out: Output, options: {
   if (typeof read === 'number') return read;
   const { database, runs } = read;
   if (out.json) {
-    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null })));
+    printJson(runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), duration_ms: r.durationMs, outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: r.figures, source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null, bytes_down: r.bytesDown ?? null, bytes_up: r.bytesUp ?? null })));
     return 0;
   }
   if (options.csv === true) {
     // A server's problem text or DNS answer lands in a cell: csvCell makes none of them a formula.
-    // chosen and source_address come last: a sheet or script reading the older columns by position still reads them.
-    const header = ['started_at', 'check', 'server', 'outcome', 'ok', 'error', 'breaches', 'figures', 'chosen', 'source_address'];
-    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, outcomeOf(r), String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures), r.chosen ?? '', r.sourceAddress ?? ''])]));
+    // chosen, source_address and the bytes come last: a sheet or script reading the older columns by position still reads them.
+    const header = ['started_at', 'check', 'server', 'outcome', 'ok', 'error', 'breaches', 'figures', 'chosen', 'source_address', 'bytes_down', 'bytes_up'];
+    process.stdout.write(csvRows([header, ...runs.map((r) => [new Date(r.startedAt).toISOString(), r.check, r.server, outcomeOf(r), String(r.ok), r.error ?? '', r.breaches.join('; '), JSON.stringify(r.figures), r.chosen ?? '', r.sourceAddress ?? '', r.bytesDown?.toString() ?? '', r.bytesUp?.toString() ?? ''])]));
     return 0;
   }
   if (runs.length === 0) {

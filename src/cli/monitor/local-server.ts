@@ -44,7 +44,7 @@ function history(sources: Sources, sinceMs: number): string {
   });
   return JSON.stringify({
     checks,
-    runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null })),
+    runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null, bytes_down: r.bytesDown ?? null, bytes_up: r.bytesUp ?? null })),
     since: new Date(sinceMs).toISOString(),
   });
 }

@@ -76,7 +76,7 @@ describe("the monitor's configuration", () => {
 
   it.each([
     ['a tab in the YAML', 'servers: [http://a]\nchecks:\n\t- name: x\n', /^monitor\.yaml:3: not valid YAML: /],
-    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, hosts, checks, notify\)$/],
+    ['an unknown top-level key', `${GOOD}colour: red\n`, /^monitor\.yaml:14: colour: not a setting here \(servers, database, keep, listen, hosts, checks, notify, mqtt, influxdb, budget\)$/],
     ['a server that is not http(s)', GOOD.replace('https://netdiag.example.net/', 'ftp://x'), /^monitor\.yaml:1: servers\[0\]: "ftp:\/\/x" is not an http:\/\/ or https:\/\/ URL$/],
     ['a dns check without its query', GOOD.replace('run: rpm', 'run: dns'), /^monitor\.yaml:9: checks\[1\]: a dns check names what it resolves: query: example\.net/],
     ['a host that is no name', `${GOOD}hosts: ["evil.example/"]\n`, /^monitor\.yaml:14: hosts\[0\]: "evil\.example\/" is not a host name/],

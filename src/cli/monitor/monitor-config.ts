@@ -7,6 +7,11 @@ import { parseExpectation, type Expectation } from './expect.js';
 import type { SettingsReader } from './checks/check-kind.js';
 import { CHECK_KIND_NAMES, figuresOfKind, kindNamed, kindSettingKeys, readKindSettings, type KindWithSettings } from './checks/kinds.js';
 import { cronProblem, type Schedule } from './schedule.js';
+import type { SectionPath, SectionReader } from './section-reader.js';
+import { parseMqttSettings, type MqttSettings } from './outlets/mqtt-settings.js';
+import { parseInfluxdbSettings, type InfluxdbSettings } from './outlets/influxdb-settings.js';
+import { parseBudgetSettings, type BudgetSettings } from './gates/budget-settings.js';
+import { parseBusySettings, type BusySettings } from './gates/busy-settings.js';
 
 /** A check as configured: its kind and that kind's settings (checks/), and what every check has. */
 export type MonitorCheck = KindWithSettings & {
@@ -19,6 +24,10 @@ export type MonitorCheck = KindWithSettings & {
   alertAfter: number;
   /** The local address every connection of a run is bound to (`source:`, `--source`), or null. */
   source: string | null;
+  /** This check's own data budget (`budget:`), or null. */
+  budget: BudgetSettings | null;
+  /** Skip a run while the link is already this busy (`skip_when_busy:`), or null. */
+  skipWhenBusy: BusySettings | null;
 };
 
 /** A `servers:` entry that is the nearest of a deployment's list, chosen at each run (src/cli/choose/). */
@@ -38,14 +47,20 @@ export interface MonitorConfig {
   checks: MonitorCheck[];
   /** Where alerts go: http(s) URLs get a JSON POST, ntfy(s):// URLs an ntfy message, any other an Apprise URL handed to the `apprise` command. */
   notify: string[];
+  /** Each run published to an MQTT broker, with Home Assistant's discovery (`mqtt:`), or null. */
+  mqtt: MqttSettings | null;
+  /** Each run written to InfluxDB (`influxdb:`), or null. */
+  influxdb: InfluxdbSettings | null;
+  /** The whole monitor's data budget (`budget:`), or null. */
+  budget: BudgetSettings | null;
 }
 
 export class MonitorConfigError extends Error {}
 
 const UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** The settings every check has; each kind adds its own (checks/kinds.ts). */
-const COMMON_CHECK_KEYS = ['name', 'run', 'every', 'cron', 'spread', 'expect', 'alert_after', 'source'];
-const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify'];
+const COMMON_CHECK_KEYS = ['name', 'run', 'every', 'cron', 'spread', 'expect', 'alert_after', 'source', 'budget', 'skip_when_busy'];
+const TOP_KEYS = ['servers', 'database', 'keep', 'listen', 'hosts', 'checks', 'notify', 'mqtt', 'influxdb', 'budget'];
 /** Where /metrics is served when the file does not say: this machine only. */
 const DEFAULT_LISTEN = { host: '127.0.0.1', port: 9465 };
 /** How long runs are kept when the file does not say: a year, for a trend across seasons. */
@@ -59,7 +74,7 @@ export function durationMs(text: string): number | undefined {
   return match === null ? undefined : Number(match[1]) * (UNITS[match[2] ?? ''] ?? 0);
 }
 
-type Fail = (path: (string | number)[], message: string) => never;
+type Fail = (path: SectionPath, message: string) => never;
 
 /** The file's YAML and how a fault in it is said, or a MonitorConfigError for text that is not a YAML map. */
 function documentOf(text: string, file: string): { doc: Document; root: YAMLMap; fail: Fail } {
@@ -148,7 +163,28 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
         return name;
       })
     : [];
-  return { servers, database, keepMs, listen, hosts, checks, notify };
+  const section = <T>(key: string, parse: (read: SectionReader) => T): T | null => (doc.hasIn([key]) ? parse(sectionReader(doc, [key], fail)) : null);
+  return { servers, database, keepMs, listen, hosts, checks, notify, mqtt: section('mqtt', parseMqttSettings), influxdb: section('influxdb', parseInfluxdbSettings), budget: section('budget', parseBudgetSettings) };
+}
+
+/** The part of the file at `at`, as a module of its own reads it (section-reader.ts). */
+function sectionReader(doc: Document, at: SectionPath, fail: Fail): SectionReader {
+  const full = (path: SectionPath) => [...at, ...path];
+  return {
+    at,
+    has: (path) => doc.hasIn(full(path)),
+    value: (path) => {
+      const node = doc.getIn(full(path), true) as { toJSON?: () => unknown } | undefined;
+      return typeof node?.toJSON === 'function' ? node.toJSON() : doc.getIn(full(path));
+    },
+    text: (path) => string(doc, full(path), fail),
+    keys: (path) => {
+      const node = path.length === 0 && at.length === 0 ? doc.contents : doc.getIn(full(path), true);
+      if (!isMap(node)) return fail(full(path), 'must be a map of settings');
+      return node.items.map((pair) => (isScalar(pair.key) ? String(pair.key.value) : String(pair.key)));
+    },
+    fail: (path, message) => fail(full(path), message),
+  };
 }
 
 function check(doc: Document, i: number, fail: Fail, minIntervalMs: number): MonitorCheck {
@@ -160,7 +196,8 @@ function check(doc: Document, i: number, fail: Fail, minIntervalMs: number): Mon
   const name = string(doc, at('name'), fail);
   const kind = kindOfCheck(doc, i, fail, owners);
   const schedule = scheduleOf(doc, i, name, fail, minIntervalMs);
-  return { ...kind, name, schedule, spreadMs: spreadOf(doc, i, schedule, fail), expect: expectationsOf(doc, i, kind.run, fail), alertAfter: alertAfterOf(doc, i, fail), source: sourceOf(doc, i, kind.run, fail) };
+  const section = <T>(key: string, parse: (read: SectionReader) => T): T | null => (doc.hasIn(at(key)) ? parse(sectionReader(doc, at(key), fail)) : null);
+  return { ...kind, name, schedule, spreadMs: spreadOf(doc, i, schedule, fail), expect: expectationsOf(doc, i, kind.run, fail), alertAfter: alertAfterOf(doc, i, fail), source: sourceOf(doc, i, kind.run, fail), budget: section('budget', parseBudgetSettings), skipWhenBusy: section('skip_when_busy', parseBusySettings) };
 }
 
 /** `source`: an IP address every connection of the run is sent from (whether this host has it, the run's command checks: exit 2, a failed run naming it). */
@@ -260,21 +297,21 @@ function secondsField(expression: string): string | undefined {
 
 const intervalText = (ms: number): string => (ms === MIN_INTERVAL_MS ? 'once a minute' : `once every ${String(ms / 1000)} s`);
 
-function unknownKeys(map: YAMLMap, known: readonly string[], path: (string | number)[], fail: (path: (string | number)[], message: string) => never): void {
+function unknownKeys(map: YAMLMap, known: readonly string[], path: (string | number)[], fail: Fail): void {
   for (const pair of map.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     if (!known.includes(key)) fail([...path, key], `not a setting here (${known.join(', ')})`);
   }
 }
 
-function list(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): unknown[] {
+function list(doc: Document, path: (string | number)[], fail: Fail): unknown[] {
   const node = doc.getIn(path, true);
   if (node === undefined) return fail(path, 'missing');
   if (!isSeq(node)) return fail(path, 'must be a list');
   return node.items;
 }
 
-function string(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): string {
+function string(doc: Document, path: SectionPath, fail: Fail): string {
   if (!doc.hasIn(path)) return fail(path, 'missing');
   const value = doc.getIn(path);
   if (typeof value !== 'string' || value.trim() === '') return fail(path, `must be text, not ${value === null ? 'empty' : JSON.stringify(value)}`);
@@ -282,13 +319,13 @@ function string(doc: Document, path: (string | number)[], fail: (path: (string |
 }
 
 /** A duration's text: a bare number (`every: 30`) is read as text, so its fault names the missing unit. */
-function durationText(doc: Document, path: (string | number)[], fail: (path: (string | number)[], message: string) => never): string {
+function durationText(doc: Document, path: (string | number)[], fail: Fail): string {
   const value = doc.getIn(path);
   return typeof value === 'number' ? String(value) : string(doc, path, fail);
 }
 
 /** The line a path's node starts on, or its nearest parent's. */
-function lineOf(doc: Document, lines: LineCounter, path: (string | number)[]): number {
+function lineOf(doc: Document, lines: LineCounter, path: SectionPath): number {
   for (let n = path.length; n >= 0; n--) {
     const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
     if (node?.range !== undefined) return lines.linePos(node.range[0]).line;
@@ -296,4 +333,4 @@ function lineOf(doc: Document, lines: LineCounter, path: (string | number)[]): n
   return 1;
 }
 
-const pathText = (path: (string | number)[]): string => path.map((p, i) => (typeof p === 'number' ? `[${String(p)}]` : `${i === 0 ? '' : '.'}${p}`)).join('');
+const pathText = (path: SectionPath): string => path.map((p, i) => (typeof p === 'number' ? `[${String(p)}]` : `${i === 0 ? '' : '.'}${p}`)).join('');

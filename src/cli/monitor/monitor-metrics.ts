@@ -5,6 +5,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Figure } from './checks/check-kind.js';
 import { AUTO_SERVER } from './monitor-config.js';
+import { outcomeOf } from './setup.js';
 import type { AlertState, RunRecord } from './store.js';
 
 export interface MonitorMetrics {
@@ -27,7 +28,7 @@ export const checkKey = (check: string, server: string): string => `${check}\n${
 export function monitorMetrics(): MonitorMetrics {
   const registry = new Registry();
   const labels = ['check', 'server'] as const;
-  const runs = new Counter({ name: 'netdiag_monitor_runs_total', help: "Runs of a check against a server, by outcome (ok: it ran and reported; failed: it did not run; limited: the server's rate limit refused it).", labelNames: [...labels, 'outcome'], registers: [registry] });
+  const runs = new Counter({ name: 'netdiag_monitor_runs_total', help: "Runs of a check against a server, by outcome (ok: it ran and reported; failed: it did not run; limited: the server's rate limit refused it; skipped: the monitor did not run it: paused, over its data budget, the link busy).", labelNames: [...labels, 'outcome'], registers: [registry] });
   const breaching = new Gauge({ name: 'netdiag_monitor_breaches_in_a_row', help: 'Runs in a row that missed an expectation or did not run.', labelNames: labels, registers: [registry] });
   const alerting = new Gauge({ name: 'netdiag_monitor_alerting', help: '1 while an alert is out for the check (sent after alert_after breaches, until a recovery).', labelNames: labels, registers: [registry] });
   const last = new Gauge({ name: 'netdiag_monitor_last_run_timestamp_seconds', help: 'When the check last ran (its start), seconds since the epoch.', labelNames: labels, registers: [registry] });
@@ -58,13 +59,13 @@ export function monitorMetrics(): MonitorMetrics {
   return {
     observe: (run, state, figures) => {
       const l = { check: run.check, server: run.server };
-      runs.inc({ ...l, outcome: run.limited === true ? 'limited' : run.ok ? 'ok' : 'failed' });
+      runs.inc({ ...l, outcome: outcomeOf(run) });
       breaching.set(l, state.streak);
       alerting.set(l, state.alerting ? 1 : 0);
       last.set(l, run.startedAt / 1000);
       if (run.server === AUTO_SERVER) observeChoice(run);
-      // A limited run took no figures and says nothing of the connection: the last ones stand.
-      if (run.limited === true) return;
+      // A limited or skipped run took no figures and says nothing of the connection: the last ones stand.
+      if (run.limited === true || typeof run.skipped === 'string') return;
       // The last run's figures only: one it did not take (or all, from a run that failed) is
       // removed rather than left to read as current.
       const key = checkKey(run.check, run.server);

@@ -6,7 +6,7 @@
 // run: the server said "not now", which says nothing of the connection.
 import { spawn } from 'node:child_process';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
-import { answeredDespiteExit, argsOf, readFigures } from './checks/kinds.js';
+import { answeredDespiteExit, argsOf, bytesMoved, readFigures } from './checks/kinds.js';
 import type { MonitorCheck } from './monitor-config.js';
 
 export interface CheckOutcome {
@@ -15,6 +15,8 @@ export interface CheckOutcome {
   limited: boolean;
   error: string | null;
   figures: Record<string, unknown>;
+  /** Bytes the run moved each way, as the command's --json reported them (checks/kinds.ts bytesMoved), or null. */
+  bytes: { down: number; up: number } | null;
   durationMs: number;
 }
 
@@ -42,8 +44,8 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const done = (error: string | null, figures: Record<string, unknown> = {}, limited = false) => {
-      resolve({ ok: error === null, limited, error, figures, durationMs: performance.now() - started });
+    const done = (error: string | null, figures: Record<string, unknown> = {}, limited = false, bytes: CheckOutcome['bytes'] = null) => {
+      resolve({ ok: error === null, limited, error, figures, bytes, durationMs: performance.now() - started });
     };
     child.on('error', (err) => {
       if (err.name !== 'AbortError') done(err.message);
@@ -60,13 +62,15 @@ export function runCheck(entry: string, check: MonitorCheck, server: string, sig
       // The command's own last line of reason ("netdiag: the speed test failed: ...").
       const reason = stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l)).at(-1)?.replace(/^netdiag: /, '');
       const json = jsonObject(stdout);
+      // A run that failed part way moved bytes all the same: the budget counts them.
+      const bytes = typeof json === 'object' ? bytesMoved(check.run, json) : null;
       if (code !== 0 && !(typeof json === 'object' && answeredDespiteExit(check.run, json))) {
-        done(reason ?? `exit ${String(code)}`, {}, code === RATE_LIMITED_EXIT);
+        done(reason ?? `exit ${String(code)}`, {}, code === RATE_LIMITED_EXIT, bytes);
         return;
       }
       const figures = typeof json === 'string' ? `the command printed ${json}` : readFigures(check.run, json);
-      if (typeof figures === 'string') done(figures);
-      else done(null, figures);
+      if (typeof figures === 'string') done(figures, {}, false, bytes);
+      else done(null, figures, false, bytes);
     });
   });
 }

@@ -41,7 +41,7 @@ function missedRuns(history: HistoryRead, check: MonitorCheck, run: RunRecord, s
 
 /** The judge stage: the run against the check's expectations, and the streak and notice that follow. */
 function judge(history: HistoryRead, check: MonitorCheck, server: string, startedAt: number, outcome: CheckOutcome, chosen: string | null): Judged {
-  const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error, chosen, sourceAddress: check.source };
+  const base = { check: check.name, server, startedAt, durationMs: outcome.durationMs, error: outcome.error, chosen, sourceAddress: check.source, bytesDown: outcome.bytes?.down ?? null, bytesUp: outcome.bytes?.up ?? null };
   const before = history.alertState(check.name, server);
   if (outcome.limited) {
     const run: RunRecord = { ...base, ok: false, limited: true, figures: {}, breaches: [] };
@@ -65,6 +65,13 @@ function record(store: Store, judged: Judged, targets: readonly string[], pruneB
   return notice === undefined ? [] : ids.map((id, i) => ({ id, target: notices[i]?.target ?? '', notice }));
 }
 
+/**
+ * Why a run of the check against the server is not to run now (paused, over its data budget, the
+ * link already busy: gates/), or undefined to run it. Asked before each run, in order; the first
+ * reason given is recorded as the run, skipped.
+ */
+export type RunGate = (check: MonitorCheck, server: string) => Promise<string | undefined>;
+
 /** What a run needs of the monitor. */
 export interface RunContext {
   entry: string;
@@ -76,6 +83,10 @@ export interface RunContext {
   /** The deployment whose list `auto` picks the nearest of: the first URL of `servers:`. */
   listFrom: string | undefined;
   metrics: MonitorMetrics;
+  /** Asked before each run, in order (RunGate). */
+  gates: readonly RunGate[];
+  /** Called once a run is recorded: the outlets (MQTT, InfluxDB) deliver it from the history. */
+  recorded: () => void;
 }
 
 /** How long asking for the list may take before an `auto` run fails, ms (the round trips have their own bound). */
@@ -99,12 +110,42 @@ async function serverOfRun(ctx: RunContext, check: MonitorCheck, server: string)
   }
 }
 
-/** One run of the check against the server, stage by stage: (for `auto`, choose,) run, judge, record, notify. */
+/** The first gate's reason to skip the run, or undefined; a gate that fails is said and lets the run go (a fault of its own never stops a measurement). */
+async function skipReason(ctx: RunContext, check: MonitorCheck, server: string): Promise<string | undefined> {
+  for (const gate of ctx.gates) {
+    const reason = await gate(check, server).catch((err: unknown) => {
+      log(`${check.name} on ${server}: a gate could not say whether to run (${err instanceof Error ? err.message : String(err)}); it runs`);
+      return undefined;
+    });
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/** A run not run, recorded with why: judged not at all, its streak and alert stand as they were. */
+function recordSkipped(ctx: RunContext, check: MonitorCheck, server: string, startedAt: number, reason: string): void {
+  const run: RunRecord = { check: check.name, server, startedAt, durationMs: 0, ok: false, error: reason, figures: {}, breaches: [], chosen: null, sourceAddress: check.source, skipped: reason };
+  const state = ctx.store.alertState(check.name, server);
+  ctx.store.recordRun({ run, notices: [], pruneBefore: Date.now() - ctx.keepMs });
+  ctx.metrics.observe(run, state, figuresOfKind(check.run));
+  log(`${check.name} on ${server}: skipped: ${reason}; counted in no streak`);
+  ctx.recorded();
+}
+
+/** One run of the check against the server, stage by stage: (gates,) (for `auto`, choose,) run, judge, record, notify. */
 export async function runInStages(ctx: RunContext, check: MonitorCheck, server: string): Promise<void> {
   const startedAt = Date.now();
+  const skip = await skipReason(ctx, check, server);
+  // A stop while a gate sampled the link: nothing recorded, as for a run under way.
+  const stopped = (): boolean => ctx.stop.aborted;
+  if (stopped()) return;
+  if (skip !== undefined) {
+    recordSkipped(ctx, check, server, startedAt, skip);
+    return;
+  }
   const target = await serverOfRun(ctx, check, server);
-  const outcome: CheckOutcome = 'url' in target ? await runCheck(ctx.entry, check, target.url, ctx.stop) : { ok: false, limited: false, error: target.error, figures: {}, durationMs: Date.now() - startedAt };
-  if (ctx.stop.aborted) return;
+  const outcome: CheckOutcome = 'url' in target ? await runCheck(ctx.entry, check, target.url, ctx.stop) : { ok: false, limited: false, error: target.error, figures: {}, bytes: null, durationMs: Date.now() - startedAt };
+  if (stopped()) return;
   const judged = judge(ctx.store, check, server, startedAt, outcome, server === AUTO_SERVER && 'url' in target ? target.url : null);
   const kept = record(ctx.store, judged, ctx.notices.targets, Date.now() - ctx.keepMs);
   ctx.metrics.observe(judged.run, judged.state, figuresOfKind(check.run));
@@ -112,4 +153,5 @@ export async function runInStages(ctx: RunContext, check: MonitorCheck, server: 
   const chosen = judged.run.chosen ?? undefined;
   log(`${check.name} on ${server}${chosen === undefined ? '' : ` (${chosen})`}: ${judged.line}`);
   ctx.notices.deliver(kept);
+  ctx.recorded();
 }

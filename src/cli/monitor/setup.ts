@@ -88,11 +88,12 @@ export async function openHistory(path: string): Promise<Store | undefined> {
   }
 }
 
-/** A run's outcome in one word (`history --json`, the page's /history.json): it ran and reported, it did not run, or the server's rate limit refused it. */
-export const outcomeOf = (r: RunRecord): 'ok' | 'failed' | 'limited' => (r.limited === true ? 'limited' : r.ok ? 'ok' : 'failed');
+/** A run's outcome in one word (`history --json`, the page's /history.json): it ran and reported, it did not run, the server's rate limit refused it, or the monitor did not run it (paused, the budget, the link busy). */
+export const outcomeOf = (r: RunRecord): 'ok' | 'failed' | 'limited' | 'skipped' => (typeof r.skipped === 'string' ? 'skipped' : r.limited === true ? 'limited' : r.ok ? 'ok' : 'failed');
 
 /** The figures a line of the log shows for a run. */
 export function summary(r: RunRecord, quote: (text: string) => string = String): string {
+  if (typeof r.skipped === 'string') return `skipped: ${quote(r.skipped)}`;
   if (!r.ok) return `${r.limited === true ? 'limited' : 'failed'}: ${quote(r.error ?? '')}`;
   const shown = Object.entries(r.figures).filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length <= 40));
   return shown

@@ -12,6 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 import { openStore as openWith, StoreError, type RunRecord } from './store.js';
 
+/** What version 5 added, taken away again: a file as version 4 left it. */
+const V5_UNDONE = 'ALTER TABLE runs DROP COLUMN skipped; ALTER TABLE runs DROP COLUMN bytes_down; ALTER TABLE runs DROP COLUMN bytes_up; DROP TABLE outlet_cursor; DROP TABLE monitor_state;';
+
 const run = (startedAt: number, ok = true): RunRecord => ({ check: 'speed', server: 'http://a', startedAt, durationMs: 1000, ok, error: ok ? null : 'down', figures: ok ? { download_mbps: 93.5 } : {}, breaches: ok ? [] : ['the check did not run: down'] });
 
 /** Each driver, with the journal it keeps, the files beside the database that journal leaves while open, and its words for a file it cannot open. */
@@ -27,7 +30,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`creates a file in ${journal} journal mode at the latest schema version (4), in a folder it makes, and keeps runs and alert state across opens`, async () => {
+  it(`creates a file in ${journal} journal mode at the latest schema version (5), in a folder it makes, and keeps runs and alert state across opens`, async () => {
     const path = join(dir, 'deep', 'er', 'monitor.db');
     const store = await openStore(path);
     store.addRun(run(1000));
@@ -36,7 +39,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     store.close();
     const raw = new DatabaseSync(path, { readOnly: true });
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: journal });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 5 });
     raw.close();
     const again = await openStore(path);
     expect(again.runs().map((r) => [r.startedAt, r.ok, r.figures, r.breaches])).toEqual([
@@ -89,7 +92,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     expect(store.lastMet('speed', 'http://a')).toEqual({ download_mbps: 50 });
     store.close();
     const after = new DatabaseSync(path, { readOnly: true });
-    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 5 });
     after.close();
   });
 
@@ -100,7 +103,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     v3.close();
     // Back to version 3 as it shipped: the runs table without the two columns version 4 adds.
     const raw = new DatabaseSync(path);
-    raw.exec('ALTER TABLE runs DROP COLUMN chosen; ALTER TABLE runs DROP COLUMN source_address; PRAGMA user_version = 3;');
+    raw.exec(`${V5_UNDONE} ALTER TABLE runs DROP COLUMN chosen; ALTER TABLE runs DROP COLUMN source_address; PRAGMA user_version = 3;`);
     raw.close();
     const store = await openStore(path);
     store.addRun({ ...run(2000), server: 'auto', chosen: 'http://near:8080', sourceAddress: '192.0.2.10' });
@@ -109,6 +112,54 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
       [2000, 'auto', 'http://near:8080', '192.0.2.10'],
     ]);
     store.close();
+  });
+
+  it('migrates a version 4 file to 5: its runs kept, none skipped and no bytes counted; a run records its bytes, a skipped run its reason', async () => {
+    const path = join(dir, 'v4.db');
+    const v4 = await openStore(path);
+    v4.addRun(run(1000));
+    v4.close();
+    const raw = new DatabaseSync(path);
+    raw.exec(`${V5_UNDONE} PRAGMA user_version = 4;`);
+    raw.close();
+    const store = await openStore(path);
+    store.addRun({ ...run(2000), bytesDown: 25_000_000, bytesUp: 12_000_000 });
+    store.addRun({ ...run(3000, false), error: 'paused until 2026-12-06T21:00:00.000Z', breaches: [], skipped: 'paused until 2026-12-06T21:00:00.000Z' });
+    expect(store.runs().map((r) => [r.startedAt, r.skipped, r.bytesDown, r.bytesUp])).toEqual([
+      [1000, undefined, undefined, undefined],
+      [2000, undefined, 25_000_000, 12_000_000],
+      [3000, 'paused until 2026-12-06T21:00:00.000Z', undefined, undefined],
+    ]);
+    // A skipped run was never judged: it is not among the runs an alert recounts.
+    expect(store.judgedRuns('speed', 'http://a', 10).map((r) => r.startedAt)).toEqual([2000, 1000]);
+    store.close();
+  });
+
+  it("numbers the runs for the outlets, keeps each outlet's cursor and the monitor's own state across opens, and counts the bytes moved", async () => {
+    const path = join(dir, 'outlets.db');
+    const store = await openStore(path);
+    expect(store.lastRunId()).toBe(0);
+    store.addRun({ ...run(1000), bytesDown: 100, bytesUp: 50 });
+    store.addRun({ ...run(2000), check: 'other', bytesDown: 7 });
+    store.addRun(run(3000));
+    const all = store.runsAfter(0, 10);
+    expect(all.map((r) => r.startedAt)).toEqual([1000, 2000, 3000]);
+    const [first, second, third] = all.map((r) => r.id);
+    expect(store.lastRunId()).toBe(third);
+    expect(store.runsAfter(first ?? 0, 1).map((r) => r.id)).toEqual([second]);
+    expect(store.bytesMovedSince(0)).toBe(157);
+    expect(store.bytesMovedSince(0, 'speed')).toBe(150);
+    expect(store.bytesMovedSince(1500)).toBe(7);
+    expect(store.outletCursor('mqtt')).toBeUndefined();
+    store.setOutletCursor('mqtt', second ?? 0);
+    store.setStateValue('paused_until', '5000');
+    store.close();
+    const again = await openStore(path);
+    expect(again.outletCursor('mqtt')).toBe(second);
+    expect(again.stateValue('paused_until')).toBe('5000');
+    again.setStateValue('paused_until', undefined);
+    expect(again.stateValue('paused_until')).toBeUndefined();
+    again.close();
   });
 
   it('imports runs once: a result already there, or twice in one file, is added once; imported runs set no known answer', async () => {
@@ -175,7 +226,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
     const raw = new DatabaseSync(path);
     raw.exec('PRAGMA user_version = 7');
     raw.close();
-    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (4): a newer netdiag wrote it`));
+    await expect(openStore(path)).rejects.toThrow(new StoreError(`cannot open the history ${path}: its schema is version 7, newer than this netdiag knows (5): a newer netdiag wrote it`));
     const after = new DatabaseSync(path, { readOnly: true });
     expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 7 });
     after.close();
@@ -223,7 +274,7 @@ describe.each(DRIVERS)("the monitor's history through $driver", ({ driver, journ
   it.skipIf(process.getuid?.() !== 0)('says which file it could not write when the disk is full, and keeps every run it had committed', async () => {
     const mount = join(dir, 'tiny');
     mkdirSync(mount);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=128k', 'tmpfs', mount]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount]);
     try {
       const path = join(mount, 'monitor.db');
       const store = await openStore(path);

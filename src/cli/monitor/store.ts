@@ -31,7 +31,15 @@ export interface RunRecord {
   chosen?: string | null;
   /** The local address the run's connections were bound to (the check's `source:`), or null. */
   sourceAddress?: string | null;
+  /** It was not run, and why (paused, the data budget, the link busy; `error` says it too): ok false, never judged, in no streak. */
+  skipped?: string | null;
+  /** Bytes the run moved from the server and to it, as its command reported them; null when it reported none. */
+  bytesDown?: number | null;
+  bytesUp?: number | null;
 }
+
+/** A run as an outlet reads it: with its row in the history, where the outlet's cursor stands (outlets/). */
+export type NumberedRun = RunRecord & { id: number };
 
 /** A notice not yet delivered to one target, kept across a stop (alerts.ts). */
 interface PendingNotice {
@@ -99,6 +107,20 @@ const MIGRATIONS: readonly string[] = [
   // run; the streak stays the `auto` entry's), and the local address it was bound to (`source:`).
   `ALTER TABLE runs ADD COLUMN chosen TEXT;
    ALTER TABLE runs ADD COLUMN source_address TEXT;`,
+  // Version 5: runs not run and why (paused, over the data budget, the link busy), the bytes each
+  // run moved each way (the budget counts them), each outlet's cursor (the last run it delivered:
+  // MQTT, InfluxDB), and the monitor's own settings that outlive a restart (a pause).
+  `ALTER TABLE runs ADD COLUMN skipped TEXT;
+   ALTER TABLE runs ADD COLUMN bytes_down INTEGER;
+   ALTER TABLE runs ADD COLUMN bytes_up INTEGER;
+   CREATE TABLE outlet_cursor (
+     outlet TEXT PRIMARY KEY,
+     after_id INTEGER NOT NULL
+   );
+   CREATE TABLE monitor_state (
+     key TEXT PRIMARY KEY,
+     value TEXT NOT NULL
+   );`,
 ];
 
 export class StoreError extends Error {}
@@ -163,16 +185,28 @@ export interface Store {
   noticeDone(id: number): void;
   /** The notices kept, oldest first. */
   pendingNotices(): PendingNotice[];
+  /** Up to `limit` runs recorded after the run `afterId` (0: from the first), in the order recorded, each with its id. */
+  runsAfter(afterId: number, limit: number): NumberedRun[];
+  /** The id of the last run recorded, 0 for none. */
+  lastRunId(): number;
+  /** Bytes the monitor's runs moved (both ways) since `sinceMs`, of one check or all. */
+  bytesMovedSince(sinceMs: number, check?: string): number;
+  /** The last run an outlet delivered (outlets/), or undefined for an outlet that never started. */
+  outletCursor(outlet: string): number | undefined;
+  setOutletCursor(outlet: string, afterId: number): void;
+  /** A setting of the monitor's own that outlives a restart (a pause), or undefined; set to undefined to forget it. */
+  stateValue(key: string): string | undefined;
+  setStateValue(key: string, value: string | undefined): void;
   close(): void;
 }
 
 /** The statements the history runs, prepared once. */
 function prepared(db: SqliteDatabase) {
   return {
-    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO runs (check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address, skipped, bytes_down, bytes_up) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     exists: db.prepare('SELECT 1 FROM runs WHERE check_name = ? AND server = ? AND started_at = ? LIMIT 1'),
-    select: db.prepare('SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
-    selectJudged: db.prepare("SELECT check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address FROM runs WHERE check_name = ? AND server = ? AND source = 'monitor' AND limited = 0 ORDER BY started_at DESC, id DESC LIMIT ?"),
+    select: db.prepare('SELECT id, check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address, skipped, bytes_down, bytes_up FROM runs WHERE started_at >= ? ORDER BY started_at, id'),
+    selectJudged: db.prepare("SELECT id, check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address, skipped, bytes_down, bytes_up FROM runs WHERE check_name = ? AND server = ? AND source = 'monitor' AND limited = 0 AND skipped IS NULL ORDER BY started_at DESC, id DESC LIMIT ?"),
     queue: db.prepare('INSERT INTO outbox (notice, target, attempts) VALUES (?, ?, 0) RETURNING id'),
     tried: db.prepare('UPDATE outbox SET attempts = ? WHERE id = ?'),
     done: db.prepare('DELETE FROM outbox WHERE id = ?'),
@@ -180,6 +214,14 @@ function prepared(db: SqliteDatabase) {
     selectMet: db.prepare('SELECT figures FROM last_met WHERE check_name = ? AND server = ?'),
     putMet: db.prepare('INSERT INTO last_met (check_name, server, figures) VALUES (?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET figures = excluded.figures'),
     deleteBefore: db.prepare('DELETE FROM runs WHERE started_at < ?'),
+    selectAfter: db.prepare('SELECT id, check_name, server, started_at, duration_ms, ok, error, figures, breaches, source, limited, chosen, source_address, skipped, bytes_down, bytes_up FROM runs WHERE id > ? ORDER BY id LIMIT ?'),
+    lastId: db.prepare('SELECT coalesce(max(id), 0) AS id FROM runs'),
+    movedSince: db.prepare("SELECT coalesce(sum(coalesce(bytes_down, 0) + coalesce(bytes_up, 0)), 0) AS bytes FROM runs WHERE started_at >= ? AND source = 'monitor' AND (? IS NULL OR check_name = ?)"),
+    getCursor: db.prepare('SELECT after_id FROM outlet_cursor WHERE outlet = ?'),
+    putCursor: db.prepare('INSERT INTO outlet_cursor (outlet, after_id) VALUES (?, ?) ON CONFLICT (outlet) DO UPDATE SET after_id = excluded.after_id'),
+    getValue: db.prepare('SELECT value FROM monitor_state WHERE key = ?'),
+    putValue: db.prepare('INSERT INTO monitor_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    deleteValue: db.prepare('DELETE FROM monitor_state WHERE key = ?'),
     getState: db.prepare('SELECT streak, alerting FROM alert_state WHERE check_name = ? AND server = ?'),
     putState: db.prepare('INSERT INTO alert_state (check_name, server, streak, alerting) VALUES (?, ?, ?, ?) ON CONFLICT (check_name, server) DO UPDATE SET streak = excluded.streak, alerting = excluded.alerting'),
   };
@@ -187,7 +229,7 @@ function prepared(db: SqliteDatabase) {
 
 /** A row of `runs` as the statements read it. */
 // A type, not an interface: a statement's rows (Record<string, SQLOutputValue>) convert to it.
-type RunRow = { check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string; limited: number; chosen: string | null; source_address: string | null };
+type RunRow = { id: number | bigint; check_name: string; server: string; started_at: number; duration_ms: number; ok: number; error: string | null; figures: string; breaches: string; source: string; limited: number; chosen: string | null; source_address: string | null; skipped: string | null; bytes_down: number | null; bytes_up: number | null };
 
 const runOfRow = (row: RunRow): RunRecord => ({
   check: row.check_name,
@@ -202,6 +244,10 @@ const runOfRow = (row: RunRow): RunRecord => ({
   limited: row.limited === 1,
   chosen: row.chosen,
   sourceAddress: row.source_address,
+  // Left out when null, as a run recorded before version 5 has them.
+  ...(row.skipped === null ? {} : { skipped: row.skipped }),
+  ...(row.bytes_down === null ? {} : { bytesDown: row.bytes_down }),
+  ...(row.bytes_up === null ? {} : { bytesUp: row.bytes_up }),
 });
 
 /** Opens (creating when missing) and migrates the history at `path`, with `driver` or this Node's (sqlite-driver.ts). */
@@ -247,7 +293,7 @@ function storeOver(db: SqliteDatabase, path: string, statements: ReturnType<type
       throw new StoreError(`cannot ${what} in the history ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0, r.chosen ?? null, r.sourceAddress ?? null);
+  const insertRun = (r: RunRecord) => insert.run(r.check, r.server, r.startedAt, Math.round(r.durationMs), r.ok ? 1 : 0, r.error, JSON.stringify(r.figures), JSON.stringify(r.breaches), r.source ?? 'monitor', r.limited === true ? 1 : 0, r.chosen ?? null, r.sourceAddress ?? null, r.skipped ?? null, r.bytesDown ?? null, r.bytesUp ?? null);
   /** The run and, when it met every expectation, its figures as the known ones. */
   const putRun = (r: RunRecord) => {
     insertRun(r);
@@ -306,8 +352,30 @@ function storeOver(db: SqliteDatabase, path: string, statements: ReturnType<type
     setAlertState: (check, server, state) => {
       write('record the alert state', () => putState.run(check, server, state.streak, state.alerting ? 1 : 0));
     },
+    ...outletsAndState(statements, write),
     close: () => {
       db.close();
+    },
+  };
+}
+
+/** What the outlets, the budget and a pause read and keep in the history (outlets/, gates/). */
+function outletsAndState(statements: ReturnType<typeof prepared>, write: <T>(what: string, fn: () => T) => T): Pick<Store, 'runsAfter' | 'lastRunId' | 'bytesMovedSince' | 'outletCursor' | 'setOutletCursor' | 'stateValue' | 'setStateValue'> {
+  const { selectAfter, lastId, movedSince, getCursor, putCursor, getValue, putValue, deleteValue } = statements;
+  return {
+    runsAfter: (afterId, limit) => (selectAfter.all(afterId, limit) as RunRow[]).map((row) => ({ ...runOfRow(row), id: Number(row.id) })),
+    lastRunId: () => Number((lastId.get() as { id: number | bigint }).id),
+    bytesMovedSince: (sinceMs, check) => Number((movedSince.get(sinceMs, check ?? null, check ?? null) as { bytes: number | bigint }).bytes),
+    outletCursor: (outlet) => {
+      const row = getCursor.get(outlet) as { after_id: number | bigint } | undefined;
+      return row === undefined ? undefined : Number(row.after_id);
+    },
+    setOutletCursor: (outlet, afterId) => {
+      write('note what an outlet delivered', () => putCursor.run(outlet, afterId));
+    },
+    stateValue: (key) => (getValue.get(key) as { value: string } | undefined)?.value,
+    setStateValue: (key, value) => {
+      write('record the monitor\'s state', () => (value === undefined ? deleteValue.run(key) : putValue.run(key, value)));
     },
   };
 }

@@ -33,6 +33,8 @@ export interface CheckKind<Settings> {
   figuresOf(json: Readonly<Record<string, unknown>>): Record<string, unknown> | string;
   /** Whether a command that exited non-zero printed a run all the same (dns: an NXDOMAIN is an answer). */
   answeredDespiteExit?(json: Readonly<Record<string, unknown>>): boolean;
+  /** The bytes a run moved from the server (down) and to it (up), from the command's --json; none for a kind whose report does not say. */
+  bytesOf?(json: Readonly<Record<string, unknown>>): { down: number; up: number } | null;
 }
 
 /** A number figure. */

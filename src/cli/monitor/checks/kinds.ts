@@ -55,3 +55,6 @@ export const readFigures = (kind: CheckKindName, json: Readonly<Record<string, u
 
 /** Whether a command of this kind that exited non-zero printed a run all the same. */
 export const answeredDespiteExit = (kind: CheckKindName, json: Readonly<Record<string, unknown>>): boolean => KINDS[kind].answeredDespiteExit?.(json) ?? false;
+
+/** The bytes a run moved each way, from the command's --json, or null when this kind's report carries none. */
+export const bytesMoved = (kind: CheckKindName, json: Readonly<Record<string, unknown>>): { down: number; up: number } | null => KINDS[kind].bytesOf?.(json) ?? null;
