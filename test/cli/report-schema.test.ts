@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { readRpmReport, readSpeedTestReport } from '../../src/common/speedtest/report-parse.js';
 import { readSpeedTestFigures } from '../../src/common/speedtest/report-read.js';
-import { type BurstReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
+import { type BurstReport, type BytesMovedReport, type MeasuredReport, type RpmDirectionReport, type RpmReport, type SpeedTestReport } from '../../src/common/speedtest/report.js';
 import { RPM_REPORT_SCHEMA, SPEEDTEST_REPORT_SCHEMA, type JsonSchema } from '../../src/common/speedtest/report-schema.js';
 import { runCli, serveCli } from '../support/process.js';
 
@@ -26,8 +26,10 @@ type SchemaAgreement = [
   SameKeys<RpmReport, RpmProperties>,
   SameKeys<RpmDirectionReport, RpmProperties['download']['properties']>,
   SameKeys<RpmDirectionReport['probes'], RpmProperties['download']['properties']['probes']['properties']>,
+  SameKeys<BytesMovedReport, Speed['bytes_moved']['properties']>,
+  SameKeys<BytesMovedReport, RpmProperties['bytes_moved']['properties']>,
 ];
-const AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true, true];
+const AGREEMENT: SchemaAgreement = [true, true, true, true, true, true, true, true, true, true];
 
 const published = (name: string) => JSON.parse(readFileSync(new URL(`../../openapi/${name}`, import.meta.url), 'utf8')) as JsonSchema;
 const SPEEDTEST_FILE = published('speedtest-report.v1.schema.json');
@@ -59,6 +61,7 @@ const SPEEDTEST_FIXTURE: SpeedTestReport = {
   video_call_quality: 'pending',
   duration_ms: 20_119,
   requests: 270,
+  bytes_moved: { down: 81_000_000, up: 16_500_000 },
   rate_limit_waits: 0,
   rate_limit_waited_ms: 0,
   measured: {
@@ -84,6 +87,7 @@ const RPM_FIXTURE: RpmReport = {
   components: { foreign_ms: 11, tcp_ms: 10, tls_ms: 11, http_ms: 12, self_ms: 55 },
   download: { rpm: 900, rpm_p90: 650, mbps: 420.5, connections: 8, connections_failed: 1, intervals: 9, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 42, lost: 0 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 9_100 },
   upload: { rpm: 1000, rpm_p90: 750, mbps: 380, connections: 8, connections_failed: 1, intervals: 11, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 50, self: 51, lost: 1 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 11_200 },
+  bytes_moved: { down: 530_000_000, up: 480_000_000 },
 };
 
 /** Each object schema in `schema`, with where it is. */

@@ -32,6 +32,7 @@ const report: RpmReport = {
   components: { foreign_ms: 18.2, tcp_ms: 5.3, tls_ms: 40.5, http_ms: 8.8, self_ms: null },
   download: direction,
   upload: { ...direction, rpm: 200 },
+  bytes_moved: { down: 41_000_000, up: 39_000_000 },
 };
 
 describe('netdiag rpm as a table', () => {

@@ -8,6 +8,7 @@ import { fetchRpmConfig, RpmConfigError } from './responsiveness-config.js';
 import { boundFetcher, FAMILY_OF_NUMBER, reachable, type Binding } from '../api/source.js';
 import { RATE_LIMITED_EXIT } from '../api/rate-limit.js';
 import { runDirection, RpmFailure, type DirectionRpm, type RpmProgress } from './run.js';
+import { SocketMeter, type BytesMoved } from '../speedtest/socket-meter.js';
 import { terminalText } from '../terminal/terminal-text.js';
 import { RPM_REPORT_SCHEMA_VERSION, type RpmComponentsReport, type RpmDirectionReport, type RpmReport } from '../../common/speedtest/report.js';
 
@@ -37,7 +38,7 @@ const componentsReport = (c: ProbeComponents): RpmComponentsReport => ({
 });
 
 /** The JSON report (docs/command-line.md, "netdiag rpm"). */
-function rpmReport(down: DirectionRpm, up: DirectionRpm): RpmReport {
+function rpmReport(down: DirectionRpm, up: DirectionRpm, moved: BytesMoved): RpmReport {
   // One figure for the test: both directions' probes in one formula, as goresponsiveness's final figure.
   const both = joinProbes([down.probes, up.probes]);
   const rpm = responsiveness(both);
@@ -70,6 +71,7 @@ function rpmReport(down: DirectionRpm, up: DirectionRpm): RpmReport {
     components: componentsReport(probeComponents(both)),
     download: direction(down),
     upload: direction(up),
+    bytes_moved: { down: moved.down, up: moved.up },
   };
 }
 
@@ -123,6 +125,8 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
   const line = progressLine();
   let down: DirectionRpm;
   let up: DirectionRpm;
+  // Both directions' connections, load and probes alike: the bytes the report says the test moved.
+  const meter = new SocketMeter();
   try {
     const binding = options.binding ?? {};
     // A source of one family cannot reach a host of the other: said before anything is sent.
@@ -131,7 +135,7 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
     if (binding.family !== undefined) await reachable(urls.origin, FAMILY_OF_NUMBER[binding.family]);
     // Said whatever the output: the load goes to a server the configuration named, not the one given.
     if (urls.origin !== new URL(options.configUrl).origin) process.stderr.write(`netdiag: the test's load goes to ${urls.origin}, as the configuration ${terminalText(options.configUrl)} names it (allowed with --allow-origin)\n`);
-    const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal, binding };
+    const run = { deadlineMs: options.timeoutMs, onProgress: (p: RpmProgress) => { line.update(p); }, signal: abort.signal, binding, meter };
     down = await runDirection(urls, 'download', run);
     up = await runDirection(urls, 'upload', run);
   } catch (err) {
@@ -150,7 +154,7 @@ export async function rpmCommand(out: Output, options: RpmOptions): Promise<numb
     process.removeListener('SIGINT', interrupt);
   }
   line.stop();
-  const r = rpmReport(down, up);
+  const r = rpmReport(down, up, meter.moved());
   if (out.json) {
     printJson(r);
     return 0;

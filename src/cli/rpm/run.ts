@@ -30,6 +30,7 @@ import type { LoadDirection } from '../../common/speedtest/load-transport.js';
 import type { RpmUrls } from './responsiveness-config.js';
 import { pause } from '../../common/settled-within.js';
 import { socketOptions, type Binding } from '../api/source.js';
+import { SocketMeter } from '../speedtest/socket-meter.js';
 
 /** A run that cannot go on: the message says why (exit 1; exit 4 when the server's rate limit refused it, src/cli/api/rate-limit.ts). */
 export class RpmFailure extends Error {
@@ -86,11 +87,13 @@ const ROUNDS_IN_FLIGHT = 64;
 const TIMING_HEADERS = { 'accept-encoding': 'identity', 'cache-control': 'no-store' };
 
 /** A new TCP and TLS connection to `url`'s host with HTTP/2, made as `binding` says (`--source`), its handshakes timed apart, ms, and when it began (performance.now()). */
-async function openSession(url: URL, deadlineMs: number, binding: Binding): Promise<{ session: ClientHttp2Session; started: number; tcpMs: number; tlsMs: number }> {
+async function openSession(url: URL, deadlineMs: number, binding: Binding, meter: SocketMeter): Promise<{ session: ClientHttp2Session; started: number; tcpMs: number; tlsMs: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port === '' ? 443 : url.port);
   const started = performance.now();
   const tcp: Socket = netConnect({ host, port, ...socketOptions(binding) });
+  // The TCP socket beneath TLS: the bytes on the wire, records and handshakes included.
+  meter.track(tcp);
   const fail = (err: Error) => new RpmFailure(`could not connect to ${url.host}: ${err.message}`);
   const guard = setTimeout(() => tcp.destroy(new Error(`no connection within ${String(deadlineMs / 1000)} s`)), deadlineMs);
   try {
@@ -158,8 +161,8 @@ class LoadConnection {
 
   private constructor(readonly session: ClientHttp2Session) {}
 
-  static async open(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding): Promise<LoadConnection> {
-    const { session } = await openSession(urls.large, deadlineMs, binding);
+  static async open(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding, meter: SocketMeter): Promise<LoadConnection> {
+    const { session } = await openSession(urls.large, deadlineMs, binding, meter);
     const c = new LoadConnection(session);
     if (direction === 'download') c.download(urls.large);
     else c.upload(urls.upload);
@@ -242,7 +245,7 @@ function recordRound(into: ProbeInterval, foreign: { whole: number; tcp: number;
  * on a load-generating connection; a round counts, in the interval it started in, once both
  * answered (as goresponsiveness counts them).
  */
-function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal, binding: Binding) {
+function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: AbortSignal, binding: Binding, meter: SocketMeter) {
   let inFlight = 0;
   let lost = 0;
   let failure: Error | undefined;
@@ -254,7 +257,7 @@ function prober(urls: RpmUrls, connections: readonly LoadConnection[], signal: A
    * could not be made (a handshake lost in a full queue, past PROBE_DEADLINE_MS) or no answer came in time.
    */
   const foreignProbe = async (): Promise<{ whole: number; tcp: number; tls: number; http: number } | undefined> => {
-    const opened = await openSession(urls.small, PROBE_DEADLINE_MS, binding).catch(() => undefined);
+    const opened = await openSession(urls.small, PROBE_DEADLINE_MS, binding, meter).catch(() => undefined);
     if (opened === undefined) return undefined;
     const { session, started, tcpMs, tlsMs } = opened;
     try {
@@ -353,7 +356,7 @@ function responsivenessStable(probing: readonly ProbeInterval[]): boolean {
 }
 
 /** The load-generating connections of a direction: the first opened before anything else, the rest added beside the run. */
-function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding) {
+function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, binding: Binding, meter: SocketMeter) {
   const connections: LoadConnection[] = [];
   let opening = 0;
   let closed = false;
@@ -361,7 +364,7 @@ function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, b
   return {
     connections,
     async first(): Promise<void> {
-      connections.push(await LoadConnection.open(urls, direction, deadlineMs, binding));
+      connections.push(await LoadConnection.open(urls, direction, deadlineMs, binding, meter));
     },
     /**
      * Opens one more beside the run unless there are MAX_CONNECTIONS. The first connection showed
@@ -371,7 +374,7 @@ function loadPool(urls: RpmUrls, direction: LoadDirection, deadlineMs: number, b
     add(): void {
       if (closed || connections.length + opening >= MAX_CONNECTIONS) return;
       opening++;
-      LoadConnection.open(urls, direction, deadlineMs, binding)
+      LoadConnection.open(urls, direction, deadlineMs, binding, meter)
         .then((c) => {
           if (closed) c.close();
           else connections.push(c);
@@ -399,11 +402,12 @@ function probedGoodput(rates: readonly number[], probingFrom: number): number {
 }
 
 /** Runs one direction to its end: stable goodput and responsiveness, or MAX_DIRECTION_MS. */
-export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal; binding?: Binding }): Promise<DirectionRpm> {
+export async function runDirection(urls: RpmUrls, direction: LoadDirection, options: { deadlineMs: number; onProgress: (p: RpmProgress) => void; signal: AbortSignal; binding?: Binding; meter?: SocketMeter }): Promise<DirectionRpm> {
   const binding = options.binding ?? {};
+  const meter = options.meter ?? new SocketMeter();
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const pool = loadPool(urls, direction, options.deadlineMs, binding);
+  const pool = loadPool(urls, direction, options.deadlineMs, binding, meter);
   /** The intervals since probing began. */
   const probing: ProbeInterval[] = [];
   const rates: number[] = [];
@@ -411,7 +415,7 @@ export async function runDirection(urls: RpmUrls, direction: LoadDirection, opti
   let rpmStable = false;
   let probingFrom = -1;
   let intervals = 0;
-  const probes = prober(urls, pool.connections, options.signal, binding);
+  const probes = prober(urls, pool.connections, options.signal, binding, meter);
   const current = () => probing.at(-1) ?? newInterval();
 
   try {

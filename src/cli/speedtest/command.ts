@@ -160,6 +160,7 @@ function report(mode: string, r: Result, loss: PacketLoss): SpeedTestReport {
     video_call_quality: classes.video_call,
     duration_ms: Math.round(r.durationMs),
     requests: r.requests,
+    bytes_moved: { down: r.moved.down, up: r.moved.up },
     rate_limit_waits: r.limitWaits.count,
     rate_limit_waited_ms: Math.round(r.limitWaits.ms),
     measured: { download: measuredJson(r.download), upload: measuredJson(r.upload) },

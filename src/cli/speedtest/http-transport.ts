@@ -13,6 +13,7 @@ import { retryAfterSeconds } from '../../common/rate-limit.js';
 import { LoadRefused, type LoadTransport, type RoundTripMark, type TimedRoundTrip } from '../../common/speedtest/load-transport.js';
 import { bodyTiming, serverProcessingMs, type BodyTiming } from '../../common/speedtest/server-timing.js';
 import { PROBES_IN_FLIGHT, STREAMS } from '../../common/speedtest/working.js';
+import { SocketMeter } from './socket-meter.js';
 
 /** Why a run stopped, in the analytics schema's terms (the API contract, failure_reason). */
 export class SpeedTestFailure extends Error {
@@ -78,6 +79,8 @@ export class HttpLoadTransport implements LoadTransport {
   #uploadBuffer: Buffer | undefined;
   /** Requests sent, round trips included. */
   requests = 0;
+  /** The bytes every connection of the transport carried, each way. */
+  readonly meter = new SocketMeter();
 
   /** `idleMs`: a request that moves no byte for this long fails as `timeout`; `cancel` fails every exchange as `cancelled`. */
   constructor(base: string, idleMs: number, cancel: AbortSignal, options: TransportOptions = {}) {
@@ -175,6 +178,7 @@ export class HttpLoadTransport implements LoadTransport {
         }
       };
       req.on('socket', (socket) => {
+        this.meter.track(socket);
         const mark = () => (start = performance.now());
         // A new connection: its request starts once it is open (and, over TLS, secured).
         if (socket.connecting) socket.once(this.#secure ? 'secureConnect' : 'connect', mark);

@@ -14,6 +14,7 @@ import { LoadCancelled, runLoadedDirection } from '../../common/speedtest/load-l
 import { LoadRefused, type LoadDirection } from '../../common/speedtest/load-transport.js';
 import { profileOf, type DirectionMeasure, type LoadProfile, type ByteCount as Count, type RoundTrip } from '../../common/speedtest/working.js';
 import { cancelled, HttpLoadTransport, SpeedTestFailure, type TransportOptions } from './http-transport.js';
+import type { BytesMoved } from './socket-meter.js';
 
 export { SpeedTestFailure } from './http-transport.js';
 
@@ -54,6 +55,8 @@ export interface Result {
   upLoadedLatency?: number;
   /** Requests made, round trips included. */
   requests: number;
+  /** The bytes the run's connections carried each way, every exchange counted (socket-meter.ts). */
+  moved: BytesMoved;
   durationMs: number;
   /** The server's rate limit refused a request this many times, and the run waited this long in all, as it asked. */
   limitWaits: LimitWaits;
@@ -156,7 +159,7 @@ export class SpeedTestRun {
     const directions = (['download', 'upload'] as const).filter((d) => plan.some((m) => m.type === d));
     let total = pingCount * PING_WEIGHT_MS + directions.length * profile.maxMs;
     let done = 0;
-    const result: Result = { requests: 0, durationMs: 0, limitWaits: { count: 0, ms: 0 } };
+    const result: Result = { requests: 0, moved: { down: 0, up: 0 }, durationMs: 0, limitWaits: { count: 0, ms: 0 } };
     try {
       const pings: number[] = [];
       for (let i = 0; i < pingCount; i++) {
@@ -190,6 +193,7 @@ export class SpeedTestRun {
     result.downLoadedLatency = result.download?.measure.loaded?.ms;
     result.upLoadedLatency = result.upload?.measure.loaded?.ms;
     result.requests = this.#transport.requests;
+    result.moved = this.#transport.meter.moved();
     result.durationMs = performance.now() - started;
     return result;
   }

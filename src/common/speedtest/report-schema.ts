@@ -53,6 +53,7 @@ const MEASURED_PROPERTIES = {
   resent_round_trips: count,
   rates_mbps: { type: 'array', items: figure },
 } as const satisfies Readonly<Record<string, JsonSchema>>;
+const bytesMoved = closed('The bytes the whole test moved from the server (down) and to it (up): every exchange (round trips, bursts, warm-up, the measured windows, a direction measured again), counted at its connections, headers included.', { down: count, up: count });
 const measured = orNull(closed('What a direction\'s figure rests on; null when the plan has no such direction or no byte was counted.', MEASURED_PROPERTIES));
 const burst = orNull(closed('The burst before the sustained rate; null when the link gave none.', BURST_PROPERTIES));
 
@@ -77,6 +78,7 @@ const SPEEDTEST_PROPERTIES = {
   video_call_quality: QUALITY,
   duration_ms: count,
   requests: count,
+  bytes_moved: bytesMoved,
   rate_limit_waits: count,
   rate_limit_waited_ms: count,
   measured: closed('Each direction\'s basis.', { download: measured, upload: measured }),
@@ -136,6 +138,7 @@ const RPM_PROPERTIES = {
   components: RPM_COMPONENTS,
   download: rpmDirection,
   upload: rpmDirection,
+  bytes_moved: bytesMoved,
 } as const satisfies Readonly<Record<string, JsonSchema>>;
 
 /** `netdiag rpm --json`: every property always there. */

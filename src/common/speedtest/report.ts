@@ -37,6 +37,16 @@ export interface MeasuredReport {
   rates_mbps: number[];
 }
 
+/**
+ * The bytes the whole test moved each way, every exchange of it (round trips, bursts, warm-up,
+ * measured windows, a direction measured again after a 429), counted at its connections, headers
+ * included: what a data cap counts, not only `measured.*.bytes`.
+ */
+export interface BytesMovedReport {
+  down: number;
+  up: number;
+}
+
 /** `netdiag speedtest --json`: every figure present, null where nothing was measured. */
 export interface SpeedTestReport {
   schema_version: typeof REPORT_SCHEMA_VERSION;
@@ -59,6 +69,7 @@ export interface SpeedTestReport {
   video_call_quality: QualityClass;
   duration_ms: number;
   requests: number;
+  bytes_moved: BytesMovedReport;
   rate_limit_waits: number;
   rate_limit_waited_ms: number;
   measured: { download: MeasuredReport | null; upload: MeasuredReport | null };
@@ -117,6 +128,7 @@ export interface RpmReport {
   components: RpmComponentsReport;
   download: RpmDirectionReport;
   upload: RpmDirectionReport;
+  bytes_moved: BytesMovedReport;
 }
 
 /** The three experiences' classes, by the report's names (without `_quality`). */

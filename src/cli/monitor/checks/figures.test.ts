@@ -2,7 +2,7 @@
 // use, whatever the shape the command prints.
 import { describe, expect, it } from 'vitest';
 import type { RpmDirectionReport, RpmReport, SpeedTestReport } from '../../../common/speedtest/report.js';
-import { readFigures } from './kinds.js';
+import { bytesMoved, readFigures } from './kinds.js';
 
 describe("a monitor check's figures", () => {
   it('a dns check: the answers sorted and joined (MX as preference and exchange), their count, the response code', () => {
@@ -46,6 +46,7 @@ describe("a monitor check's figures", () => {
       video_call_quality: 'good',
       duration_ms: 9000,
       requests: 210,
+      bytes_moved: { down: 60_500_000, up: 14_250_000 },
       rate_limit_waits: 0,
       rate_limit_waited_ms: 0,
       measured: { download: null, upload: null },
@@ -57,12 +58,17 @@ describe("a monitor check's figures", () => {
     expect(readFigures('speedtest', withoutMode)).toBe("the command's --json is not a speed test's report: mode is missing");
     // The whole report is checked, not only its figures: the command is the monitor's own version.
     expect(readFigures('speedtest', { ...figures })).toMatch(/^the command's --json is not a speed test's report: \w+ is missing$/);
+    // The whole run's bytes, each way, for the data budget; none from a report that does not carry them.
+    expect(bytesMoved('speedtest', { ...report })).toEqual({ down: 60_500_000, up: 14_250_000 });
+    expect(bytesMoved('speedtest', { ...figures })).toBeNull();
   });
 
   it("an RPM test's: the report's rpm and rpm_p90, the rest left out; a report that is not one is said, naming what is wrong", () => {
     const direction: RpmDirectionReport = { rpm: 900, rpm_p90: 640, mbps: 95.5, connections: 4, connections_failed: 0, intervals: 12, stable: true, goodput_stable: true, responsiveness_stable: true, confidence: 'high', probes: { foreign: 40, self: 38, lost: 0 }, components: { foreign_ms: 12.5, tcp_ms: 11, tls_ms: 12, http_ms: 14.5, self_ms: 60 }, duration_ms: 12_000 };
-    const report: RpmReport = { schema_version: 2, rpm: 880, rpm_p90: 610, rating: 'good', download_rpm: 900, upload_rpm: 860, download_mbps: 95.5, upload_mbps: 20.5, stable: true, confidence: 'high', components: direction.components, download: direction, upload: { ...direction, rpm: 860, rpm_p90: 580 } };
+    const report: RpmReport = { schema_version: 2, rpm: 880, rpm_p90: 610, rating: 'good', download_rpm: 900, upload_rpm: 860, download_mbps: 95.5, upload_mbps: 20.5, stable: true, confidence: 'high', components: direction.components, download: direction, upload: { ...direction, rpm: 860, rpm_p90: 580 }, bytes_moved: { down: 410_000_000, up: 95_000_000 } };
     expect(readFigures('rpm', { ...report })).toEqual({ rpm: 880, rpm_p90: 610 });
+    expect(bytesMoved('rpm', { ...report })).toEqual({ down: 410_000_000, up: 95_000_000 });
+    expect(bytesMoved('rpm', { ...report, bytes_moved: { down: -1, up: 0 } })).toBeNull();
     expect(readFigures('rpm', { ...report, rpm: 'fast' })).toMatch(/^the command's --json is not an RPM test's report: rpm /);
   });
 });

@@ -3,6 +3,7 @@
 import { readRpmReport } from '../../../common/speedtest/report-parse.js';
 import type { RpmReport } from '../../../common/speedtest/report.js';
 import { numberFigure, type CheckKind, type Figure } from './check-kind.js';
+import { reportBytes } from './speedtest.js';
 
 /** A figure of the report's, its name checked against the report's type. */
 const reportFigure = (name: keyof RpmReport, unit: string): Figure => numberFigure(name, unit);
@@ -18,4 +19,5 @@ export const rpmCheck: CheckKind<Record<string, never>> = {
     const { rpm, rpm_p90 } = read.report;
     return { rpm, rpm_p90 };
   },
+  bytesOf: reportBytes,
 };

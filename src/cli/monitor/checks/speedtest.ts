@@ -3,7 +3,7 @@
 // exported as a page result by its mode and rates (run-result.ts).
 import { readSpeedTestReport } from '../../../common/speedtest/report-parse.js';
 import { FIGURE_NAMES } from '../../../common/speedtest/report-schema.js';
-import type { SpeedTestFigures } from '../../../common/speedtest/report.js';
+import type { BytesMovedReport, SpeedTestFigures } from '../../../common/speedtest/report.js';
 import { MAX_STREAMS } from '../../../common/speedtest/working.js';
 import { numberFigure, type CheckKind, type Figure } from './check-kind.js';
 
@@ -17,6 +17,16 @@ const MODES = ['light', 'full'] as const;
 
 /** A figure of the report's, its name checked against the report's type. */
 const reportFigure = (name: keyof SpeedTestFigures, unit: string): Figure => numberFigure(name, unit);
+
+const byteCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+
+/** The report's `bytes_moved` (the speed test's and the RPM test's alike), or null when it carries none that reads as counts. */
+export function reportBytes(json: Readonly<Record<string, unknown>>): BytesMovedReport | null {
+  const moved = json.bytes_moved;
+  if (typeof moved !== 'object' || moved === null) return null;
+  const { down, up } = moved as Record<string, unknown>;
+  return byteCount(down) && byteCount(up) ? { down, up } : null;
+}
 
 export const speedtestCheck: CheckKind<SpeedtestSettings> = {
   keys: ['mode', 'streams'],
@@ -47,4 +57,5 @@ export const speedtestCheck: CheckKind<SpeedtestSettings> = {
     const read = readSpeedTestReport(json);
     return read.ok ? Object.fromEntries(FIGURE_NAMES.map((name) => [name, read.report[name]])) : `the command's --json is not a speed test's report: ${read.reason}`;
   },
+  bytesOf: reportBytes,
 };
