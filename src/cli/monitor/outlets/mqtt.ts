@@ -1,0 +1,119 @@
+// The MQTT outlet (docs/monitor.md, "MQTT and Home Assistant"): one connection to the broker,
+// kept up by MQTT.js (imported only when `mqtt:` is configured), with `online` as its birth
+// message and `offline` as its last will; on each connection the discovery configs are published
+// again (a broker without persistence forgets retained ones), and again when Home Assistant says it
+// started (its `<discovery_prefix>/status` birth message). Runs go out with QoS 1 (MQTT 5.0 §4.3.2:
+// at least once; a message's `id` tells a repeat), and a delivery counts once the broker took
+// every message (PUBACK): until then the runs stay in the history (outlet.ts).
+import type { IClientOptions, MqttClient } from 'mqtt';
+import type { MonitorConfig } from '../monitor-config.js';
+import type { NumberedRun } from '../store.js';
+import { discoveryMessages, runMessages, statusTopic, type Message } from './mqtt-messages.js';
+import type { MqttSettings } from './mqtt-settings.js';
+import type { Outlet } from './outlet.js';
+
+/** How long a delivery waits for a connection under way before the runs are left for the outlet's next try. */
+const CONNECT_WAIT_MS = 5_000;
+/** Between MQTT.js's reconnection attempts while the broker is away. */
+const RECONNECT_MS = 2_000;
+/** How long the last messages (`offline`) may take at a stop before the connection is cut. */
+const CLOSE_MS = 2_000;
+
+/** The connection's options: credentials, TLS, and the last will the broker says for us when we vanish. */
+function clientOptions(s: MqttSettings): IClientOptions {
+  return {
+    clientId: s.id,
+    clean: true,
+    reconnectPeriod: RECONNECT_MS,
+    connectTimeout: 10_000,
+    ...(s.username === null ? {} : { username: s.username }),
+    ...(s.password === null ? {} : { password: s.password }),
+    ...(s.ca === null ? {} : { ca: s.ca }),
+    rejectUnauthorized: s.verify,
+    will: { topic: statusTopic(s), payload: Buffer.from('offline'), qos: 1, retain: true },
+  };
+}
+
+/** The broker as the log names it: scheme, host and port (credentials never are in the URL: mqtt-settings.ts). */
+const brokerName = (s: MqttSettings): string => new URL(s.url).host;
+
+async function publishAll(client: MqttClient, messages: readonly Message[]): Promise<void> {
+  // Sent in this order on the one connection; the broker keeps a topic's order (MQTT 5.0 §4.6).
+  await Promise.all(messages.map((m) => client.publishAsync(m.topic, m.payload, { qos: 1, retain: m.retain })));
+}
+
+/** Rejects when the connection drops before `work` ends: QoS 1 messages in flight would wait for the next connection. */
+function unlessDropped<T>(client: MqttClient, work: Promise<T>, broker: string): Promise<T> {
+  let onClose: (() => void) | undefined;
+  const dropped = new Promise<never>((_, reject) => {
+    onClose = () => {
+      reject(new Error(`the connection to ${broker} dropped`));
+    };
+    client.once('close', onClose);
+  });
+  return Promise.race([work, dropped]).finally(() => {
+    if (onClose !== undefined) client.removeListener('close', onClose);
+  });
+}
+
+/** Resolves once connected, or rejects with why not after CONNECT_WAIT_MS. */
+function connected(client: MqttClient, broker: string, lastError: () => string | undefined): Promise<void> {
+  if (client.connected) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.removeListener('connect', onConnect);
+      reject(new Error(`not connected to ${broker}${lastError() === undefined ? '' : `: ${lastError() ?? ''}`}`));
+    }, CONNECT_WAIT_MS);
+    const onConnect = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('connect', onConnect);
+  });
+}
+
+/** The outlet for `mqtt:`; it connects at once, so the device is `online` before the first run. */
+export function mqttOutlet(s: MqttSettings, config: MonitorConfig, log: (line: string) => void): Outlet {
+  const broker = brokerName(s);
+  let lastError: string | undefined;
+  let said = false;
+  const announce = (client: MqttClient) => {
+    void publishAll(client, [{ topic: statusTopic(s), payload: 'online', retain: true }, ...discoveryMessages(s, config)]).catch(() => undefined);
+  };
+  const ready: Promise<MqttClient> = import('mqtt').then(({ connect }) => {
+    const client = connect(s.url, clientOptions(s));
+    client.on('connect', () => {
+      lastError = undefined;
+      if (!said) log(`mqtt: connected to ${broker} as ${s.id}`);
+      said = true;
+      announce(client);
+      if (s.discoveryPrefix !== null) client.subscribe(`${s.discoveryPrefix}/status`, { qos: 1 }, () => undefined);
+    });
+    // Home Assistant's birth message: it has just started and reads the configs anew.
+    client.on('message', (topic, payload) => {
+      if (topic === `${s.discoveryPrefix ?? ''}/status` && payload.toString() === 'online') announce(client);
+    });
+    // Said by the outlet's loop when a delivery fails (outlet.ts), not at each reconnection attempt.
+    client.on('error', (err) => {
+      lastError = err.message;
+    });
+    return client;
+  });
+  return {
+    name: 'mqtt',
+    deliver: async (runs: readonly NumberedRun[]) => {
+      const client = await ready;
+      await connected(client, broker, () => lastError);
+      await unlessDropped(client, publishAll(client, runs.flatMap((run) => runMessages(s, config, run))), broker);
+    },
+    close: async () => {
+      const client = await ready;
+      if (client.connected) {
+        // A clean stop sends no last will (MQTT 5.0 §3.1.2.5), so `offline` is said here.
+        const said = client.publishAsync(statusTopic(s), 'offline', { qos: 1, retain: true }).catch(() => undefined);
+        await Promise.race([said, new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
+      }
+      await client.endAsync(true);
+    },
+  };
+}
