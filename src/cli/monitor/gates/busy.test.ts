@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMonitorConfig, type MonitorConfig } from '../monitor-config.js';
 import { openStore, type RunRecord, type Store } from '../store.js';
-import { busyReason, measuredCapacity } from './busy.js';
+import { busyGate, busyReason, measuredCapacity } from './busy.js';
 
 const percent = (n: number) => ({ limit: { percent: n }, text: `${String(n)}%` });
 const capacity = { down: 100, up: 20, from: '"line speed" measured at 2026-12-06T20:00:00.000Z' };
@@ -59,5 +59,30 @@ describe('measuredCapacity', () => {
     store.addRun(run('line speed', 4000, {}, false));
     expect(measuredCapacity(store, config, server)).toEqual({ down: 88, up: 17, from: `"responsiveness" measured at ${new Date(3000).toISOString()}` });
     expect(measuredCapacity(store, config, 'https://other.example.net')).toBeUndefined();
+  });
+});
+
+describe('busyGate', () => {
+  it('lets a percent it cannot judge go, saying so once: a server on loopback, whose interface reports no speed, and no speed test in the history', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netdiag-busy-gate-'));
+    const before = process.env.NETDIAG_MONITOR_BUSY_SAMPLE;
+    process.env.NETDIAG_MONITOR_BUSY_SAMPLE = '1s';
+    const store = await openStore(join(dir, 'monitor.db'));
+    try {
+      const server = 'http://127.0.0.1:9';
+      const config = parseMonitorConfig(`servers: [${server}]\nchecks:\n  - name: round trip\n    run: latency\n    every: 5m\n    skip_when_busy: 20%\n`, 'monitor.yaml', join(dir, 'monitor.db'));
+      const said: string[] = [];
+      const gate = busyGate({ store: () => store, config: () => config, log: (line) => said.push(line) });
+      const check = config.checks[0];
+      if (check === undefined) throw new Error('no check');
+      expect(await gate(check, server)).toBeUndefined();
+      expect(await gate(check, server)).toBeUndefined();
+      expect(said).toEqual([`round trip on ${server}: skip_when_busy 20% cannot be judged yet: no speed test or RPM run against it in the history measured the link, and lo reports no speed of its own; the run goes ahead (a rate such as 5 Mbit/s needs neither)`]);
+    } finally {
+      store.close();
+      if (before === undefined) delete process.env.NETDIAG_MONITOR_BUSY_SAMPLE;
+      else process.env.NETDIAG_MONITOR_BUSY_SAMPLE = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
