@@ -7,6 +7,7 @@ import type { Figure } from './checks/check-kind.js';
 import { AUTO_SERVER } from './monitor-config.js';
 import { outcomeOf } from './setup.js';
 import type { AlertState, RunRecord } from './store.js';
+import type { BudgetLeft } from './gates/budget.js';
 
 export interface MonitorMetrics {
   /** Notes a finished run, the alert state after it, and which of its check's figures are numbers to show. */
@@ -17,6 +18,8 @@ export interface MonitorMetrics {
   nextRuns(): ReadonlyMap<string, number>;
   /** Forgets the next run of every check and server not in `scheduled` (checkKey): after a reload, one no longer configured runs no more. */
   retain(scheduled: ReadonlySet<string>): void;
+  /** Sets each data budget's gauges as it stands now (gates/budget.ts budgetsLeft); one no longer configured is removed. */
+  budgets(left: readonly BudgetLeft[]): void;
   /** The exposition text, and its content type. */
   text(): Promise<{ body: string; contentType: string }>;
 }
@@ -55,6 +58,11 @@ export function monitorMetrics(): MonitorMetrics {
       chose.set(key, now);
     }
   };
+  // scope "monitor" (check "") is the whole monitor's budget, scope "check" one check's own.
+  const budgetLabels = ['scope', 'check', 'budget'] as const;
+  const budgetLimit = new Gauge({ name: 'netdiag_monitor_budget_limit_bytes', help: 'A data budget (budget:): the bytes it allows in its window (label budget: as written).', labelNames: budgetLabels, registers: [registry] });
+  const budgetUsed = new Gauge({ name: 'netdiag_monitor_budget_used_bytes', help: "Bytes the monitor's runs moved (both ways) within the budget's window, up to now.", labelNames: budgetLabels, registers: [registry] });
+  const budgetRemaining = new Gauge({ name: 'netdiag_monitor_budget_remaining_bytes', help: 'Bytes left in the budget now (0 when spent); a run that would pass it is skipped.', labelNames: budgetLabels, registers: [registry] });
   const upcoming = new Map<string, number>();
   return {
     observe: (run, state, figures) => {
@@ -89,6 +97,16 @@ export function monitorMetrics(): MonitorMetrics {
         const [check = '', server = ''] = key.split('\n');
         // Else NetdiagMonitorOverdue would fire for a check that no longer exists.
         next.remove({ check, server });
+      }
+    },
+    budgets: (left) => {
+      // Set afresh each time: a budget removed by a reload leaves no series behind.
+      for (const gauge of [budgetLimit, budgetUsed, budgetRemaining]) gauge.reset();
+      for (const b of left) {
+        const l = { scope: b.check === null ? 'monitor' : 'check', check: b.check ?? '', budget: b.budget.text };
+        budgetLimit.set(l, b.budget.bytes);
+        budgetUsed.set(l, b.usedBytes);
+        budgetRemaining.set(l, b.remainingBytes);
       }
     },
     text: async () => ({ body: await registry.metrics(), contentType: registry.contentType }),
