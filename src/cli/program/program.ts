@@ -286,6 +286,19 @@ function addSpeedtestCommand(root: Command): void {
  * `netdiag monitor`: scheduled checks, their history and alerts, on the user's own machine
  * (src/cli/monitor/, docs/monitor.md). Not a client command: it reads a configuration file.
  */
+/** `netdiag monitor influxdb-backfill` (docs/monitor.md, "InfluxDB"). */
+function addInfluxdbBackfill(monitor: Command, configOption: () => Option): void {
+  monitor
+    .command('influxdb-backfill')
+    .description('write the runs recorded before the InfluxDB outlet started to the influxdb: server, once')
+    .addOption(configOption())
+    .action(async (_: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ config?: string }>();
+      const [{ influxdbBackfillCommand }, { defaultConfigPath }] = await Promise.all([import('../monitor/outlets/influxdb-backfill.js'), import('../monitor/setup.js')]);
+      process.exitCode = await influxdbBackfillCommand(options.config ?? defaultConfigPath());
+    });
+}
+
 function addMonitorCommand(root: Command): void {
   const configOption = () => new Option('--config <file>', 'the monitor\'s configuration (YAML)').env('NETDIAG_MONITOR_CONFIG');
   const monitor = root
@@ -316,11 +329,20 @@ function addMonitorCommand(root: Command): void {
     .option('--check <name>', 'only the runs of this check')
     .option('--since <duration>', 'only runs this recent (90s, 30m, 6h, 7d)')
     .option('--csv', 'as CSV')
+    .addOption(new Option('--influx', 'every run (not only speed tests) as InfluxDB line protocol, for the history kept before influxdb: was set').conflicts('csv'))
     .action(async (_: unknown, command: Command) => {
-      const options = command.optsWithGlobals<{ config?: string; check?: string; since?: string; csv?: boolean }>();
-      const [{ exportCommand }, { defaultConfigPath }] = await Promise.all([import('../monitor/history-commands.js'), import('../monitor/setup.js')]);
-      process.exitCode = await exportCommand(options.config ?? defaultConfigPath(), { ...(options.check === undefined ? {} : { check: options.check }), ...(options.since === undefined ? {} : { since: options.since }), csv: options.csv === true });
+      const options = command.optsWithGlobals<{ config?: string; check?: string; since?: string; csv?: boolean; influx?: boolean }>();
+      const chosen = { ...(options.check === undefined ? {} : { check: options.check }), ...(options.since === undefined ? {} : { since: options.since }) };
+      const { defaultConfigPath } = await import('../monitor/setup.js');
+      if (options.influx === true) {
+        const { exportInfluxCommand } = await import('../monitor/outlets/influxdb-backfill.js');
+        process.exitCode = await exportInfluxCommand(options.config ?? defaultConfigPath(), chosen);
+        return;
+      }
+      const { exportCommand } = await import('../monitor/history-commands.js');
+      process.exitCode = await exportCommand(options.config ?? defaultConfigPath(), { ...chosen, csv: options.csv === true });
     });
+  addInfluxdbBackfill(monitor, configOption);
   monitor
     .command('import')
     .description("a history file the page exported (JSON or CSV), recorded as runs")
