@@ -357,4 +357,6 @@ export const ar: Catalogue = {
   'monitor.result': 'النتيجة',
   'monitor.breaches': 'الإخفاقات',
   'monitor.footer': 'netdiag monitor: تأتي هذه الصفحة وسجلها ومقاييسها من المراقب العامل على هذا الجهاز، ولا يُرسَل شيء منها إلى أي مكان آخر.',
+  'monitor.budget': 'ميزانية البيانات {budget}: المتبقي {remaining}، المستخدم {used}',
+  'monitor.budget-check': 'ميزانية بيانات {check} {budget}: المتبقي {remaining}، المستخدم {used}',
 };

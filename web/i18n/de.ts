@@ -357,4 +357,6 @@ export const de: Catalogue = {
   'monitor.result': 'Ergebnis',
   'monitor.breaches': 'Verfehlungen',
   'monitor.footer': 'netdiag monitor: Diese Seite, ihr Verlauf und ihre Metriken kommen vom Monitor auf diesem Rechner, und nichts davon wird anderswohin gesendet.',
+  'monitor.budget': 'Datenbudget {budget}: {remaining} übrig, {used} verbraucht',
+  'monitor.budget-check': 'Datenbudget von {check}, {budget}: {remaining} übrig, {used} verbraucht',
 };

@@ -339,6 +339,8 @@ export const en = {
   'monitor.result': 'Result',
   'monitor.breaches': 'Breaches',
   'monitor.footer': 'netdiag monitor: this page, its history and its metrics come from the monitor running on this machine, and nothing on it is sent anywhere else.',
+  'monitor.budget': 'Data budget {budget}: {remaining} left, {used} used',
+  'monitor.budget-check': "{check}'s data budget {budget}: {remaining} left, {used} used",
 } as const;
 
 export type MessageKey = keyof typeof en;

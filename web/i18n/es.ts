@@ -343,4 +343,6 @@ export const es: Catalogue = {
   'monitor.result': 'Resultado',
   'monitor.breaches': 'Incumplimientos',
   'monitor.footer': 'netdiag monitor: esta página, su historial y sus métricas vienen del monitor que se ejecuta en este equipo, y nada de ello se envía a ningún otro sitio.',
+  'monitor.budget': 'Presupuesto de datos {budget}: quedan {remaining}, usados {used}',
+  'monitor.budget-check': 'Presupuesto de datos de {check}, {budget}: quedan {remaining}, usados {used}',
 };

@@ -343,4 +343,6 @@ export const ja: Catalogue = {
   'monitor.result': '結果',
   'monitor.breaches': '未達',
   'monitor.footer': 'netdiag monitor: このページ、その履歴とメトリクスはこのマシンで動くモニターから提供され、どこにも送信されません。',
+  'monitor.budget': 'データ予算 {budget}: 残り {remaining}（使用済み {used}）',
+  'monitor.budget-check': '{check} のデータ予算 {budget}: 残り {remaining}（使用済み {used}）',
 };

@@ -9,6 +9,7 @@ import { setUpLanguage } from '../i18n/page-text.js';
 import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { shownFigures } from './figures.js';
+import { showBudgets } from './budget.js';
 import { checkHistory, lastRunOf, measuredAgainst, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
 
 /** The most runs the table lists (newest first); the charts take every run read. */
@@ -186,6 +187,7 @@ async function load(): Promise<void> {
     status.textContent = history.runs.length === 0 ? t('monitor.empty') : '';
     status.hidden = history.runs.length > 0;
     showChecks(history);
+    showBudgets(history);
     showCharts(history);
     showRuns(history);
   } catch (err) {

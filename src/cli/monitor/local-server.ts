@@ -12,6 +12,7 @@ import type { MonitorConfig } from './monitor-config.js';
 import { checkKey, type MonitorMetrics } from './monitor-metrics.js';
 import { outcomeOf } from './setup.js';
 import type { Store } from './store.js';
+import { budgetsJson, budgetsLeft } from './gates/budget.js';
 
 /** How far back the page reads the history; `netdiag monitor history` has it all. */
 const PAGE_DAYS = 30;
@@ -46,6 +47,7 @@ function history(sources: Sources, sinceMs: number): string {
     checks,
     runs: runs.map((r) => ({ check: r.check, server: r.server, started_at: new Date(r.startedAt).toISOString(), outcome: outcomeOf(r), ok: r.ok, error: r.error, breaches: r.breaches, figures: scalars(r.figures), source: r.source ?? 'monitor', chosen: r.chosen ?? null, source_address: r.sourceAddress ?? null, bytes_down: r.bytesDown ?? null, bytes_up: r.bytesUp ?? null })),
     since: new Date(sinceMs).toISOString(),
+    budgets: budgetsJson(budgetsLeft(store, config, Date.now())),
   });
 }
 
@@ -76,6 +78,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, sources: Source
   else if (catalogue !== undefined && catalogue in MONITOR_CATALOGUES) send(res, 200, 'application/json; charset=utf-8', MONITOR_CATALOGUES[catalogue as keyof typeof MONITOR_CATALOGUES]);
   else if (path === '/history.json') send(res, 200, 'application/json; charset=utf-8', history(sources, Date.now() - PAGE_DAYS * 86_400_000));
   else if (path === '/metrics') {
+    // The budgets as they stand at the scrape: bytes leave the window as time passes, not only at a run.
+    sources.metrics.budgets(budgetsLeft(sources.store(), sources.config(), Date.now()));
     const { body, contentType } = await sources.metrics.text();
     send(res, 200, contentType, body);
   } else send(res, 404, 'text/plain; charset=utf-8', 'Not found: the monitor serves its page at /, its history at /history.json and its metrics at /metrics\n');

@@ -4,6 +4,7 @@
 import type { MonitorConfig } from '../monitor-config.js';
 import type { RunGate } from '../run-stages.js';
 import type { Store } from '../store.js';
+import { budgetGate } from './budget.js';
 import { busyGate } from './busy.js';
 
 /** What a gate reads as the monitor runs: the history and the configuration, each swapped by a reload. */
@@ -14,6 +15,6 @@ export interface GateSources {
 }
 
 export function gatesOf(sources: GateSources): RunGate[] {
-  const gates: RunGate[] = [busyGate(sources)];
+  const gates: RunGate[] = [budgetGate(sources), busyGate(sources)];
   return sources.config().checks.length === 0 ? [] : gates;
 }
