@@ -13,7 +13,7 @@ import type { MqttSettings } from './mqtt-settings.js';
 import type { Outlet } from './outlet.js';
 
 /** How long a delivery waits for a connection under way before the runs are left for the outlet's next try. */
-const CONNECT_WAIT_MS = 5_000;
+const CONNECT_WAIT_MS = 1_000;
 /** Between MQTT.js's reconnection attempts while the broker is away. */
 const RECONNECT_MS = 2_000;
 /** How long the last messages (`offline`) may take at a stop before the connection is cut. */
