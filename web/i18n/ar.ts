@@ -359,4 +359,12 @@ export const ar: Catalogue = {
   'monitor.footer': 'netdiag monitor: تأتي هذه الصفحة وسجلها ومقاييسها من المراقب العامل على هذا الجهاز، ولا يُرسَل شيء منها إلى أي مكان آخر.',
   'monitor.budget': 'ميزانية البيانات {budget}: المتبقي {remaining}، المستخدم {used}',
   'monitor.budget-check': 'ميزانية بيانات {check} {budget}: المتبقي {remaining}، المستخدم {used}',
+  'monitor.skipped': 'لم يُشغَّل، ولا يُحسب في أي سلسلة: {reason}',
+  'monitor.pause-heading': 'الإيقاف المؤقت',
+  'monitor.pause-running': 'يعمل: يُشغَّل كل فحص في مواعيده.',
+  'monitor.pause-paused': 'متوقف مؤقتًا حتى {when}: يُسجَّل كل موعد حتى ذلك الحين على أنه متخطًّى، لا على أنه إخلال، ولا يُرسل أي تنبيه.',
+  'monitor.pause-for': 'إيقاف مؤقت لمدة',
+  'monitor.pause-button': 'إيقاف مؤقت',
+  'monitor.resume-button': 'استئناف',
+  'monitor.pause-refused': 'رفض المراقب: {reason}',
 };

@@ -359,4 +359,12 @@ export const de: Catalogue = {
   'monitor.footer': 'netdiag monitor: Diese Seite, ihr Verlauf und ihre Metriken kommen vom Monitor auf diesem Rechner, und nichts davon wird anderswohin gesendet.',
   'monitor.budget': 'Datenbudget {budget}: {remaining} übrig, {used} verbraucht',
   'monitor.budget-check': 'Datenbudget von {check}, {budget}: {remaining} übrig, {used} verbraucht',
+  'monitor.skipped': 'nicht ausgeführt, in keiner Serie gezählt: {reason}',
+  'monitor.pause-heading': 'Pausieren',
+  'monitor.pause-running': 'Läuft: Jede Prüfung läuft zu ihren Zeitpunkten.',
+  'monitor.pause-paused': 'Pausiert bis {when}: Jeder Zeitpunkt bis dahin wird als übersprungen aufgezeichnet, nie als Verstoß, und löst keinen Alarm aus.',
+  'monitor.pause-for': 'Pausieren für',
+  'monitor.pause-button': 'Pausieren',
+  'monitor.resume-button': 'Fortsetzen',
+  'monitor.pause-refused': 'Der Monitor lehnte ab: {reason}',
 };

@@ -341,6 +341,14 @@ export const en = {
   'monitor.footer': 'netdiag monitor: this page, its history and its metrics come from the monitor running on this machine, and nothing on it is sent anywhere else.',
   'monitor.budget': 'Data budget {budget}: {remaining} left, {used} used',
   'monitor.budget-check': "{check}'s data budget {budget}: {remaining} left, {used} used",
+  'monitor.skipped': 'not run, counted in no streak: {reason}',
+  'monitor.pause-heading': 'Pausing',
+  'monitor.pause-running': 'Running: each check runs at its slots.',
+  'monitor.pause-paused': 'Paused until {when}: each slot until then is recorded as skipped, never as a breach, and sends no alert.',
+  'monitor.pause-for': 'Pause for',
+  'monitor.pause-button': 'Pause',
+  'monitor.resume-button': 'Resume',
+  'monitor.pause-refused': 'The monitor refused: {reason}',
 } as const;
 
 export type MessageKey = keyof typeof en;

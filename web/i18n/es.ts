@@ -345,4 +345,12 @@ export const es: Catalogue = {
   'monitor.footer': 'netdiag monitor: esta página, su historial y sus métricas vienen del monitor que se ejecuta en este equipo, y nada de ello se envía a ningún otro sitio.',
   'monitor.budget': 'Presupuesto de datos {budget}: quedan {remaining}, usados {used}',
   'monitor.budget-check': 'Presupuesto de datos de {check}, {budget}: quedan {remaining}, usados {used}',
+  'monitor.skipped': 'no ejecutada, no cuenta en ninguna racha: {reason}',
+  'monitor.pause-heading': 'Pausar',
+  'monitor.pause-running': 'En marcha: cada comprobación se ejecuta en sus horas.',
+  'monitor.pause-paused': 'En pausa hasta {when}: cada hora hasta entonces se registra como omitida, nunca como incumplimiento, y no envía ninguna alerta.',
+  'monitor.pause-for': 'Pausar durante',
+  'monitor.pause-button': 'Pausar',
+  'monitor.resume-button': 'Reanudar',
+  'monitor.pause-refused': 'El monitor lo rechazó: {reason}',
 };

@@ -345,4 +345,12 @@ export const ja: Catalogue = {
   'monitor.footer': 'netdiag monitor: このページ、その履歴とメトリクスはこのマシンで動くモニターから提供され、どこにも送信されません。',
   'monitor.budget': 'データ予算 {budget}: 残り {remaining}（使用済み {used}）',
   'monitor.budget-check': '{check} のデータ予算 {budget}: 残り {remaining}（使用済み {used}）',
+  'monitor.skipped': '実行せず（連続違反には数えません）: {reason}',
+  'monitor.pause-heading': '一時停止',
+  'monitor.pause-running': '実行中: 各チェックは予定どおりに実行されます。',
+  'monitor.pause-paused': '{when} まで一時停止中: それまでの各予定はスキップとして記録され、違反にはならず、アラートも送られません。',
+  'monitor.pause-for': '一時停止の長さ',
+  'monitor.pause-button': '一時停止',
+  'monitor.resume-button': '再開',
+  'monitor.pause-refused': 'モニターが拒否しました: {reason}',
 };

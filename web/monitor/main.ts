@@ -10,6 +10,7 @@ import { worseLoaded } from '../../src/common/speedtest/bufferbloat.js';
 import type { SharedResult } from '../../src/common/speedtest/share.js';
 import { shownFigures } from './figures.js';
 import { showBudgets } from './budget.js';
+import { setUpPauseControl } from './pause-control.js';
 import { checkHistory, lastRunOf, measuredAgainst, speedSeries, stateOf, type CheckState, type MonitorHistory, type MonitorRun } from './monitor-history.js';
 
 /** The most runs the table lists (newest first); the charts take every run read. */
@@ -21,10 +22,10 @@ const shortWhen = (iso: string) => dateTime(Date.parse(iso), { dateStyle: 'short
 /** "Download 91 Mbps, Upload 18 Mbps", each pair isolated by t() on a right-to-left page. */
 const figuresText = (run: MonitorRun): string => shownFigures(run.figures).map(({ name, value }) => t('monitor.figure', { name, value })).join(t('monitor.figure-separator'));
 
-const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t(run.outcome === 'limited' ? 'monitor.limited' : 'monitor.failed', { reason: run.error ?? '' }));
+const resultText = (run: MonitorRun): string => (run.ok ? figuresText(run) : t(run.outcome === 'limited' ? 'monitor.limited' : run.outcome === 'skipped' ? 'monitor.skipped' : 'monitor.failed', { reason: run.error ?? '' }));
 
-/** A failed run is an error; a limited one is the server saying "not now", said quietly. */
-const resultClass = (run: MonitorRun): string => (run.ok ? '' : run.outcome === 'limited' ? 'limited' : 'error');
+/** A failed run is an error; a limited one is the server saying "not now", and a skipped one the monitor's own choice (paused): said quietly. */
+const resultClass = (run: MonitorRun): string => (run.ok ? '' : run.outcome === 'limited' || run.outcome === 'skipped' ? 'limited' : 'error');
 
 function stateText(state: CheckState, last: MonitorRun | undefined): string {
   switch (stateOf(state, last)) {
@@ -198,5 +199,5 @@ async function load(): Promise<void> {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  void setUpLanguage().then(load);
+  void setUpLanguage().then(() => Promise.all([load(), setUpPauseControl()]));
 });

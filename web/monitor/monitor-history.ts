@@ -21,8 +21,8 @@ export interface MonitorRun {
   check: string;
   server: string;
   started_at: string;
-  /** ok: it ran; failed: it did not (a breach); limited: the server's rate limit refused it (no breach, docs/monitor.md). */
-  outcome: 'ok' | 'failed' | 'limited';
+  /** ok: it ran; failed: it did not (a breach); limited: the server's rate limit refused it; skipped: the monitor did not run it (paused: no breach either, docs/monitor.md). */
+  outcome: 'ok' | 'failed' | 'limited' | 'skipped';
   ok: boolean;
   error: string | null;
   breaches: string[];

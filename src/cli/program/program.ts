@@ -355,6 +355,25 @@ function addMonitorCommand(root: Command): void {
       const [{ importCommand }, { defaultConfigPath }] = await Promise.all([import('../monitor/history-commands.js'), import('../monitor/setup.js')]);
       process.exitCode = await importCommand(options.config ?? defaultConfigPath(), file, { check: options.check, server: options.server });
     });
+  monitor
+    .command('pause')
+    .description('pause the running monitor: each slot until then is recorded as skipped, never a breach (through its listener)')
+    .argument('<duration>', 'how long (30m, 2h, 7d; at most 30d)')
+    .addOption(configOption())
+    .action(async (duration: string, _: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ config?: string }>();
+      const [{ pauseCommand }, { defaultConfigPath }] = await Promise.all([import('../monitor/pause-commands.js'), import('../monitor/setup.js')]);
+      process.exitCode = await pauseCommand(options.config ?? defaultConfigPath(), duration);
+    });
+  monitor
+    .command('resume')
+    .description('end a pause of the running monitor: the checks run at their next slots')
+    .addOption(configOption())
+    .action(async (_: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ config?: string }>();
+      const [{ resumeCommand }, { defaultConfigPath }] = await Promise.all([import('../monitor/pause-commands.js'), import('../monitor/setup.js')]);
+      process.exitCode = await resumeCommand(options.config ?? defaultConfigPath());
+    });
 }
 
 /**

@@ -6,6 +6,7 @@ import type { RunGate } from '../run-stages.js';
 import type { Store } from '../store.js';
 import { budgetGate } from './budget.js';
 import { busyGate } from './busy.js';
+import { pauseGate } from './pause.js';
 
 /** What a gate reads as the monitor runs: the history and the configuration, each swapped by a reload. */
 export interface GateSources {
@@ -15,6 +16,6 @@ export interface GateSources {
 }
 
 export function gatesOf(sources: GateSources): RunGate[] {
-  const gates: RunGate[] = [budgetGate(sources), busyGate(sources)];
+  const gates: RunGate[] = [pauseGate(sources), budgetGate(sources), busyGate(sources)];
   return sources.config().checks.length === 0 ? [] : gates;
 }
