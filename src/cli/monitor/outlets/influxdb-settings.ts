@@ -51,7 +51,10 @@ export function parseInfluxdbSettings(read: SectionReader): InfluxdbSettings {
   const optional = (key: string) => (read.has([key]) ? read.text([key]) : null);
   const username = optional('username');
   const password = optional('password');
-  if ((username === null) !== (password === null)) return read.fail([username === null ? 'password' : 'username'], `${username === null ? 'username' : 'password'} missing: InfluxDB 1.x takes both or neither`);
+  if ((username === null) !== (password === null)) {
+    const [given, missing] = username === null ? ['password', 'username'] : ['username', 'password'];
+    return read.fail([given], `given without ${missing}: InfluxDB 1.x takes both or neither`);
+  }
   return { version: 1, url, database: read.text(['database']), retentionPolicy: optional('retention_policy'), username, password };
 }
 
