@@ -119,8 +119,7 @@ describe.skipIf(!ready)('skip_when_busy on a link a bulk transfer holds', () => 
       await until('a run after the transfer ended', () => runs().slice(atEnd).some((l) => !l.includes(': skipped: ')), 10_000, monitor.lines);
     } finally {
       await stopped(transfer);
-      monitor.child.kill('SIGTERM');
-      await once(monitor.child, 'exit');
+      await stopped(monitor.child);
     }
 
     const history = await runCli(['monitor', 'history', '--json', '--config', config], { HOME: dir });
