@@ -7,7 +7,14 @@ import type { Figure } from './checks/check-kind.js';
 import { AUTO_SERVER } from './monitor-config.js';
 import { outcomeOf } from './setup.js';
 import type { AlertState, RunRecord } from './store.js';
-import type { BudgetLeft } from './gates/budget.js';
+
+/** A data budget as it stands (gates/budget.ts BudgetLeft; restated so the metrics import nothing of the gates, which import the run's stages). */
+interface BudgetGauge {
+  check: string | null;
+  budget: { text: string; bytes: number };
+  usedBytes: number;
+  remainingBytes: number;
+}
 
 export interface MonitorMetrics {
   /** Notes a finished run, the alert state after it, and which of its check's figures are numbers to show. */
@@ -19,7 +26,7 @@ export interface MonitorMetrics {
   /** Forgets the next run of every check and server not in `scheduled` (checkKey): after a reload, one no longer configured runs no more. */
   retain(scheduled: ReadonlySet<string>): void;
   /** Sets each data budget's gauges as it stands now (gates/budget.ts budgetsLeft); one no longer configured is removed. */
-  budgets(left: readonly BudgetLeft[]): void;
+  budgets(left: readonly BudgetGauge[]): void;
   /** The exposition text, and its content type. */
   text(): Promise<{ body: string; contentType: string }>;
 }

@@ -7,10 +7,9 @@ import type { MonitorCheck, MonitorConfig } from '../monitor-config.js';
 import type { RunGate } from '../run-stages.js';
 import type { Store } from '../store.js';
 import type { BudgetSettings } from './budget-settings.js';
-import type { GateSources } from './gates-of.js';
 
 /** The share of a budget used at which the log warns, once per crossing. */
-export const WARN_AT = 0.8;
+const WARN_AT = 0.8;
 
 /** A budget and where it stands: the whole monitor's (`check` null) or one check's. */
 export interface BudgetLeft {
@@ -35,7 +34,7 @@ const DECIMAL: readonly [string, number][] = [['TB', 1e12], ['GB', 1e9], ['MB', 
 const BINARY: readonly [string, number][] = [['TiB', 2 ** 40], ['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]];
 
 /** Bytes in the units the budget was written in (1.2 GB, 3.5 GiB), to a tenth. */
-export function bytesText(bytes: number, binary = false): string {
+function bytesText(bytes: number, binary = false): string {
   const [unit, size] = (binary ? BINARY : DECIMAL).find(([, s]) => bytes >= s) ?? ['B', 1];
   return `${size === 1 ? String(bytes) : (bytes / size).toFixed(1)} ${unit}`;
 }
@@ -74,8 +73,15 @@ function warnOnce(store: Pick<Store, 'stateValue' | 'setStateValue'>, left: Budg
   } else if (!over && store.stateValue(key) !== undefined) store.setStateValue(key, undefined);
 }
 
+/** What the gate reads as the monitor runs (gates-of.ts GateSources, named here so neither file imports the other). */
+interface BudgetSources {
+  store: () => Store;
+  config: () => MonitorConfig;
+  log: (line: string) => void;
+}
+
 /** The gate: each budget over this check (the whole monitor's, its own) checked against its last run's bytes. */
-export function budgetGate(sources: GateSources): RunGate {
+export function budgetGate(sources: BudgetSources): RunGate {
   return (check, server) => {
     const store = sources.store();
     const config = sources.config();
