@@ -15,7 +15,6 @@ import { AUTO_SERVER, type MonitorCheck, type MonitorConfig } from '../monitor-c
 import type { RunGate } from '../run-stages.js';
 import type { Store } from '../store.js';
 import type { BusyLimit, BusySettings } from './busy-settings.js';
-import type { GateSources } from './gates-of.js';
 
 /** Mbit/s each way. */
 interface Rates {
@@ -28,6 +27,13 @@ interface Capacity {
   down?: number;
   up?: number;
   from: string;
+}
+
+/** What the gate reads as the monitor runs (gates-of.ts passes its GateSources: the same, said here so neither file imports the other). */
+interface BusySources {
+  store: () => Store;
+  config: () => MonitorConfig;
+  log: (line: string) => void;
 }
 
 const DIRECTIONS = ['down', 'up'] as const;
@@ -128,7 +134,7 @@ async function carriedOver(iface: string, ms: number): Promise<Rates> {
 }
 
 /** The gate: a check with `skip_when_busy:` is skipped while its link is that busy; a percent that cannot be judged is said once (until it can be) and the run goes ahead. */
-export function busyGate(sources: GateSources): RunGate {
+export function busyGate(sources: BusySources): RunGate {
   const unjudgedSaid = new Set<string>();
   return async (check, server) => {
     const settings = check.skipWhenBusy;
