@@ -282,10 +282,6 @@ function addSpeedtestCommand(root: Command): void {
     });
 }
 
-/**
- * `netdiag monitor`: scheduled checks, their history and alerts, on the user's own machine
- * (src/cli/monitor/, docs/monitor.md). Not a client command: it reads a configuration file.
- */
 /** `netdiag monitor influxdb-backfill` (docs/monitor.md, "InfluxDB"). */
 function addInfluxdbBackfill(monitor: Command, configOption: () => Option): void {
   monitor
@@ -299,6 +295,10 @@ function addInfluxdbBackfill(monitor: Command, configOption: () => Option): void
     });
 }
 
+/**
+ * `netdiag monitor`: scheduled checks, their history and alerts, on the user's own machine
+ * (src/cli/monitor/, docs/monitor.md). Not a client command: it reads a configuration file.
+ */
 function addMonitorCommand(root: Command): void {
   const configOption = () => new Option('--config <file>', 'the monitor\'s configuration (YAML)').env('NETDIAG_MONITOR_CONFIG');
   const monitor = root
