@@ -12,7 +12,7 @@ import type { BudgetSettings } from './budget-settings.js';
 const WARN_AT = 0.8;
 
 /** A budget and where it stands: the whole monitor's (`check` null) or one check's. */
-export interface BudgetLeft {
+interface BudgetLeft {
   check: string | null;
   budget: BudgetSettings;
   usedBytes: number;
