@@ -22,7 +22,7 @@ const BIN = 'netdiag.mjs';
 const SQLITE_WASM = join(root, 'node_modules', 'node-sqlite3-wasm', 'dist', 'node-sqlite3-wasm.wasm');
 
 /** The run-time dependencies the client commands use; every other one is the servers'. */
-const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner', 'prom-client', 'node-sqlite3-wasm'];
+const CLIENT_PACKAGES = ['commander', 'cli-progress', 'undici', 'yaml', 'croner', 'prom-client', 'node-sqlite3-wasm', 'mqtt'];
 const SERVER_PACKAGES = Object.keys(pkg.dependencies).filter((name) => !CLIENT_PACKAGES.includes(name));
 /** Compiled modules only the servers use: an import of one from the client's code would bring the server with it. */
 const SERVER_MODULES = [/^dist\/runtime\//, /^dist\/core\//, /^dist\/features\//, /^dist\/app\//, /^dist\/data\//, /^dist\/cli\/(main|server-process)\.js$/];
@@ -70,6 +70,10 @@ async function pack(stage) {
     minify: true,
     // Minified, yet class and function names stay as written (an error's name is printed).
     keepNames: true,
+    // MQTT.js (the monitor's mqtt: outlet) brings readable-stream, a copy of Node's own streams for
+    // browsers, and worker-timers, read only in a browser's web worker: Node's own stream module
+    // stands for the first, an empty module for the second (scripts/empty-module.cjs).
+    alias: { 'readable-stream': 'node:stream', 'worker-timers': './scripts/empty-module.cjs' },
     metafile: true,
     logLevel: 'warning',
   });

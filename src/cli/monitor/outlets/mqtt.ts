@@ -1,10 +1,13 @@
 // The MQTT outlet (docs/monitor.md, "MQTT and Home Assistant"): one connection to the broker,
-// kept up by MQTT.js (imported only when `mqtt:` is configured), with `online` as its birth
+// kept up by MQTT.js's client (imported only when `mqtt:` is configured; its own TCP or TLS
+// socket, so the bundle leaves out MQTT.js's WebSocket and SOCKS transports), with `online` as its birth
 // message and `offline` as its last will; on each connection the discovery configs are published
 // again (a broker without persistence forgets retained ones), and again when Home Assistant says it
 // started (its `<discovery_prefix>/status` birth message). Runs go out with QoS 1 (MQTT 5.0 §4.3.2:
 // at least once; a message's `id` tells a repeat), and a delivery counts once the broker took
 // every message (PUBACK): until then the runs stay in the history (outlet.ts).
+import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import type { MonitorConfig } from '../monitor-config.js';
 import type { NumberedRun } from '../store.js';
@@ -28,14 +31,28 @@ function clientOptions(s: MqttSettings): IClientOptions {
     connectTimeout: 10_000,
     ...(s.username === null ? {} : { username: s.username }),
     ...(s.password === null ? {} : { password: s.password }),
-    ...(s.ca === null ? {} : { ca: s.ca }),
-    rejectUnauthorized: s.verify,
     will: { topic: statusTopic(s), payload: Buffer.from('offline'), qos: 1, retain: true },
   };
 }
 
-/** The broker as the log names it: scheme, host and port (credentials never are in the URL: mqtt-settings.ts). */
+/** The broker as the log names it: host and port (credentials never are in the URL: mqtt-settings.ts). */
 const brokerName = (s: MqttSettings): string => new URL(s.url).host;
+
+/** A new socket to the broker for each (re)connection: TCP for mqtt:// (port 1883), TLS for mqtts:// (8883), checked against `ca` unless verify is false. */
+function socketTo(s: MqttSettings, failed: (reason: string) => void): () => Socket {
+  const url = new URL(s.url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const secure = url.protocol === 'mqtts:';
+  const port = Number(url.port === '' ? (secure ? 8883 : 1883) : url.port);
+  return () => {
+    const socket = secure ? tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ...(s.ca === null ? {} : { ca: s.ca }), rejectUnauthorized: s.verify }) : tcpConnect({ host, port });
+    // MQTT.js keeps a refused or reset connection to itself; the reason is what a failed delivery says.
+    socket.on('error', (err: Error) => {
+      failed(err.message);
+    });
+    return socket;
+  };
+}
 
 async function publishAll(client: MqttClient, messages: readonly Message[]): Promise<void> {
   // Sent in this order on the one connection; the broker keeps a topic's order (MQTT 5.0 §4.6).
@@ -72,6 +89,16 @@ function connected(client: MqttClient, broker: string, lastError: () => string |
   });
 }
 
+/**
+ * MQTT.js's client class from its CommonJS module: Node (and esbuild's bundle, which follows it)
+ * gives the module's exports as the default, and the class is their `default`.
+ */
+function clientClass(loaded: unknown): typeof MqttClient {
+  const exported = (loaded as { default: unknown }).default;
+  const inner = (exported as { default?: unknown }).default;
+  return (typeof inner === 'function' ? inner : exported) as typeof MqttClient;
+}
+
 /** The outlet for `mqtt:`; it connects at once, so the device is `online` before the first run. */
 export function mqttOutlet(s: MqttSettings, config: MonitorConfig, log: (line: string) => void): Outlet {
   const broker = brokerName(s);
@@ -80,8 +107,11 @@ export function mqttOutlet(s: MqttSettings, config: MonitorConfig, log: (line: s
   const announce = (client: MqttClient) => {
     void publishAll(client, [{ topic: statusTopic(s), payload: 'online', retain: true }, ...discoveryMessages(s, config)]).catch(() => undefined);
   };
-  const ready: Promise<MqttClient> = import('mqtt').then(({ connect }) => {
-    const client = connect(s.url, clientOptions(s));
+  const ready: Promise<MqttClient> = import('mqtt/lib/client').then((loaded) => {
+    const client = new (clientClass(loaded))(
+      socketTo(s, (reason) => (lastError = reason)),
+      clientOptions(s),
+    );
     client.on('connect', () => {
       lastError = undefined;
       if (!said) log(`mqtt: connected to ${broker} as ${s.id}`);
