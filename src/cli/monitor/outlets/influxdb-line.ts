@@ -6,10 +6,10 @@
 import { outcomeOf } from '../setup.js';
 import type { RunRecord } from '../store.js';
 
-export const MEASUREMENT = 'netdiag_monitor';
+const MEASUREMENT = 'netdiag_monitor';
 
 /** A tag key, tag value or field key, escaped. */
-export function escapeKey(text: string): string {
+function escapeKey(text: string): string {
   return text.replace(/[,= ]/g, (c) => `\\${c}`);
 }
 
@@ -18,7 +18,7 @@ export function escapeKey(text: string): string {
  * makes InfluxDB 1.x refuse the line (1.6 keeps `\\` as two characters, 2.x reads it as one): both
  * are written as other characters, a space and a slash, so every name reads the same in either.
  */
-export function escapeTagValue(text: string): string {
+function escapeTagValue(text: string): string {
   return escapeKey(text.replace(/[\r\n]+/g, ' ').replace(/\\/g, '/'));
 }
 

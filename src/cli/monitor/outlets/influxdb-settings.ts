@@ -5,7 +5,7 @@
 import type { SectionReader } from '../section-reader.js';
 
 /** InfluxDB 1.x: `/write` into a database, with HTTP basic credentials when its auth is on. */
-export interface InfluxdbV1 {
+interface InfluxdbV1 {
   version: 1;
   url: string;
   database: string;
@@ -17,7 +17,7 @@ export interface InfluxdbV1 {
 }
 
 /** InfluxDB 2.x (or 1.8+'s compatibility API): `/api/v2/write` into an organisation's bucket, with a token. */
-export interface InfluxdbV2 {
+interface InfluxdbV2 {
   version: 2;
   url: string;
   org: string;

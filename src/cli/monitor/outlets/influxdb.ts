@@ -21,7 +21,7 @@ const WRITE_TIMEOUT_MS = 10_000;
 const REFUSED_FOR_GOOD = new Set([400, 422]);
 
 /** The write endpoint and its headers: the database or bucket, ms timestamps, the credentials in a header (never in the URL, which a proxy may log). */
-export function writeRequest(settings: InfluxdbSettings): { url: string; headers: Record<string, string> } {
+function writeRequest(settings: InfluxdbSettings): { url: string; headers: Record<string, string> } {
   const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8' };
   if (settings.version === 2) {
     const query = new URLSearchParams({ org: settings.org, bucket: settings.bucket, precision: 'ms' });
