@@ -80,8 +80,11 @@ function runFigures(config: MonitorConfig, run: NumberedRun): Record<string, unk
  * A run's messages: on `runs` every run, not retained (an automation's trigger; a backlog arrives
  * run by run); on `outcome` the last run whatever it was (retained); on `state` the last run that
  * reported figures (retained), so a failed or skipped run leaves the last measured speeds shown.
+ * Only the monitor's own runs: none for an imported one.
  */
 export function runMessages(s: MqttSettings, config: MonitorConfig, run: NumberedRun): Message[] {
+  // A run brought in by `monitor import` is an old one: as the latest state it would put the clock back.
+  if (run.source === 'import') return [];
   const topics = checkTopics(s, run.check, run.server);
   const head = runHead(run);
   const reported = run.ok && run.skipped == null;
