@@ -3,7 +3,6 @@
 // as skipped with the end in its reason, never run, never judged, so it neither breaches nor alerts.
 import type { RunGate } from '../run-stages.js';
 import type { Store } from '../store.js';
-import type { GateSources } from './gates-of.js';
 
 /** The history's key for the pause's end (store.stateValue). */
 const PAUSED_UNTIL = 'paused_until';
@@ -33,10 +32,10 @@ export function resume(store: Pick<Store, 'setStateValue'>): void {
 export const pauseEndText = (untilMs: number): string => new Date(untilMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The reason a paused slot is recorded with, as the log and the history say it. */
-export const pausedReason = (untilMs: number): string => `paused until ${pauseEndText(untilMs)} (netdiag monitor resume ends it)`;
+const pausedReason = (untilMs: number): string => `paused until ${pauseEndText(untilMs)} (netdiag monitor resume ends it)`;
 
 /** The gate: while paused, every check's slot is skipped with the pause's end as its reason. */
-export function pauseGate(sources: Pick<GateSources, 'store'>): RunGate {
+export function pauseGate(sources: { store: () => Store }): RunGate {
   return (): Promise<string | undefined> => {
     const until = pausedUntil(sources.store(), Date.now());
     return Promise.resolve(until === undefined ? undefined : pausedReason(until));
