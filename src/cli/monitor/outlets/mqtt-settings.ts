@@ -25,7 +25,7 @@ export interface MqttSettings {
 
 const KEYS = ['url', 'username', 'password', 'password_file', 'tls', 'topic_prefix', 'discovery_prefix', 'id', 'name'];
 const TLS_KEYS = ['ca', 'verify'];
-/** An MQTT topic level (MQTT 5.0 §4.7: `+`, `#` are wildcards, `/` separates levels): kept to what Home Assistant's discovery also takes (node_id, object_id: [a-zA-Z0-9_-]). */
+/** An MQTT topic level (MQTT 3.1.1 §4.7: `+`, `#` are wildcards, `/` separates levels): kept to what Home Assistant's discovery also takes (node_id, object_id: [a-zA-Z0-9_-]). */
 const ID = /^[A-Za-z0-9_-]+$/;
 /** A topic prefix: levels of the same, separated by `/`. */
 const PREFIX = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;

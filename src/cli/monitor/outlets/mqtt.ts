@@ -3,7 +3,7 @@
 // socket, so the bundle leaves out MQTT.js's WebSocket and SOCKS transports), with `online` as its birth
 // message and `offline` as its last will; on each connection the discovery configs are published
 // again (a broker without persistence forgets retained ones), and again when Home Assistant says it
-// started (its `<discovery_prefix>/status` birth message). Runs go out with QoS 1 (MQTT 5.0 §4.3.2:
+// started (its `<discovery_prefix>/status` birth message). Runs go out with QoS 1 (MQTT 3.1.1 §4.3.2:
 // at least once; a message's `id` tells a repeat), and a delivery counts once the broker took
 // every message (PUBACK): until then the runs stay in the history (outlet.ts).
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
@@ -55,7 +55,7 @@ function socketTo(s: MqttSettings, failed: (reason: string) => void): () => Sock
 }
 
 async function publishAll(client: MqttClient, messages: readonly Message[]): Promise<void> {
-  // Sent in this order on the one connection; the broker keeps a topic's order (MQTT 5.0 §4.6).
+  // Sent in this order on the one connection; the broker keeps a topic's order (MQTT 3.1.1 §4.6).
   await Promise.all(messages.map((m) => client.publishAsync(m.topic, m.payload, { qos: 1, retain: m.retain })));
 }
 
@@ -139,7 +139,7 @@ export function mqttOutlet(s: MqttSettings, config: MonitorConfig, log: (line: s
     close: async () => {
       const client = await ready;
       if (client.connected) {
-        // A clean stop sends no last will (MQTT 5.0 §3.1.2.5), so `offline` is said here.
+        // A clean stop sends no last will (MQTT 3.1.1 §3.1.2.5), so `offline` is said here.
         const said = client.publishAsync(statusTopic(s), 'offline', { qos: 1, retain: true }).catch(() => undefined);
         await Promise.race([said, new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
       }
