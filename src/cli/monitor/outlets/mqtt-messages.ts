@@ -17,15 +17,15 @@ export interface Message {
 }
 
 /** The monitor's topics: `<topic_prefix>/<id>`. */
-export const baseTopic = (s: MqttSettings): string => `${s.topicPrefix}/${s.id}`;
+const baseTopic = (s: MqttSettings): string => `${s.topicPrefix}/${s.id}`;
 /** `online` while connected (the birth message), `offline` after (the last will, or said on a clean stop). */
 export const statusTopic = (s: MqttSettings): string => `${baseTopic(s)}/status`;
 
 /** A name as a topic level and in a unique_id: lower case, each run of other characters one `_`. */
-export const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || '_';
+const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || '_';
 
 /** A server as a topic level: its host, port and path (the scheme left out: one host is not served both ways). */
-export function serverSlug(server: string): string {
+function serverSlug(server: string): string {
   try {
     const url = new URL(server);
     return slug(`${url.host}${url.pathname}`);
@@ -35,7 +35,7 @@ export function serverSlug(server: string): string {
 }
 
 /** The topics of one check on one server. */
-export function checkTopics(s: MqttSettings, check: string, server: string): { state: string; outcome: string; runs: string } {
+function checkTopics(s: MqttSettings, check: string, server: string): { state: string; outcome: string; runs: string } {
   const at = `${baseTopic(s)}/${slug(check)}/${serverSlug(server)}`;
   return { state: `${at}/state`, outcome: `${at}/outcome`, runs: `${at}/runs` };
 }
