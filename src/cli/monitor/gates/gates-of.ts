@@ -9,7 +9,7 @@ import { busyGate } from './busy.js';
 import { pauseGate } from './pause.js';
 
 /** What a gate reads as the monitor runs: the history and the configuration, each swapped by a reload. */
-export interface GateSources {
+interface GateSources {
   store: () => Store;
   config: () => MonitorConfig;
   log: (line: string) => void;
