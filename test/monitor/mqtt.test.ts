@@ -2,6 +2,7 @@
 // mosquitto: with a password file, the broker holds Home Assistant's discovery config of each
 // figure under one device and each check's retained state, which a subscriber arriving later reads
 // with the unit its config names; the device is online while the monitor runs and offline after.
+// Credentials the broker refuses are said (the password never) and tried again until it takes them.
 // Anonymous, with the broker stopped for two runs: both runs arrive once it is back, in order,
 // to a subscriber whose persistent session the broker kept; a monitor killed leaves its last will.
 import { once } from 'node:events';
@@ -132,6 +133,23 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
     expect(monitor.lines.join('\n')).not.toContain('broker-secret-42');
     // The broker let the monitor in by its password (mosquitto's log names the user of each connection).
     expect(broker.log()).toMatch(/New client connected from 127\.0\.0\.1:\d+ as lab_monitor .*u'netdiag'/);
+  }, 20_000);
+
+  it.concurrent('credentials the broker refuses: said without the password, asked again until the broker takes them, then the runs delivered', async () => {
+    const broker = await startMosquitto({ name: 'netdiag', password: 'the-right-one' });
+    open.brokers.push(broker);
+    const runs = await subscriber(broker.url, ['netdiag/refused/+/+/runs'], { username: 'netdiag', password: 'the-right-one' });
+    open.clients.push(runs.client);
+    const monitor = monitorWith('refused', [`url: ${broker.url}`, 'username: monitor', 'password: not-yet-known', 'id: refused'], true);
+    const refusal = `netdiag monitor: mqtt: cannot deliver (not connected to 127.0.0.1:${String(broker.port)}: Connection refused: Not authorized); the runs are kept in the history and tried again`;
+    await until('the refusal said', () => monitor.lines.includes(refusal), 10_000, monitor.lines);
+    expect(runs.got).toEqual([]);
+    // The broker's operator adds the monitor's user; mosquitto reads its password file again.
+    broker.setPassword('monitor', 'not-yet-known');
+    await until('the runs delivered', () => runs.got.length >= 2, 10_000, monitor.lines);
+    await until('delivering again said', () => monitor.lines.includes('netdiag monitor: mqtt: delivering again'), 2_000, monitor.lines);
+    expect(monitor.lines.filter((l) => l.includes('cannot deliver'))).toEqual([refusal]);
+    expect(monitor.lines.join('\n')).not.toContain('not-yet-known');
   }, 20_000);
 
   it.concurrent('anonymous, the broker stopped for two runs: both arrive once it is back, in order; killed, the last will says offline', async () => {

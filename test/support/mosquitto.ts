@@ -21,6 +21,8 @@ export interface Mosquitto {
   stop(): Promise<void>;
   /** Starts it again on the same port, with the same state. */
   start(): Promise<void>;
+  /** Gives `name` this password in its password file and has it read the file again (SIGHUP). */
+  setPassword(name: string, password: string): void;
   /** Stops it, whatever state it is in, and removes its folder. */
   close(): Promise<void>;
 }
@@ -50,9 +52,9 @@ export async function startMosquitto(user?: { name: string; password: string }):
   const dir = mkdtempSync(join(tmpdir(), 'netdiag-mosquitto-'));
   const port = await freePort();
   const lines = [`listener ${String(port)} 127.0.0.1`, 'persistence true', `persistence_location ${dir}/`, `log_dest file ${join(dir, 'mosquitto.log')}`, 'log_type all', `user ${userInfo().username}`];
+  const passwords = join(dir, 'passwords');
   if (user === undefined) lines.push('allow_anonymous true');
   else {
-    const passwords = join(dir, 'passwords');
     execFileSync('mosquitto_passwd', ['-c', '-b', passwords, user.name, user.password], { stdio: 'ignore' });
     lines.push('allow_anonymous false', `password_file ${passwords}`);
   }
@@ -84,6 +86,10 @@ export async function startMosquitto(user?: { name: string; password: string }):
     },
     stop,
     start,
+    setPassword: (name, password) => {
+      execFileSync('mosquitto_passwd', ['-b', passwords, name, password], { stdio: 'ignore' });
+      child?.kill('SIGHUP');
+    },
     close: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });

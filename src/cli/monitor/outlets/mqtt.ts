@@ -28,6 +28,8 @@ function clientOptions(s: MqttSettings): IClientOptions {
     clientId: s.id,
     clean: true,
     reconnectPeriod: RECONNECT_MS,
+    // A broker refusing the credentials goes on being asked: its password file may be fixed while the monitor runs.
+    reconnectOnConnackError: true,
     connectTimeout: 10_000,
     ...(s.username === null ? {} : { username: s.username }),
     ...(s.password === null ? {} : { password: s.password }),
@@ -140,8 +142,8 @@ export function mqttOutlet(s: MqttSettings, config: MonitorConfig, log: (line: s
       const client = await ready;
       if (client.connected) {
         // A clean stop sends no last will (MQTT 3.1.1 §3.1.2.5), so `offline` is said here.
-        const said = client.publishAsync(statusTopic(s), 'offline', { qos: 1, retain: true }).catch(() => undefined);
-        await Promise.race([said, new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
+        const offline = client.publishAsync(statusTopic(s), 'offline', { qos: 1, retain: true }).catch(() => undefined);
+        await Promise.race([offline, new Promise((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
       }
       await client.endAsync(true);
     },
