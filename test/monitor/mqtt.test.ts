@@ -3,21 +3,23 @@
 // figure under one device and each check's retained state, which a subscriber arriving later reads
 // with the unit its config names; the device is online while the monitor runs and offline after.
 // Credentials the broker refuses are said (the password never) and tried again until it takes them.
+// Over TLS the broker's certificate is checked against the CA file given, refused without it.
 // Anonymous, with the broker stopped for two runs: both runs arrive once it is back, in order,
 // to a subscriber whose persistent session the broker kept; a monitor killed leaves its last will.
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everySecondSpeedConfig, runLinesOf, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
+import { everySecondSpeedConfig, startMonitor, until, type MonitorProcess } from '../support/monitor-process.js';
+import { selfSignedCertificate } from '../support/doh-relay.js';
 import { startMosquitto, type Mosquitto } from '../support/mosquitto.js';
 import { LOOPBACK_TRANSFERS, startTestServer, type TestServer } from '../support/server.js';
 import { requireCommands } from '../support/system.js';
 
-const ready = requireCommands('netdiag monitor to MQTT', ['mosquitto', 'mosquitto_passwd'], 'mosquitto');
+const ready = requireCommands('netdiag monitor to MQTT', ['mosquitto', 'mosquitto_passwd', 'openssl'], 'mosquitto openssl');
 
 /** Each message a subscriber got, in order, with its retain flag. */
 interface Got {
@@ -83,7 +85,7 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
 
   // Side by side: the first speed test takes most of the first case's time.
   it.concurrent('with a password: discovery configs under one device, retained states each figure read with its unit, online then offline', async () => {
-    const broker = await startMosquitto({ name: 'netdiag', password: 'broker-secret-42' });
+    const broker = await startMosquitto({ user: { name: 'netdiag', password: 'broker-secret-42' } });
     open.brokers.push(broker);
     writeFileSync(join(dir, 'mqtt-password'), 'broker-secret-42\n');
     const monitor = monitorWith('password', [`url: ${broker.url}`, 'username: netdiag', `password_file: ${join(dir, 'mqtt-password')}`, 'id: lab_monitor', 'name: Lab monitor']);
@@ -136,7 +138,7 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
   }, 20_000);
 
   it.concurrent('credentials the broker refuses: said without the password, asked again until the broker takes them, then the runs delivered', async () => {
-    const broker = await startMosquitto({ name: 'netdiag', password: 'the-right-one' });
+    const broker = await startMosquitto({ user: { name: 'netdiag', password: 'the-right-one' } });
     open.brokers.push(broker);
     const runs = await subscriber(broker.url, ['netdiag/refused/+/+/runs'], { username: 'netdiag', password: 'the-right-one' });
     open.clients.push(runs.client);
@@ -152,6 +154,22 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
     expect(monitor.lines.join('\n')).not.toContain('not-yet-known');
   }, 20_000);
 
+  it.concurrent("mqtts://: the broker's certificate checked against tls.ca, refused without it (said), taken with verify: false", async () => {
+    const certificate = selfSignedCertificate();
+    const broker = await startMosquitto({ tls: certificate });
+    open.brokers.push(broker);
+    const runs = await subscriber(broker.url, ['netdiag/+/+/+/runs'], { ca: readFileSync(certificate.certFile) });
+    open.clients.push(runs.client);
+    const trusted = monitorWith('tls-ca', [`url: ${broker.url}`, 'id: tls_ca', `tls: { ca: ${certificate.certFile} }`], true);
+    const unchecked = monitorWith('tls-unchecked', [`url: ${broker.url}`, 'id: tls_unchecked', 'tls: { verify: false }'], true);
+    const untrusted = monitorWith('tls-untrusted', [`url: ${broker.url}`, 'id: tls_untrusted'], true);
+    const from = (id: string) => runs.got.filter((g) => g.topic.startsWith(`netdiag/${id}/`)).length;
+    await until('runs over TLS', () => from('tls_ca') >= 1 && from('tls_unchecked') >= 1, 10_000, trusted.lines);
+    await until('the untrusted certificate said', () => untrusted.lines.some((l) => l.startsWith(`netdiag monitor: mqtt: cannot deliver (not connected to 127.0.0.1:${String(broker.port)}: self-signed certificate`)), 10_000, untrusted.lines);
+    expect(from('tls_untrusted')).toBe(0);
+    expect(unchecked.lines.filter((l) => l.includes('cannot deliver'))).toEqual([]);
+  }, 20_000);
+
   it.concurrent('anonymous, the broker stopped for two runs: both arrive once it is back, in order; killed, the last will says offline', async () => {
     const broker = await startMosquitto();
     open.brokers.push(broker);
@@ -165,15 +183,18 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
 
     await broker.stop();
     const stoppedAt = Date.now();
-    const logged = runLinesOf(monitor.lines, 'round trip').length;
-    await until('two runs with the broker down', () => runLinesOf(monitor.lines, 'round trip').length >= logged + 2, 10_000, monitor.lines);
-    const restartedAt = Date.now();
+    /** The runs the history holds that started after `since`. */
+    const recordedSince = (since: number): number[] => {
+      const history = new DatabaseSync(database, { readOnly: true });
+      try {
+        return (history.prepare('SELECT id FROM runs WHERE started_at > ? ORDER BY id').all(since) as { id: number }[]).map((r) => r.id);
+      } finally {
+        history.close();
+      }
+    };
+    await until('two runs recorded with the broker down', () => recordedSince(stoppedAt).length >= 2, 10_000, monitor.lines);
+    const whileDown = recordedSince(stoppedAt);
     await broker.start();
-
-    const history = new DatabaseSync(database, { readOnly: true });
-    const whileDown = (history.prepare('SELECT id FROM runs WHERE started_at > ? AND started_at + duration_ms < ? ORDER BY id').all(stoppedAt, restartedAt) as { id: number }[]).map((r) => r.id);
-    history.close();
-    expect(whileDown.length).toBeGreaterThanOrEqual(2);
     await until('the runs recorded while the broker was down', () => whileDown.every((id) => runIds().includes(id)), 12_000, monitor.lines);
     // In order; QoS 1 is at least once, so a run may come twice in a row, never out of order.
     const ids = runIds();

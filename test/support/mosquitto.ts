@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { freePort } from './wait.js';
 
 export interface Mosquitto {
-  /** mqtt://127.0.0.1:<port> */
+  /** mqtt://127.0.0.1:<port>, or mqtts:// */
   url: string;
   port: number;
   /** What it wrote to its log so far (connections, refusals). */
@@ -47,11 +47,12 @@ async function listening(port: number, ms: number): Promise<void> {
   }
 }
 
-/** Starts mosquitto; with `user`, only that user and password are let in (mosquitto_passwd). */
-export async function startMosquitto(user?: { name: string; password: string }): Promise<Mosquitto> {
+/** Starts mosquitto; with `user`, only that user and password are let in (mosquitto_passwd); with `tls`, over TLS with that certificate (mqtts://). */
+export async function startMosquitto(options: { user?: { name: string; password: string }; tls?: { certFile: string; keyFile: string } } = {}): Promise<Mosquitto> {
+  const { user, tls } = options;
   const dir = mkdtempSync(join(tmpdir(), 'netdiag-mosquitto-'));
   const port = await freePort();
-  const lines = [`listener ${String(port)} 127.0.0.1`, 'persistence true', `persistence_location ${dir}/`, `log_dest file ${join(dir, 'mosquitto.log')}`, 'log_type all', `user ${userInfo().username}`];
+  const lines = [`listener ${String(port)} 127.0.0.1`, ...(tls === undefined ? [] : [`certfile ${tls.certFile}`, `keyfile ${tls.keyFile}`]), 'persistence true', `persistence_location ${dir}/`, `log_dest file ${join(dir, 'mosquitto.log')}`, 'log_type all', `user ${userInfo().username}`];
   const passwords = join(dir, 'passwords');
   if (user === undefined) lines.push('allow_anonymous true');
   else {
@@ -75,7 +76,7 @@ export async function startMosquitto(user?: { name: string; password: string }):
   };
   await start();
   return {
-    url: `mqtt://127.0.0.1:${String(port)}`,
+    url: `${tls === undefined ? 'mqtt' : 'mqtts'}://127.0.0.1:${String(port)}`,
     port,
     log: () => {
       try {
