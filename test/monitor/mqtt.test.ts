@@ -131,7 +131,8 @@ describe.skipIf(!ready)('netdiag monitor to MQTT', () => {
 
     monitor.child.kill('SIGTERM');
     await once(monitor.child, 'exit');
-    expect(watcher.got.at(-1)).toMatchObject({ topic: 'netdiag/lab_monitor/status', payload: 'offline' });
+    // The broker passes `offline` on once it has acknowledged it to the monitor, which may be after the monitor's exit.
+    await until('offline', () => watcher.got.at(-1)?.topic === 'netdiag/lab_monitor/status' && watcher.got.at(-1)?.payload === 'offline', 2_000);
     expect(monitor.lines.join('\n')).not.toContain('broker-secret-42');
     // The broker let the monitor in by its password (mosquitto's log names the user of each connection).
     expect(broker.log()).toMatch(/New client connected from 127\.0\.0\.1:\d+ as lab_monitor .*u'netdiag'/);
