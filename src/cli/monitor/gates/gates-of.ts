@@ -16,6 +16,5 @@ interface GateSources {
 }
 
 export function gatesOf(sources: GateSources): RunGate[] {
-  const gates: RunGate[] = [pauseGate(sources), budgetGate(sources), busyGate(sources)];
-  return sources.config().checks.length === 0 ? [] : gates;
+  return [pauseGate(sources), budgetGate(sources), busyGate(sources)];
 }

@@ -8,6 +8,6 @@ export function outletsOf(config: MonitorConfig, log: (line: string) => void): O
   const outlets: Outlet[] = [];
   if (config.mqtt !== null) outlets.push(mqttOutlet(config.mqtt, config, log));
   if (config.influxdb !== null) outlets.push(influxdbOutlet(config.influxdb, log));
-  if (outlets.length > 0) log(`${config.checks.length} checks delivered to ${outlets.map((o) => o.name).join(', ')}`);
+  if (outlets.length > 0) log(`each run is delivered to ${outlets.map((o) => o.name).join(' and ')} too, from the history (a run recorded while one is away follows when it is back)`);
   return outlets;
 }
