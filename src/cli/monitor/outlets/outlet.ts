@@ -30,8 +30,8 @@ const BATCH = 100;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_LAST_MS = 60_000;
 
-/** A wake-up that can be waited for: wait() resolves at the next wake() (or at once when one came since the last wait). */
-function wakeup(): { wake: () => void; wait: (signal: AbortSignal, ms?: number) => Promise<void> } {
+/** A wake-up that can be waited for: wait() resolves at the next wake() (or at once when one came since the last wait), or at the abort. */
+function wakeup(): { wake: () => void; wait: (signal: AbortSignal) => Promise<void> } {
   let pending = false;
   let release: (() => void) | undefined;
   return {
@@ -39,21 +39,22 @@ function wakeup(): { wake: () => void; wait: (signal: AbortSignal, ms?: number) 
       pending = true;
       release?.();
     },
-    wait: async (signal, ms) => {
-      if (pending) {
+    wait: async (signal) => {
+      if (pending || signal.aborted) {
         pending = false;
         return;
       }
-      const woken = new Promise<void>((resolve) => (release = resolve));
-      const timer = ms === undefined ? new Promise<never>(() => undefined) : sleep(ms, undefined, { signal }).catch(() => undefined);
-      const aborted = new Promise<void>((resolve) => {
-        signal.addEventListener('abort', () => {
-          resolve();
-        }, { once: true });
-      });
-      await Promise.race([woken, timer, aborted]);
-      release = undefined;
-      pending = false;
+      const done = new Promise<void>((resolve) => (release = resolve));
+      const onAbort = () => release?.();
+      // Removed after each wait: a listener left per run would pile up on the signal for the monitor's life.
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await done;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        release = undefined;
+        pending = false;
+      }
     },
   };
 }
@@ -69,26 +70,32 @@ async function feed(outlet: Outlet, store: () => Store, woken: ReturnType<typeof
     store().setOutletCursor(outlet.name, cursor);
   }
   let retryMs = 0;
-  let failing: string | undefined;
+  /** Tries that failed in a row: the first is said, and the end of the streak. */
+  let failed = 0;
   while (!signal.aborted) {
     const runs = store().runsAfter(cursor, BATCH);
     if (runs.length === 0) {
+      // Run ids are SQLite rowids: a history emptied by pruning numbers its next runs from 1 again,
+      // below the cursor. Every run it holds then is new to the outlet.
+      if (cursor > store().lastRunId()) {
+        cursor = 0;
+        store().setOutletCursor(outlet.name, cursor);
+        continue;
+      }
       await woken.wait(signal);
       continue;
     }
     try {
       await outlet.deliver(runs);
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      // Said when it starts failing and when the reason changes, not at each try.
-      if (reason !== failing) log(`${outlet.name}: cannot deliver (${reason}); the runs are kept in the history and tried again`);
-      failing = reason;
+      if (failed === 0) log(`${outlet.name}: cannot deliver (${err instanceof Error ? err.message : String(err)}); the runs are kept in the history and tried again`);
+      failed++;
       retryMs = Math.min(retryMs === 0 ? RETRY_FIRST_MS : retryMs * 2, RETRY_LAST_MS);
       await sleep(retryMs, undefined, { signal }).catch(() => undefined);
       continue;
     }
-    if (failing !== undefined) log(`${outlet.name}: delivering again`);
-    failing = undefined;
+    if (failed > 0) log(`${outlet.name}: delivering again`);
+    failed = 0;
     retryMs = 0;
     cursor = runs.at(-1)?.id ?? cursor;
     store().setOutletCursor(outlet.name, cursor);
