@@ -3,10 +3,12 @@
 // keeps beside its history, and pauses it; the pause is kept in the history, so a monitor
 // restarted while paused stays paused. Its check fails every run (its server's port is closed)
 // and alerts after one breach: while paused each slot is recorded as skipped with the pause's end,
-// and the webhook receiver gets nothing; after `resume` the next run breaches and the alert comes.
-// A POST with no token, or another one, pauses nothing.
+// the history holds no streak and the webhook receiver gets nothing; after `resume` the next run
+// breaches and the alert comes, listing that run alone. A POST with no token, or another one,
+// pauses nothing. A second monitor on the same configuration, refused the port, leaves the running
+// one's token in place.
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,12 +53,15 @@ describe('netdiag monitor pause and resume', () => {
 
   /** A control POST to the listener with `headers`; the status. */
   const post = async (path: string, headers: Record<string, string>) => (await fetch(`http://127.0.0.1:${String(listenPort)}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"for":"10m"}' })).status;
+  /** The check's streak and alerting as the history holds them (/history.json). */
+  const checkState = async () => ((await (await fetch(`http://127.0.0.1:${String(listenPort)}/history.json`)).json()) as { checks: { streak: number; alerting: boolean }[] }).checks[0];
   const latest = async () => (await (await fetch(`http://127.0.0.1:${String(listenPort)}/latest.json`)).json()) as { paused: boolean; paused_until: string | null };
 
   it('pause 10m survives a restart: slots skipped, no alert; a POST without the token refused; resume: the next run breaches and alerts', async () => {
     // Once a year: nothing runs while the pause is set.
     write('0 0 1 1 *');
     let pausedTill = '';
+    let resumedAt = 0;
     const first = startMonitor(config, ENV);
     try {
       await until('the listener', () => first.lines.some((l) => l.includes('page on http://')), 10_000, first.lines);
@@ -84,7 +89,12 @@ describe('netdiag monitor pause and resume', () => {
     try {
       await until('three paused slots', () => lines().length >= 3, 10_000, second.lines);
       expect(lines().slice(0, 3)).toEqual(Array.from({ length: 3 }, () => `netdiag monitor: round trip on ${server}: skipped: paused until ${pausedTill} (netdiag monitor resume ends it); counted in no streak`));
+      // The history, not the webhook's timing: a judged breach would have set the streak, and its
+      // alert set alerting in the same transaction that queued the notice.
+      const during = await checkState();
+      expect(during).toMatchObject({ streak: 0, alerting: false });
       expect(receiver.notices).toEqual([]);
+      resumedAt = Date.now();
       const resumed = await runCli(['monitor', 'resume', '--config', config], ENV);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toBe('not paused: the checks run at their next slots\n');
@@ -99,12 +109,41 @@ describe('netdiag monitor pause and resume', () => {
     expect(after.stderr).toContain('no monitor is running on the history');
 
     const history = await runCli(['monitor', 'history', '--json', '--config', config], ENV);
-    const runs = JSON.parse(history.stdout) as { outcome: string; error: string | null }[];
+    const runs = JSON.parse(history.stdout) as { outcome: string; error: string | null; started_at: string }[];
     const skipped = runs.filter((r) => r.outcome === 'skipped');
+    const failed = runs.filter((r) => r.outcome === 'failed');
     expect(skipped.length).toBeGreaterThanOrEqual(3);
     expect(skipped.every((r) => /^paused until \S+Z \(netdiag monitor resume ends it\)$/.test(r.error ?? ''))).toBe(true);
     // Skipped first, then run (and failed): no run after the resume was skipped.
     expect(runs.findIndex((r) => r.outcome === 'failed')).toBe(skipped.length);
+    expect(failed.every((r) => Date.parse(r.started_at) >= resumedAt)).toBe(true);
     expect(receiver.notices.map((n) => [n.kind, n.check])).toEqual([['alert', 'round trip']]);
+    // The alert counts one breach and lists the first run after the resume (to the second, as the
+    // notice says it), none of the paused slots before it.
+    const [alert] = receiver.notices;
+    expect(alert?.title).toBe(`netdiag monitor: round trip on ${server}: 1 breach`);
+    const listed = (alert?.body ?? '').split('\n').map((line) => /^- (\S+Z): /.exec(line)?.[1]);
+    expect(listed).toEqual([`${(failed[0]?.started_at ?? '').slice(0, 19)}Z`]);
   }, 20_000);
+
+  it('a second monitor on the same configuration exits 1 on the address in use and leaves the first its token: pause still works', async () => {
+    write('0 0 1 1 *');
+    const first = startMonitor(config, ENV);
+    try {
+      await until('the listener', () => first.lines.some((l) => l.includes('page on http://')), 10_000, first.lines);
+      const token = readFileSync(`${database}.control-token`, 'utf8');
+      const second = startMonitor(config, ENV);
+      const [code] = (await once(second.child, 'exit')) as [number | null];
+      expect(code, second.lines.join('\n')).toBe(1);
+      expect(second.lines.some((l) => l.includes(`listen: 127.0.0.1:${String(listenPort)} is in use`))).toBe(true);
+      expect(readFileSync(`${database}.control-token`, 'utf8')).toBe(token);
+      const paused = await runCli(['monitor', 'pause', '10m', '--config', config], ENV);
+      expect(paused.code, paused.stderr).toBe(0);
+      expect((await latest()).paused).toBe(true);
+      const resumed = await runCli(['monitor', 'resume', '--config', config], ENV);
+      expect(resumed.code, resumed.stderr).toBe(0);
+    } finally {
+      await stop(first);
+    }
+  }, 15_000);
 });

@@ -107,23 +107,31 @@ export interface LocalServer {
 
 /**
  * Listens on `host:port`; resolves once it does (rejects with the system's error, its code saying
- * why it cannot). The control token is made beside the history named at start, and removed on close.
+ * why it cannot). The control token is made beside the history named at start only once the port
+ * is this monitor's, and removed on close: a second monitor refused the port (EADDRINUSE) leaves
+ * the running one's token alone.
  */
 export async function startLocalServer(host: string, port: number, sources: Sources): Promise<LocalServer> {
   const database = sources.config().database;
-  const answering: Answering = { sources, listenHost: host, control: { store: sources.store, log, token: makeControlToken(database) }, csrf: csrfToken() };
-  const server: Server = createServer((req, res) => {
+  // No request handler until the token is made: none is accepted before listen resolves anyway.
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  let token: string;
+  try {
+    token = makeControlToken(database);
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  const answering: Answering = { sources, listenHost: host, control: { store: sources.store, log, token }, csrf: csrfToken() };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     answer(req, res, answering).catch((err: unknown) => {
       // A history that cannot be read (the disk gone) is said to the page, never a stack trace.
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `The monitor could not answer: ${err instanceof Error ? err.message : String(err)}\n`);
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      removeControlToken(database);
-      reject(err);
-    });
-    server.listen(port, host, resolve);
   });
   const address = server.address();
   return {
