@@ -1,7 +1,7 @@
 // The token `netdiag monitor pause` and `resume` show the running monitor (docs/monitor.md,
-// "Pausing"): made afresh at each start, kept beside the history in a file only the user can read
-// (0600), so only a process of the user's (or root) can read it and control the monitor; the
-// listener has no other sign of who is asking.
+// "Pausing"): made afresh at each start, kept beside the history in a file only the user (or root)
+// can read (0600). It is no lock on the control: the page's CSRF token (local-control.ts) is
+// readable by anyone who reaches the listener, local users included, and pauses as well.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 

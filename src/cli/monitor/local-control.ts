@@ -1,9 +1,11 @@
 // Pause and resume on the monitor's listener (docs/monitor.md, "Pausing"). The listener has no
-// login, so a POST must prove it comes from the user: `netdiag monitor pause` shows the token the
-// monitor keeps in a file only the user reads (control-token.ts); the local page shows a CSRF token
-// it read from this origin (GET /control.json: another origin's page cannot read that answer, CORS
-// being absent) and its request must come from this origin (Origin, Sec-Fetch-Site: Fetch
-// Metadata). A JSON body is required too: a form or a no-cors fetch cannot send one.
+// login: these checks keep other web sites' pages out, not people. `netdiag monitor pause` shows the
+// token the monitor keeps in a file only the user reads (control-token.ts); the local page shows a
+// CSRF token it read from this origin (GET /control.json: another origin's page cannot read that
+// answer, CORS being absent) and its request must come from this origin (Origin, Sec-Fetch-Site:
+// Fetch Metadata). A JSON body is required too: a form or a no-cors fetch cannot send one. Any
+// client that reaches the port (curl by a local user too) can read /control.json and send those
+// headers itself, so it can pause and resume.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { durationMs } from './monitor-config.js';
@@ -41,6 +43,8 @@ function caller(req: IncomingMessage, sources: ControlSources, csrf: string): 'c
   const origin = header(req, 'origin');
   const site = header(req, 'sec-fetch-site');
   // The page's own requests name this origin; a browser sends Origin on every POST (Fetch, "origin header").
+  // Sec-Fetch-Site is checked only when sent: browsers send it to potentially trustworthy URLs alone
+  // (Fetch Metadata, "Sec-Fetch-Site"), which a plain-http LAN address is not.
   if (origin === undefined || origin !== `http://${header(req, 'host') ?? ''}` || (site !== undefined && site !== 'same-origin')) return { status: 403, body: { error: "a control request must come from the monitor's own page (Origin, Sec-Fetch-Site) or carry its token" } };
   const given = header(req, 'x-csrf-token');
   if (given === undefined) return { status: 401, body: { error: 'a control request needs the CSRF token of GET /control.json (X-CSRF-Token)' } };
