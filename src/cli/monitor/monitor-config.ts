@@ -9,6 +9,7 @@ import { CHECK_KIND_NAMES, figuresOfKind, kindNamed, kindSettingKeys, readKindSe
 import { cronProblem, type Schedule } from './schedule.js';
 import type { SectionPath, SectionReader } from './section-reader.js';
 import { parseMqttSettings, type MqttSettings } from './outlets/mqtt-settings.js';
+import { topicClash } from './outlets/mqtt-topics.js';
 import { parseInfluxdbSettings, type InfluxdbSettings } from './outlets/influxdb-settings.js';
 import { parseBudgetSettings, type BudgetSettings } from './gates/budget-settings.js';
 import { parseBusySettings, type BusySettings } from './gates/busy-settings.js';
@@ -164,7 +165,23 @@ export function parseMonitorConfig(text: string, file: string, defaultDatabase: 
       })
     : [];
   const section = <T>(key: string, parse: (read: SectionReader) => T): T | null => (doc.hasIn([key]) ? parse(sectionReader(doc, [key], fail)) : null);
-  return { servers, database, keepMs, listen, hosts, checks, notify, mqtt: section('mqtt', parseMqttSettings), influxdb: section('influxdb', parseInfluxdbSettings), budget: section('budget', parseBudgetSettings) };
+  const mqtt = section('mqtt', parseMqttSettings);
+  if (mqtt !== null) refuseTopicClash(checks, servers, fail);
+  return { servers, database, keepMs, listen, hosts, checks, notify, mqtt, influxdb: section('influxdb', parseInfluxdbSettings), budget: section('budget', parseBudgetSettings) };
+}
+
+/** Two checks, or two servers, that MQTT would publish as one (outlets/mqtt-topics.ts): refused at the later, naming the earlier. */
+function refuseTopicClash(checks: readonly MonitorCheck[], servers: readonly string[], fail: Fail): void {
+  const clash = topicClash(
+    checks.map((c) => c.name),
+    servers,
+  );
+  if (clash === undefined) return;
+  const { first, second, id } = clash;
+  const same = `publish to the same MQTT topics and Home Assistant unique_ids (${id}), so each would overwrite the other's retained state and discovery configs`;
+  if (first.check === second.check) fail(['servers', second.server], `"${servers[second.server] ?? ''}" and servers[${String(first.server)}] "${servers[first.server] ?? ''}" ${same}: MQTT topics leave the scheme out; name the server once`);
+  const whose = (p: { check: number; server: number }) => `"${checks[p.check]?.name ?? ''}"${first.server === second.server ? '' : ` on ${servers[p.server] ?? ''}`}`;
+  fail(['checks', second.check, 'name'], `${whose(second)} and checks[${String(first.check)}] ${whose(first)} ${same}: give the checks names that differ in more than case and punctuation`);
 }
 
 /** The part of the file at `at`, as a module of its own reads it (section-reader.ts). */

@@ -8,6 +8,7 @@ import type { MonitorConfig } from '../monitor-config.js';
 import { outcomeOf } from '../setup.js';
 import type { NumberedRun } from '../store.js';
 import type { MqttSettings } from './mqtt-settings.js';
+import { pairId, serverSlug, slug } from './mqtt-topics.js';
 
 /** A message to publish: retained ones are what a subscriber arriving later reads first. */
 export interface Message {
@@ -20,19 +21,6 @@ export interface Message {
 const baseTopic = (s: MqttSettings): string => `${s.topicPrefix}/${s.id}`;
 /** `online` while connected (the birth message), `offline` after (the last will, or said on a clean stop). */
 export const statusTopic = (s: MqttSettings): string => `${baseTopic(s)}/status`;
-
-/** A name as a topic level and in a unique_id: lower case, each run of other characters one `_`. */
-const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || '_';
-
-/** A server as a topic level: its host, port and path (the scheme left out: one host is not served both ways). */
-function serverSlug(server: string): string {
-  try {
-    const url = new URL(server);
-    return slug(`${url.host}${url.pathname}`);
-  } catch {
-    return slug(server);
-  }
-}
 
 /** The topics of one check on one server. */
 function checkTopics(s: MqttSettings, check: string, server: string): { state: string; outcome: string; runs: string } {
@@ -124,7 +112,7 @@ const deviceOf = (s: MqttSettings) => ({ identifiers: [s.id], name: s.name, manu
 /** The discovery configs of one check on one server: a sensor per figure, the outcome, the last run's time. */
 function checkDiscovery(s: MqttSettings, prefix: string, check: MonitorConfig['checks'][number], server: string): Discovery[] {
   const topics = checkTopics(s, check.name, server);
-  const base = `${slug(check.name)}_${serverSlug(server)}`;
+  const base = pairId(check.name, server);
   const common = { availability_topic: statusTopic(s), payload_available: 'online', payload_not_available: 'offline', device: deviceOf(s) };
   const sensor = (key: string, label: string, fields: Record<string, unknown>): Discovery => ({
     topic: `${prefix}/sensor/${s.id}/${base}_${key}/config`,

@@ -53,3 +53,34 @@ describe('mqtt: in the configuration', () => {
     expect(fault('  username: u\n')).toBe('monitor.yaml:7: mqtt.url: missing');
   });
 });
+
+describe('checks and servers MQTT would publish as one', () => {
+  const config = (servers: string, checks: readonly string[], mqtt = 'mqtt:\n  url: mqtt://broker.lan\n') => `servers: [${servers}]\nchecks:\n${checks.map((name) => `  - name: ${name}\n    run: speedtest\n    every: 30m\n`).join('')}${mqtt}`;
+  const faultOf = (text: string): string => {
+    try {
+      parseMonitorConfig(text, 'monitor.yaml', '/data/monitor.db');
+    } catch (err) {
+      if (err instanceof MonitorConfigError) return err.message;
+      throw err;
+    }
+    throw new Error('no fault found');
+  };
+
+  it('refuses two check names made the same topic level, at the second check, naming both', () => {
+    // Line 6 is the second check's name: "Line speed" on line 3 and "line-speed" both become line_speed.
+    expect(faultOf(config('https://netdiag.example.net', ['Line speed', 'line-speed']))).toBe(
+      'monitor.yaml:6: checks[1].name: "line-speed" and checks[0] "Line speed" publish to the same MQTT topics and Home Assistant unique_ids (line_speed_netdiag_example_net), so each would overwrite the other\'s retained state and discovery configs: give the checks names that differ in more than case and punctuation',
+    );
+  });
+
+  it('refuses one host over http and https, at the second server, naming both', () => {
+    expect(faultOf(config('http://netdiag.lan, https://netdiag.lan', ['line speed']))).toMatch(
+      /^monitor\.yaml:1: servers\[1\]: "https:\/\/netdiag\.lan" and servers\[0\] "http:\/\/netdiag\.lan" publish to the same MQTT topics and Home Assistant unique_ids \(line_speed_netdiag_lan\), .*name the server once$/,
+    );
+  });
+
+  it('takes the same names without mqtt:, and names that differ in letters with it', () => {
+    expect(() => parseMonitorConfig(config('http://netdiag.lan, https://netdiag.lan', ['Line speed', 'line-speed'], ''), 'monitor.yaml', '/data/monitor.db')).not.toThrow();
+    expect(() => parseMonitorConfig(config('http://netdiag.lan, https://other.lan', ['line speed', 'line speed 2']), 'monitor.yaml', '/data/monitor.db')).not.toThrow();
+  });
+});

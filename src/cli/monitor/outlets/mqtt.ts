@@ -69,6 +69,8 @@ function unlessDropped<T>(client: MqttClient, work: Promise<T>, broker: string):
       reject(new Error(`the connection to ${broker} dropped`));
     };
     client.once('close', onClose);
+    // Dropped already (after `connected()` resolved, before this listener): that 'close' is gone, and the publishes wait in the offline queue.
+    if (!client.connected) onClose();
   });
   return Promise.race([work, dropped]).finally(() => {
     if (onClose !== undefined) client.removeListener('close', onClose);
