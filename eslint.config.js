@@ -80,7 +80,7 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
-    files: ['**/*.js', 'bin/*.mjs', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'test/support/*.mjs'],
+    files: ['**/*.js', 'bin/*.mjs', 'bench/*.mjs', 'bench/*.cjs', 'scripts/*.mjs', 'scripts/*.cjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     // Its parser options (no project service) kept: replacing languageOptions whole dropped them.
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
