@@ -349,7 +349,7 @@ export const de: Catalogue = {
   'monitor.chart-label': 'Download, Upload und Latenz unter Last von {check}, {count} Tests',
   'monitor.runs-heading': 'Läufe',
   'monitor.runs-caption': 'Aufgezeichnete Läufe, neueste zuerst',
-  'monitor.shown-all': '{count} Läufe seit {since}.',
+  'monitor.shown-all': 'Läufe seit {since}: {count}.',
   'monitor.shown-some': 'Die neuesten {shown} von {count} Läufen seit {since}.',
   'monitor.check': 'Prüfung',
   'monitor.server': 'Server',

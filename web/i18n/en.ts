@@ -331,7 +331,7 @@ export const en = {
   'monitor.chart-label': 'Download, upload and latency under load of {check}, {count} tests',
   'monitor.runs-heading': 'Runs',
   'monitor.runs-caption': 'Recorded runs, newest first',
-  'monitor.shown-all': '{count} runs since {since}.',
+  'monitor.shown-all': 'Runs since {since}: {count}.',
   'monitor.shown-some': 'The newest {shown} of {count} runs since {since}.',
   'monitor.check': 'Check',
   'monitor.server': 'Server',

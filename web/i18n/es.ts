@@ -335,7 +335,7 @@ export const es: Catalogue = {
   'monitor.chart-label': 'Descarga, subida y latencia con carga de {check}, {count} pruebas',
   'monitor.runs-heading': 'Ejecuciones',
   'monitor.runs-caption': 'Ejecuciones registradas, las más recientes primero',
-  'monitor.shown-all': '{count} ejecuciones desde {since}.',
+  'monitor.shown-all': 'Ejecuciones desde {since}: {count}.',
   'monitor.shown-some': 'Las {shown} más recientes de {count} ejecuciones desde {since}.',
   'monitor.check': 'Comprobación',
   'monitor.server': 'Servidor',
