@@ -186,7 +186,7 @@ describe.skipIf(!ready)('netdiag monitor', () => {
       // The exposition format, as Prometheus's own tool reads it.
       const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
       expect(check.status, check.stdout + check.stderr).toBe(0);
-      expect(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/other`)).text()).toBe('Not found: the monitor serves its page at /, its history at /history.json and its metrics at /metrics\n');
+      expect(await (await fetch(`http://127.0.0.1:${String(metricsPort)}/other`)).text()).toBe('Not found: the monitor serves its page at /, its history at /history.json, its latest results at /latest.json and its metrics at /metrics\n');
     } finally {
       monitor.child.kill('SIGTERM');
       await once(monitor.child, 'exit');

