@@ -620,4 +620,7 @@ export async function runSpeedTest(after: AfterTest, servers: Promise<ServerChoi
       if (results.length > 1) showFamilyFigures(results);
     })();
   });
+  // Start comes in disabled (index.html): before this handler, a click would submit the form as a
+  // navigation, reloading the page; usable now, once the configuration (and the nearest server) is known.
+  start.disabled = false;
 }
