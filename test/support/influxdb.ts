@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild } from './process.js';
 
 export interface Influxd {
   /** http://127.0.0.1:PORT */
@@ -82,12 +83,7 @@ export async function startInfluxd(): Promise<Influxd> {
   const stop = async () => {
     const running = child;
     child = undefined;
-    if (running === undefined || running.exitCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGTERM');
-    const killer = setTimeout(() => running.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(killer);
+    await stopChild(running);
   };
   const query = async (statement: string, db?: string): Promise<Row[]> => {
     const params = new URLSearchParams({ q: statement, epoch: 'ms', ...(db === undefined ? {} : { db }) });

@@ -4,11 +4,11 @@
 // (persistence), so a stop and a start on the same port keep a persistent session's queued
 // messages, as a broker restarted by its host does.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { stopChild } from './process.js';
 import { freePort } from './wait.js';
 
 export interface Mosquitto {
@@ -69,10 +69,7 @@ export async function startMosquitto(options: { user?: { name: string; password:
   const stop = async () => {
     const running = child;
     child = undefined;
-    if (running === undefined || running.exitCode !== null) return;
-    const exited = once(running, 'exit');
-    running.kill('SIGTERM');
-    await exited;
+    await stopChild(running);
   };
   await start();
   return {

@@ -64,3 +64,13 @@ export async function serveCli(env: Record<string, string> = {}, command: string
   });
   return { child, port, stdout: () => out, stderr: () => err, exited };
 }
+
+/** Ends a peer the suite started: SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited (at once if it had). */
+export async function stopChild(child: ChildProcess | undefined, graceMs = 5_000): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(killer);
+}
